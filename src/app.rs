@@ -1,0 +1,65 @@
+//! Turn a parsed command line into a call of the library: validate, open the
+//! repository once, dispatch to the command.
+
+use crate::cli::{Cli, Command};
+use crate::commands::{self, Outcome};
+use crate::error::{Context as _, Result};
+use crate::thread::ThreadId;
+
+/// Run the command `cli` describes.
+pub fn run(cli: Cli) -> Result<Outcome> {
+    // Validate what needs no repository first, so usage errors win.
+    let thread = |raw: &str| ThreadId::parse(raw);
+    let cwd = match &cli.directory {
+        Some(dir) => {
+            let cwd = std::env::current_dir().context(|| "could not read the current directory".into())?;
+            let dir = cwd.join(dir);
+            std::env::set_current_dir(&dir).context(|| format!("cannot change to {}", dir.display()))?;
+            dir
+        }
+        None => std::env::current_dir().context(|| "could not read the current directory".into())?,
+    };
+    let open = || crate::git::open(&cwd);
+    Ok(match cli.command {
+        Command::Baseline(a) => {
+            let opts = commands::baseline::Options {
+                thread: thread(&a.thread.thread)?,
+                provider: a.provider,
+            };
+            Outcome::Checkpoint(commands::baseline::run(&open()?, opts)?)
+        }
+        Command::Capture(a) => {
+            let opts = commands::capture::Options {
+                thread: thread(&a.thread.thread)?,
+                turn: a.turn,
+                state: a.state,
+                turn_id: a.turn_id,
+                message_id: a.message_id,
+                replace: a.replace,
+                provider: None,
+            };
+            Outcome::Checkpoint(commands::capture::run(&open()?, opts)?)
+        }
+        Command::Placeholder(a) => {
+            let opts = commands::placeholder::Options {
+                thread: thread(&a.thread.thread)?,
+                turn: a.turn,
+                turn_id: a.turn_id,
+            };
+            let repo = open()?;
+            crate::git::workdir(&repo)?;
+            Outcome::Checkpoint(commands::placeholder::run(&repo, opts)?)
+        }
+        Command::List(a) => match a.thread {
+            Some(t) => {
+                let t = thread(&t)?;
+                Outcome::Turns(commands::list::turns(&open()?, &t)?)
+            }
+            None => Outcome::Threads(commands::list::threads(&open()?)?),
+        },
+        Command::Show(a) => {
+            let t = thread(&a.thread.thread)?;
+            Outcome::Show(commands::show::run(&open()?, &t, a.turn)?)
+        }
+    })
+}

@@ -1,0 +1,65 @@
+//! `git t3 baseline`: turn 0, written only when the thread has no checkpoint.
+
+use crate::commands::capture::{self, CaptureOutcome};
+use crate::error::{Error, Result};
+use crate::git;
+use crate::lock::RepoLock;
+use crate::store;
+use crate::thread::ThreadId;
+
+/// Inputs of `baseline`.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The thread.
+    pub thread: ThreadId,
+    /// The provider that can roll the thread's conversation back.
+    pub provider: Option<String>,
+}
+
+/// Validate a provider name: it becomes part of a helper's file name.
+pub fn check_provider(name: &str) -> Result<()> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        && !name.starts_with('.');
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::usage(format!(
+            "provider '{name}' is not a valid name: use 1-64 letters, digits, '-', '_' or '.'"
+        )))
+    }
+}
+
+/// Write turn 0 of the thread unless it already has a checkpoint (then return the latest).
+pub fn run(repo: &gix::Repository, opts: Options) -> Result<CaptureOutcome> {
+    let Options { thread, provider } = opts;
+    if let Some(p) = &provider {
+        check_provider(p)?;
+    }
+    git::workdir(repo)?;
+    let lock = RepoLock::acquire(&git::t3_common_dir(repo), "baseline")?;
+    if let Some(latest) = store::thread_refs(repo, &thread)?.last() {
+        let checkpoint = store::load_turn(repo, &thread, Some(latest.turn))?;
+        return Ok(CaptureOutcome {
+            checkpoint,
+            created: false,
+            notices: Vec::new(),
+        });
+    }
+    capture::capture_locked(
+        repo,
+        &lock,
+        capture::Options {
+            thread,
+            turn: Some(0),
+            state: None,
+            turn_id: None,
+            message_id: None,
+            replace: false,
+            provider,
+        },
+    )
+}

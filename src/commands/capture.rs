@@ -1,0 +1,136 @@
+//! `git t3 capture`: snapshot the worktree as a turn and record its summary.
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::git::{self, Expect, NotesReader, Recorder};
+use crate::lock::RepoLock;
+use crate::note::{self, Note, Status};
+use crate::store::{self, Checkpoint};
+use crate::thread::ThreadId;
+use crate::{capture, summary};
+
+/// Inputs of `capture`.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The thread.
+    pub thread: ThreadId,
+    /// The turn to write; default: latest + 1.
+    pub turn: Option<u64>,
+    /// The agent's turn state (`completed`, `failed`, …).
+    pub state: Option<String>,
+    /// The agent's turn id.
+    pub turn_id: Option<String>,
+    /// The assistant message id.
+    pub message_id: Option<String>,
+    /// Overwrite a real checkpoint of the same turn.
+    pub replace: bool,
+    /// Record the thread's provider (baseline only).
+    pub provider: Option<String>,
+}
+
+/// The checkpoint a capture, baseline or placeholder wrote or found.
+#[derive(Debug, Serialize)]
+pub struct CaptureOutcome {
+    /// The checkpoint.
+    #[serde(flatten)]
+    pub checkpoint: Checkpoint,
+    /// Whether this command wrote it (false: `baseline` found one already).
+    pub created: bool,
+    /// Messages for the user on stderr.
+    #[serde(skip)]
+    pub notices: Vec<String>,
+}
+
+/// Capture the worktree of `repo` as a turn of `opts.thread`.
+pub fn run(repo: &gix::Repository, opts: Options) -> Result<CaptureOutcome> {
+    git::workdir(repo)?;
+    let lock = RepoLock::acquire(&git::t3_common_dir(repo), "capture")?;
+    capture_locked(repo, &lock, opts)
+}
+
+/// Capture with the repository lock already held.
+pub fn capture_locked(repo: &gix::Repository, lock: &RepoLock, opts: Options) -> Result<CaptureOutcome> {
+    let Options {
+        thread,
+        turn,
+        state,
+        turn_id,
+        message_id,
+        replace,
+        provider,
+    } = opts;
+    if store::testing::fault("pause-after-lock") {
+        std::thread::sleep(std::time::Duration::from_secs(120));
+    }
+    let refs = store::thread_refs(repo, &thread)?;
+    let latest = refs.last().map(|t| t.turn);
+    let turn = match turn {
+        Some(t) => t,
+        None => match latest {
+            Some(l) => l
+                .checked_add(1)
+                .ok_or_else(|| Error::usage("the turn number overflowed"))?,
+            None => 1,
+        },
+    };
+    let mut notes = NotesReader::open(repo)?;
+    let expect = match refs.iter().find(|t| t.turn == turn) {
+        None => Expect::Absent,
+        Some(existing) => {
+            let placeholder = store::load(repo, &mut notes, &thread, *existing)
+                .map(|c| c.note.placeholder)
+                .unwrap_or(false);
+            if placeholder || replace {
+                Expect::Is(existing.commit)
+            } else {
+                return Err(Error::TurnExists {
+                    thread: thread.to_string(),
+                    turn,
+                    reference: thread.checkpoint_ref(turn),
+                });
+            }
+        }
+    };
+
+    let rec = Recorder::new(repo);
+    let snapshot = capture::snapshot(repo, &rec, lock.acquired_at())?;
+    let base = store::real_checkpoint_below(repo, &mut notes, &thread, &refs, turn)?;
+    let mut notices = Vec::new();
+    let (files, from_turn, warnings) = match base {
+        Some(base) => (
+            summary::summarize(repo, base.tree, snapshot.tree, false)?,
+            Some(base.note.turn),
+            Vec::new(),
+        ),
+        None if turn == 0 => (Vec::new(), None, Vec::new()),
+        None => {
+            notices.push(format!(
+                "thread '{thread}' has no checkpoint before turn {turn}: the summary is empty (run `git t3 baseline` before the first turn)"
+            ));
+            (Vec::new(), None, vec![note::NO_BASELINE_WARNING.to_owned()])
+        }
+    };
+    let note = Note {
+        schema: note::SCHEMA,
+        thread: thread.to_string(),
+        turn,
+        reference: thread.checkpoint_ref(turn),
+        status: Status::from_turn_state(state.as_deref()),
+        placeholder: false,
+        turn_id,
+        assistant_message_id: message_id,
+        provider,
+        completed_at: note::now_rfc3339(),
+        from_turn,
+        warnings,
+        reverts: Vec::new(),
+        files,
+    };
+    let checkpoint = store::write(repo, &rec, &thread, snapshot.tree, note, expect)?;
+    Ok(CaptureOutcome {
+        checkpoint,
+        created: true,
+        notices,
+    })
+}

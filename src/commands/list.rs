@@ -1,0 +1,60 @@
+//! `git t3 list`: all threads, or one thread's turns.
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::git::NotesReader;
+use crate::store::{self, Checkpoint, ThreadSummary};
+use crate::thread::ThreadId;
+
+/// One thread's checkpoints.
+#[derive(Debug, Serialize)]
+pub struct TurnsOutcome {
+    /// The thread id.
+    pub thread: String,
+    /// Its checkpoints by turn; a turn whose metadata is unreadable is left out
+    /// and named in `problems`.
+    pub turns: Vec<Checkpoint>,
+    /// Turns that could not be read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
+}
+
+/// All threads.
+#[derive(Debug, Serialize)]
+pub struct ThreadsOutcome {
+    /// One row per thread.
+    pub threads: Vec<ThreadSummary>,
+}
+
+/// The turns of `thread`.
+pub fn turns(repo: &gix::Repository, thread: &ThreadId) -> Result<TurnsOutcome> {
+    let refs = store::thread_refs(repo, thread)?;
+    if refs.is_empty() {
+        return Err(Error::UnknownThread {
+            thread: thread.to_string(),
+        });
+    }
+    let mut notes = NotesReader::open(repo)?;
+    let mut turns = Vec::with_capacity(refs.len());
+    let mut problems = Vec::new();
+    for t in refs {
+        match store::load(repo, &mut notes, thread, t) {
+            Ok(cp) => turns.push(cp),
+            Err(e @ Error::BadMetadata { .. }) => problems.push(e.to_string()),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(TurnsOutcome {
+        thread: thread.to_string(),
+        turns,
+        problems,
+    })
+}
+
+/// Every thread with checkpoints.
+pub fn threads(repo: &gix::Repository) -> Result<ThreadsOutcome> {
+    Ok(ThreadsOutcome {
+        threads: store::list_threads(repo)?,
+    })
+}

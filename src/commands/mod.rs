@@ -1,0 +1,35 @@
+//! One module per subcommand. Each exposes plain `Options` (no clap), one
+//! `run` function that returns a typed outcome and never prints, and the
+//! outcome type that [`crate::output`] renders.
+
+pub mod baseline;
+pub mod capture;
+pub mod list;
+pub mod placeholder;
+pub mod show;
+
+use serde::Serialize;
+
+/// What a command produced, for [`crate::output::render`].
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum Outcome {
+    /// `baseline`, `capture`, `placeholder`: the checkpoint written (or found).
+    Checkpoint(capture::CaptureOutcome),
+    /// `list --thread T`.
+    Turns(list::TurnsOutcome),
+    /// `list`.
+    Threads(list::ThreadsOutcome),
+    /// `show`.
+    Show(show::ShowOutcome),
+}
+
+impl Outcome {
+    /// Warnings for stderr (suppressed by `-q`).
+    pub fn warnings(&self) -> &[String] {
+        match self {
+            Outcome::Checkpoint(c) => &c.notices,
+            _ => &[],
+        }
+    }
+}

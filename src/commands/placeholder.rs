@@ -1,0 +1,78 @@
+//! `git t3 placeholder`: record a turn whose snapshot has not been taken.
+
+use crate::commands::capture::CaptureOutcome;
+use crate::error::{Error, Result};
+use crate::git::{self, Expect, NotesReader, Recorder};
+use crate::lock::RepoLock;
+use crate::note::{self, Note, Status};
+use crate::store;
+use crate::thread::ThreadId;
+
+/// Inputs of `placeholder`.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The thread.
+    pub thread: ThreadId,
+    /// The turn; default: latest + 1.
+    pub turn: Option<u64>,
+    /// The agent's turn id.
+    pub turn_id: Option<String>,
+}
+
+/// Write a `missing` placeholder (an empty tree) unless a real checkpoint is there.
+pub fn run(repo: &gix::Repository, opts: Options) -> Result<CaptureOutcome> {
+    let Options {
+        thread,
+        turn,
+        turn_id,
+    } = opts;
+    let _lock = RepoLock::acquire(&git::t3_common_dir(repo), "placeholder")?;
+    let refs = store::thread_refs(repo, &thread)?;
+    let turn = match (turn, refs.last()) {
+        (Some(t), _) => t,
+        (None, Some(l)) => l
+            .turn
+            .checked_add(1)
+            .ok_or_else(|| Error::usage("the turn number overflowed"))?,
+        (None, None) => 1,
+    };
+    let expect = match refs.iter().find(|t| t.turn == turn) {
+        None => Expect::Absent,
+        Some(existing) => {
+            let mut notes = NotesReader::open(repo)?;
+            match store::load(repo, &mut notes, &thread, *existing) {
+                Ok(cp) if cp.note.placeholder => Expect::Is(existing.commit),
+                _ => {
+                    return Err(Error::PlaceholderOverReal {
+                        thread: thread.to_string(),
+                        turn,
+                    });
+                }
+            }
+        }
+    };
+    let note = Note {
+        schema: note::SCHEMA,
+        thread: thread.to_string(),
+        turn,
+        reference: thread.checkpoint_ref(turn),
+        status: Status::Missing,
+        placeholder: true,
+        turn_id,
+        assistant_message_id: None,
+        provider: None,
+        completed_at: note::now_rfc3339(),
+        from_turn: None,
+        warnings: Vec::new(),
+        reverts: Vec::new(),
+        files: Vec::new(),
+    };
+    let rec = Recorder::new(repo);
+    let empty = gix::ObjectId::empty_tree(repo.object_hash());
+    let checkpoint = store::write(repo, &rec, &thread, empty, note, expect)?;
+    Ok(CaptureOutcome {
+        checkpoint,
+        created: true,
+        notices: Vec::new(),
+    })
+}

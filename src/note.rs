@@ -1,0 +1,268 @@
+//! The checkpoint note: TOML in `refs/notes/t3`, schema 1 (see DESIGN.md).
+//!
+//! Notes may come from other machines, so parsing is strict about types and
+//! size and never panics; writing always produces every field in a stable order.
+
+use serde::{Deserialize, Serialize};
+
+/// The schema version this build writes and understands.
+pub const SCHEMA: u32 = 1;
+/// Largest note accepted when reading; anything bigger is treated as corrupt.
+pub const MAX_NOTE_BYTES: usize = 32 << 20;
+/// Warning recorded when a capture has nothing to count against.
+pub const NO_BASELINE_WARNING: &str = "no baseline: summary unavailable";
+
+/// Status of a checkpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// The turn completed and its snapshot is there.
+    Ready,
+    /// The turn was cancelled or interrupted, or its snapshot was never taken.
+    Missing,
+    /// The turn failed.
+    Error,
+}
+
+impl Status {
+    /// Map an agent's turn state to a status: `failed` → error; `cancelled`,
+    /// `interrupted` → missing; anything else → ready.
+    pub fn from_turn_state(state: Option<&str>) -> Self {
+        match state.map(str::trim).map(str::to_ascii_lowercase).as_deref() {
+            Some("failed") => Status::Error,
+            Some("cancelled" | "canceled" | "interrupted") => Status::Missing,
+            _ => Status::Ready,
+        }
+    }
+
+    /// The lowercase name used in notes and output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ready => "ready",
+            Status::Missing => "missing",
+            Status::Error => "error",
+        }
+    }
+}
+
+/// How a file changed between two checkpoints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChangeKind {
+    /// The path is new.
+    Added,
+    /// The path is gone.
+    Deleted,
+    /// Content or mode changed.
+    Modified,
+    /// The path moved from `old_path` (with 50% or more similarity).
+    Renamed,
+    /// File, symlink or gitlink became another of these.
+    TypeChanged,
+}
+
+impl ChangeKind {
+    /// The name used in notes and output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Added => "added",
+            ChangeKind::Deleted => "deleted",
+            ChangeKind::Modified => "modified",
+            ChangeKind::Renamed => "renamed",
+            ChangeKind::TypeChanged => "type-changed",
+        }
+    }
+}
+
+/// One changed file in a summary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileChange {
+    /// Path relative to the worktree root (lossy UTF-8 for display; see `path_bytes`).
+    pub path: String,
+    /// What happened to it.
+    pub kind: ChangeKind,
+    /// The source path of a rename.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_path: Option<String>,
+    /// Lines added.
+    pub additions: u64,
+    /// Lines deleted.
+    pub deletions: u64,
+    /// Whether either side is binary (counts are then 0).
+    pub binary: bool,
+}
+
+/// A revert that landed on this checkpoint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RevertRecord {
+    /// The latest turn before the revert.
+    pub from: u64,
+    /// The turn reverted to.
+    pub to: u64,
+    /// When it completed (RFC 3339, UTC).
+    pub at: String,
+    /// Commit ids of the refs the revert removed, by turn.
+    #[serde(default)]
+    pub removed: Vec<RemovedRef>,
+}
+
+/// A checkpoint ref removed by a revert.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemovedRef {
+    /// Its turn.
+    pub turn: u64,
+    /// The commit it pointed at.
+    pub commit: String,
+}
+
+/// The metadata of one checkpoint, stored as its note.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Note {
+    /// Always [`SCHEMA`].
+    pub schema: u32,
+    /// The raw thread id.
+    pub thread: String,
+    /// The turn number.
+    pub turn: u64,
+    /// The checkpoint's ref.
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// ready, missing or error.
+    pub status: Status,
+    /// True when no snapshot was taken yet.
+    pub placeholder: bool,
+    /// The agent's turn id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+    /// The assistant message this turn produced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assistant_message_id: Option<String>,
+    /// On the baseline: the thread's provider.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// When the checkpoint was written (RFC 3339, UTC).
+    pub completed_at: String,
+    /// The checkpoint `files` is counted against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_turn: Option<u64>,
+    /// Things a reader should know, e.g. that no baseline existed.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// Reverts that landed on this checkpoint.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reverts: Vec<RevertRecord>,
+    /// Changed files against `from_turn`, sorted by path bytes.
+    #[serde(default)]
+    pub files: Vec<FileChange>,
+}
+
+impl Note {
+    /// Serialize as the TOML stored in the note blob.
+    pub fn to_toml(&self) -> String {
+        // Serialization of this plain struct cannot fail: every field is a
+        // string, number, bool or array of tables.
+        toml::to_string(self).unwrap_or_else(|e| format!("# unserializable note: {e}\n"))
+    }
+
+    /// Parse a note blob, refusing oversized or malformed input.
+    pub fn parse(data: &[u8]) -> Result<Self, String> {
+        if data.len() > MAX_NOTE_BYTES {
+            return Err(format!(
+                "note is {} bytes, more than the {MAX_NOTE_BYTES} accepted",
+                data.len()
+            ));
+        }
+        let text = std::str::from_utf8(data).map_err(|_| "note is not UTF-8".to_owned())?;
+        let note: Note = toml::from_str(text).map_err(|e| {
+            let msg = e.message().to_owned();
+            format!("note is not valid schema-{SCHEMA} TOML: {msg}")
+        })?;
+        if note.schema != SCHEMA {
+            return Err(format!(
+                "note has schema {}, this git-t3 understands {SCHEMA}",
+                note.schema
+            ));
+        }
+        Ok(note)
+    }
+
+    /// Total lines added and deleted over all files.
+    pub fn totals(&self) -> (u64, u64) {
+        self.files.iter().fold((0, 0), |(a, d), f| {
+            (a.saturating_add(f.additions), d.saturating_add(f.deletions))
+        })
+    }
+}
+
+/// The current time as RFC 3339 UTC with second precision.
+pub fn now_rfc3339() -> String {
+    jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Note {
+        Note {
+            schema: 1,
+            thread: "t\"hr\\ead".into(),
+            turn: 2,
+            reference: "refs/t3/checkpoints/x/turn/2".into(),
+            status: Status::Ready,
+            placeholder: false,
+            turn_id: Some("turn-2".into()),
+            assistant_message_id: None,
+            provider: None,
+            completed_at: "2026-12-02T16:00:00Z".into(),
+            from_turn: Some(1),
+            warnings: vec![],
+            reverts: vec![],
+            files: vec![FileChange {
+                path: "new\nline \u{1F600}.txt".into(),
+                kind: ChangeKind::Renamed,
+                old_path: Some("old.txt".into()),
+                additions: 3,
+                deletions: 1,
+                binary: false,
+            }],
+        }
+    }
+
+    #[test]
+    fn round_trips_through_toml() {
+        let n = sample();
+        let text = n.to_toml();
+        assert!(text.starts_with("schema = 1\n"), "{text}");
+        assert!(text.contains("kind = \"renamed\""));
+        assert_eq!(Note::parse(text.as_bytes()).unwrap(), n);
+    }
+
+    #[test]
+    fn status_mapping() {
+        assert_eq!(Status::from_turn_state(Some("failed")), Status::Error);
+        assert_eq!(Status::from_turn_state(Some("cancelled")), Status::Missing);
+        assert_eq!(Status::from_turn_state(Some("interrupted")), Status::Missing);
+        assert_eq!(Status::from_turn_state(Some("completed")), Status::Ready);
+        assert_eq!(Status::from_turn_state(Some("weird")), Status::Ready);
+        assert_eq!(Status::from_turn_state(None), Status::Ready);
+    }
+
+    #[test]
+    fn rejects_garbage_without_panicking() {
+        for bad in [
+            &b"\xff\xfe"[..],
+            b"schema = 2\n",
+            b"schema = 1\nturn = -1\n",
+            b"[[[",
+            b"",
+            b"schema = \"1\"",
+        ] {
+            assert!(Note::parse(bad).is_err(), "{bad:?}");
+        }
+        let mut n = sample().to_toml();
+        n = n.replace("additions = 3", "additions = -3");
+        assert!(Note::parse(n.as_bytes()).is_err());
+    }
+}

@@ -1,0 +1,227 @@
+//! Rendering outcomes: human text or one JSON document. Only this module
+//! formats what commands return; only `main` owns stdout and stderr.
+
+use std::io::{self, Write};
+
+use crate::commands::Outcome;
+use crate::commands::capture::CaptureOutcome;
+use crate::note::{ChangeKind, FileChange};
+use crate::store::Checkpoint;
+
+/// How to render.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Text for a person.
+    Human,
+    /// One JSON document.
+    Json,
+}
+
+/// Write `outcome` to `out`. With `quiet`, commands that only report what
+/// they did print nothing in human format.
+pub fn render(outcome: &Outcome, format: Format, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
+    if format == Format::Json {
+        serde_json::to_writer_pretty(&mut *out, outcome).map_err(io::Error::other)?;
+        return writeln!(out);
+    }
+    match outcome {
+        Outcome::Checkpoint(c) => {
+            if !quiet {
+                checkpoint_line(c, out)?;
+            }
+            Ok(())
+        }
+        Outcome::Turns(t) => {
+            writeln!(out, "thread {}", t.thread)?;
+            writeln!(out, " TURN  STATUS    FILES        +        -  WHEN")?;
+            for cp in &t.turns {
+                let n = &cp.note;
+                let (a, d) = n.totals();
+                let status = if n.placeholder {
+                    "pending".to_owned()
+                } else {
+                    n.status.as_str().to_owned()
+                };
+                writeln!(
+                    out,
+                    "{:>5}  {:<8} {:>6} {:>8} {:>8}  {}",
+                    n.turn,
+                    status,
+                    n.files.len(),
+                    format!("+{a}"),
+                    format!("-{d}"),
+                    n.completed_at
+                )?;
+            }
+            for p in &t.problems {
+                writeln!(out, "  unreadable: {p}")?;
+            }
+            Ok(())
+        }
+        Outcome::Threads(t) => {
+            if t.threads.is_empty() {
+                return writeln!(out, "no threads");
+            }
+            writeln!(out, "{:<40} {:>6} {:>7}  UPDATED", "THREAD", "TURNS", "LATEST")?;
+            for th in &t.threads {
+                writeln!(
+                    out,
+                    "{:<40} {:>6} {:>7}  {}",
+                    th.thread,
+                    th.turns,
+                    th.latest,
+                    th.updated_at.as_deref().unwrap_or("-")
+                )?;
+            }
+            Ok(())
+        }
+        Outcome::Show(s) => show(&s.checkpoint, out),
+    }
+}
+
+fn checkpoint_line(c: &CaptureOutcome, out: &mut dyn Write) -> io::Result<()> {
+    let n = &c.checkpoint.note;
+    if !c.created {
+        return writeln!(
+            out,
+            "thread {} already has checkpoints (latest: turn {}); nothing written",
+            n.thread, n.turn
+        );
+    }
+    if n.placeholder {
+        return writeln!(
+            out,
+            "turn {} of {}: placeholder recorded ({})",
+            n.turn, n.thread, n.reference
+        );
+    }
+    let (a, d) = n.totals();
+    let against = n
+        .from_turn
+        .map(|f| format!(" against turn {f}"))
+        .unwrap_or_default();
+    writeln!(
+        out,
+        "turn {} of {}: {}, {} file{} changed{against}, +{a} -{d} ({})",
+        n.turn,
+        n.thread,
+        n.status.as_str(),
+        n.files.len(),
+        if n.files.len() == 1 { "" } else { "s" },
+        n.reference
+    )
+}
+
+fn show(cp: &Checkpoint, out: &mut dyn Write) -> io::Result<()> {
+    let n = &cp.note;
+    writeln!(out, "thread     {}", n.thread)?;
+    writeln!(
+        out,
+        "turn       {}{}",
+        n.turn,
+        if n.placeholder { " (placeholder)" } else { "" }
+    )?;
+    writeln!(out, "status     {}", n.status.as_str())?;
+    writeln!(out, "ref        {}", n.reference)?;
+    writeln!(out, "commit     {}", cp.commit)?;
+    writeln!(out, "completed  {}", n.completed_at)?;
+    if let Some(t) = &n.turn_id {
+        writeln!(out, "turn id    {t}")?;
+    }
+    if let Some(m) = &n.assistant_message_id {
+        writeln!(out, "message    {m}")?;
+    }
+    if let Some(p) = &n.provider {
+        writeln!(out, "provider   {p}")?;
+    }
+    if let Some(f) = n.from_turn {
+        writeln!(out, "against    turn {f}")?;
+    }
+    for w in &n.warnings {
+        writeln!(out, "warning    {w}")?;
+    }
+    for r in &n.reverts {
+        writeln!(out, "reverted   from turn {} to {} at {}", r.from, r.to, r.at)?;
+    }
+    if !n.files.is_empty() {
+        writeln!(out)?;
+        for f in &n.files {
+            file_line(f, out)?;
+        }
+        let (a, d) = n.totals();
+        writeln!(
+            out,
+            " {} file{} changed, +{a} -{d}",
+            n.files.len(),
+            if n.files.len() == 1 { "" } else { "s" }
+        )?;
+    }
+    Ok(())
+}
+
+fn file_line(f: &FileChange, out: &mut dyn Write) -> io::Result<()> {
+    let letter = match f.kind {
+        ChangeKind::Added => 'A',
+        ChangeKind::Deleted => 'D',
+        ChangeKind::Modified => 'M',
+        ChangeKind::Renamed => 'R',
+        ChangeKind::TypeChanged => 'T',
+    };
+    let counts = if f.binary {
+        "binary".to_owned()
+    } else {
+        format!("+{} -{}", f.additions, f.deletions)
+    };
+    match &f.old_path {
+        Some(old) => writeln!(
+            out,
+            " {letter} {counts:>12}  {} -> {}",
+            quote_path(old),
+            quote_path(&f.path)
+        ),
+        None => writeln!(out, " {letter} {counts:>12}  {}", quote_path(&f.path)),
+    }
+}
+
+/// Quote a path like git's `core.quotePath` does: in double quotes with C
+/// escapes when it holds a quote, backslash, control or non-ASCII byte.
+pub fn quote_path(path: &str) -> String {
+    let needs = path
+        .bytes()
+        .any(|b| !(0x20..0x7f).contains(&b) || b == b'"' || b == b'\\');
+    if !needs {
+        return path.to_owned();
+    }
+    let mut s = String::with_capacity(path.len() + 2);
+    s.push('"');
+    for b in path.bytes() {
+        match b {
+            b'"' => s.push_str("\\\""),
+            b'\\' => s.push_str("\\\\"),
+            b'\n' => s.push_str("\\n"),
+            b'\t' => s.push_str("\\t"),
+            b'\r' => s.push_str("\\r"),
+            0x07 => s.push_str("\\a"),
+            0x08 => s.push_str("\\b"),
+            0x0b => s.push_str("\\v"),
+            0x0c => s.push_str("\\f"),
+            0x20..=0x7e => s.push(char::from(b)),
+            _ => s.push_str(&format!("\\{b:03o}")),
+        }
+    }
+    s.push('"');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quote_path;
+
+    #[test]
+    fn quotes_like_git() {
+        assert_eq!(quote_path("src/lib.rs"), "src/lib.rs");
+        assert_eq!(quote_path("tab\there.txt"), "\"tab\\there.txt\"");
+        assert_eq!(quote_path("日本.txt"), "\"\\346\\227\\245\\346\\234\\254.txt\"");
+        assert_eq!(quote_path("q\"uote"), "\"q\\\"uote\"");
+    }
+}

@@ -1,0 +1,258 @@
+//! The checkpoint store: a thread's checkpoints as refs and notes.
+//!
+//! Writing follows the order DESIGN.md asks for: objects, then the note, then
+//! the ref (compare-and-swap), each flushed to disk before the next step, so a
+//! ref never exists without its note. A killed writer leaves at most a note on
+//! an unreferenced commit, which is harmless.
+
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::git::{self, Expect, NotesReader, Recorder, RefUpdate};
+use crate::note::Note;
+use crate::thread::{CHECKPOINTS_PREFIX, ThreadId, parse_checkpoint_ref, parse_turn};
+
+/// A checkpoint: its note plus the commit and tree it describes.
+#[derive(Debug, Clone, Serialize)]
+pub struct Checkpoint {
+    /// The note's fields.
+    #[serde(flatten)]
+    pub note: Note,
+    /// The checkpoint commit.
+    #[serde(serialize_with = "hex")]
+    pub commit: ObjectId,
+    /// Its tree: the captured worktree.
+    #[serde(serialize_with = "hex")]
+    pub tree: ObjectId,
+}
+
+fn hex<S: serde::Serializer>(id: &ObjectId, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.collect_str(id)
+}
+
+/// A turn's ref as found in the repository.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TurnRef {
+    /// The turn.
+    pub turn: u64,
+    /// The commit its ref points at.
+    pub commit: ObjectId,
+}
+
+/// The checkpoint refs of `thread`, sorted by turn. Names that are not
+/// canonical turn numbers are skipped here (`verify` reports them).
+pub fn thread_refs(repo: &gix::Repository, thread: &ThreadId) -> Result<Vec<TurnRef>> {
+    let prefix = thread.checkpoints_prefix();
+    let mut turns: Vec<TurnRef> = git::list_refs(repo, &prefix)?
+        .into_iter()
+        .filter_map(|r| {
+            let rest = r.name.strip_prefix(prefix.as_bytes())?;
+            let turn = parse_turn(rest.to_str().ok()?)?;
+            Some(TurnRef {
+                turn,
+                commit: r.target?,
+            })
+        })
+        .collect();
+    turns.sort_by_key(|t| t.turn);
+    Ok(turns)
+}
+
+/// Read the checkpoint that `commit` (the ref of `turn`) describes.
+pub fn load(
+    repo: &gix::Repository,
+    notes: &mut NotesReader<'_>,
+    thread: &ThreadId,
+    turn: TurnRef,
+) -> Result<Checkpoint> {
+    let reference = thread.checkpoint_ref(turn.turn);
+    let tree = git::commit_tree(repo, turn.commit).map_err(|e| Error::BadMetadata {
+        reference: reference.clone(),
+        problem: format!("does not point at a checkpoint commit ({e})"),
+    })?;
+    let data = notes.get(turn.commit)?.ok_or_else(|| Error::BadMetadata {
+        reference: reference.clone(),
+        problem: format!("commit {} has no note in refs/notes/t3", turn.commit),
+    })?;
+    let note = Note::parse(&data).map_err(|problem| Error::BadMetadata {
+        reference: reference.clone(),
+        problem,
+    })?;
+    if note.thread != thread.as_str() || note.turn != turn.turn {
+        return Err(Error::BadMetadata {
+            reference,
+            problem: format!(
+                "its note describes turn {} of thread '{}'",
+                note.turn, note.thread
+            ),
+        });
+    }
+    Ok(Checkpoint {
+        note,
+        commit: turn.commit,
+        tree,
+    })
+}
+
+/// The checkpoint of `turn`, or the latest when `turn` is `None`.
+pub fn load_turn(repo: &gix::Repository, thread: &ThreadId, turn: Option<u64>) -> Result<Checkpoint> {
+    let refs = thread_refs(repo, thread)?;
+    let latest = refs.last().map(|t| t.turn);
+    let Some(latest_turn) = latest else {
+        return Err(Error::UnknownThread {
+            thread: thread.to_string(),
+        });
+    };
+    let want = turn.unwrap_or(latest_turn);
+    let found = refs
+        .iter()
+        .find(|t| t.turn == want)
+        .copied()
+        .ok_or(Error::NoSuchTurn {
+            thread: thread.to_string(),
+            turn: want,
+            latest,
+        })?;
+    let mut notes = NotesReader::open(repo)?;
+    load(repo, &mut notes, thread, found)
+}
+
+/// The closest real (not placeholder) checkpoint below `turn`, if any.
+pub fn real_checkpoint_below(
+    repo: &gix::Repository,
+    notes: &mut NotesReader<'_>,
+    thread: &ThreadId,
+    refs: &[TurnRef],
+    turn: u64,
+) -> Result<Option<Checkpoint>> {
+    for t in refs.iter().rev().filter(|t| t.turn < turn) {
+        match load(repo, notes, thread, *t) {
+            Ok(cp) if !cp.note.placeholder => return Ok(Some(cp)),
+            Ok(_) => continue,
+            // A checkpoint whose note is damaged still holds a real snapshot.
+            Err(Error::BadMetadata { .. }) => {
+                let tree = git::commit_tree(repo, t.commit)?;
+                return Ok(Some(Checkpoint {
+                    note: Note {
+                        schema: crate::note::SCHEMA,
+                        thread: thread.to_string(),
+                        turn: t.turn,
+                        reference: thread.checkpoint_ref(t.turn),
+                        status: crate::note::Status::Ready,
+                        placeholder: false,
+                        turn_id: None,
+                        assistant_message_id: None,
+                        provider: None,
+                        completed_at: String::new(),
+                        from_turn: None,
+                        warnings: Vec::new(),
+                        reverts: Vec::new(),
+                        files: Vec::new(),
+                    },
+                    commit: t.commit,
+                    tree,
+                }));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(None)
+}
+
+/// One thread in the overview of all threads.
+#[derive(Debug, Clone, Serialize)]
+pub struct ThreadSummary {
+    /// The thread id.
+    pub thread: String,
+    /// How many checkpoints it has.
+    pub turns: usize,
+    /// Its highest turn.
+    pub latest: u64,
+    /// When its latest checkpoint was written, if its note says.
+    pub updated_at: Option<String>,
+}
+
+/// Every thread with checkpoints, sorted by id.
+pub fn list_threads(repo: &gix::Repository) -> Result<Vec<ThreadSummary>> {
+    let mut by_thread: std::collections::BTreeMap<ThreadId, Vec<TurnRef>> = Default::default();
+    for r in git::list_refs(repo, CHECKPOINTS_PREFIX)? {
+        let Ok(name) = r.name.to_str() else { continue };
+        let (Ok(parsed), Some(commit)) = (parse_checkpoint_ref(name), r.target) else {
+            continue;
+        };
+        by_thread.entry(parsed.thread).or_default().push(TurnRef {
+            turn: parsed.turn,
+            commit,
+        });
+    }
+    let mut notes = NotesReader::open(repo)?;
+    let mut out = Vec::with_capacity(by_thread.len());
+    for (thread, mut turns) in by_thread {
+        turns.sort_by_key(|t| t.turn);
+        let Some(last) = turns.last().copied() else {
+            continue;
+        };
+        let updated_at = load(repo, &mut notes, &thread, last)
+            .ok()
+            .map(|c| c.note.completed_at);
+        out.push(ThreadSummary {
+            thread: thread.to_string(),
+            turns: turns.len(),
+            latest: last.turn,
+            updated_at,
+        });
+    }
+    Ok(out)
+}
+
+/// Write a checkpoint commit for `tree` with `note`, then its note, then its
+/// ref with compare-and-swap against `expect`.
+pub fn write(
+    repo: &gix::Repository,
+    rec: &Recorder<'_>,
+    thread: &ThreadId,
+    tree: ObjectId,
+    note: Note,
+    expect: Expect,
+) -> Result<Checkpoint> {
+    let reference = thread.checkpoint_ref(note.turn);
+    git::ensure_tree_object(rec, tree)?;
+    let commit = git::write_commit(rec, tree, Vec::new(), &format!("t3 checkpoint ref={reference}"))?;
+    rec.sync()?;
+    if testing::fault("after-objects") {
+        std::process::abort();
+    }
+    git::edit_notes(
+        repo,
+        &[(commit, Some(note.to_toml().into_bytes()))],
+        &format!("t3: note for {reference}"),
+    )?;
+    if testing::fault("after-note") {
+        std::process::abort();
+    }
+    git::update_refs(
+        repo,
+        &[RefUpdate {
+            name: reference.clone(),
+            new: Some(commit),
+            expect,
+        }],
+        &format!("t3: checkpoint turn {}", note.turn),
+    )
+    .map_err(|e| match e {
+        Error::Conflict { .. } => Error::Conflict { reference },
+        other => other,
+    })?;
+    Ok(Checkpoint { note, commit, tree })
+}
+
+/// Test-only fault injection: `T3_TEST_FAULT=<point>` aborts the process at
+/// that point, to prove that a kill anywhere leaves a consistent state.
+pub mod testing {
+    /// Whether the fault `point` was requested.
+    pub fn fault(point: &str) -> bool {
+        std::env::var_os("T3_TEST_FAULT").is_some_and(|v| v == point)
+    }
+}

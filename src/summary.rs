@@ -1,0 +1,353 @@
+//! Changed-file summaries between two trees: the kinds git reports with
+//! `git diff -M` (50% similarity renames) and the line counts of
+//! `git diff --numstat --minimal`, optionally ignoring all whitespace like
+//! `--ignore-all-space`.
+//!
+//! gix finds the changed paths and renames; line counts are computed here on
+//! interned line tokens, because gix has no whitespace-ignoring diff.
+
+use gix::ObjectId;
+use gix::bstr::{BStr, BString, ByteSlice};
+use gix::diff::blob::{Algorithm, Diff, InternedInput};
+use gix::objs::tree::{EntryKind, EntryMode};
+
+use crate::error::{Context as _, Result};
+use crate::note::{ChangeKind, FileChange};
+
+/// How git decides that a blob is binary: a NUL in its first 8000 bytes.
+const BINARY_SNIFF: usize = 8000;
+
+/// One side of a change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Side {
+    /// The object (blob, or commit for a gitlink).
+    pub id: ObjectId,
+    /// Its tree entry kind.
+    pub kind: EntryKind,
+}
+
+/// One changed path between two trees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeChange {
+    /// The path on the new side (or the deleted path).
+    pub path: BString,
+    /// The source of a rename.
+    pub old_path: Option<BString>,
+    /// What happened.
+    pub kind: ChangeKind,
+    /// The old side, absent for an addition.
+    pub old: Option<Side>,
+    /// The new side, absent for a deletion.
+    pub new: Option<Side>,
+}
+
+/// Line counts of one change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Counts {
+    /// Lines added.
+    pub additions: u64,
+    /// Lines deleted.
+    pub deletions: u64,
+    /// Either side is binary; the counts are then 0.
+    pub binary: bool,
+}
+
+fn side(mode: EntryMode, id: ObjectId) -> Option<Side> {
+    let kind = mode.kind();
+    (kind != EntryKind::Tree).then_some(Side { id, kind })
+}
+
+/// The changed paths from tree `from` to tree `to`, with rename detection,
+/// sorted by path bytes.
+pub fn tree_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Result<Vec<TreeChange>> {
+    if from == to {
+        return Ok(Vec::new());
+    }
+    let old = repo
+        .find_tree(from)
+        .context(|| format!("could not read tree {from}"))?;
+    let new = repo
+        .find_tree(to)
+        .context(|| format!("could not read tree {to}"))?;
+    let options = gix::diff::Options::default().with_rewrites(Some(gix::diff::Rewrites::default()));
+    let changes = repo
+        .diff_tree_to_tree(&old, &new, options)
+        .context(|| format!("could not compare trees {from} and {to}"))?;
+    use gix::object::tree::diff::ChangeDetached as C;
+    let mut out = Vec::with_capacity(changes.len());
+    for change in changes {
+        let tc = match change {
+            C::Addition {
+                location,
+                entry_mode,
+                id,
+                ..
+            } => side(entry_mode, id).map(|s| TreeChange {
+                path: location,
+                old_path: None,
+                kind: ChangeKind::Added,
+                old: None,
+                new: Some(s),
+            }),
+            C::Deletion {
+                location,
+                entry_mode,
+                id,
+                ..
+            } => side(entry_mode, id).map(|s| TreeChange {
+                path: location,
+                old_path: None,
+                kind: ChangeKind::Deleted,
+                old: Some(s),
+                new: None,
+            }),
+            C::Modification {
+                location,
+                previous_entry_mode,
+                previous_id,
+                entry_mode,
+                id,
+            } => match (side(previous_entry_mode, previous_id), side(entry_mode, id)) {
+                (Some(o), Some(n)) => Some(TreeChange {
+                    path: location,
+                    old_path: None,
+                    kind: if same_type(o.kind, n.kind) {
+                        ChangeKind::Modified
+                    } else {
+                        ChangeKind::TypeChanged
+                    },
+                    old: Some(o),
+                    new: Some(n),
+                }),
+                // A tree became a file or the other way round: the file side alone.
+                (Some(o), None) => Some(TreeChange {
+                    path: location,
+                    old_path: None,
+                    kind: ChangeKind::Deleted,
+                    old: Some(o),
+                    new: None,
+                }),
+                (None, Some(n)) => Some(TreeChange {
+                    path: location,
+                    old_path: None,
+                    kind: ChangeKind::Added,
+                    old: None,
+                    new: Some(n),
+                }),
+                (None, None) => None,
+            },
+            C::Rewrite {
+                source_location,
+                source_entry_mode,
+                source_id,
+                entry_mode,
+                id,
+                location,
+                copy,
+                ..
+            } => match (side(source_entry_mode, source_id), side(entry_mode, id)) {
+                (Some(o), Some(n)) if !copy => Some(TreeChange {
+                    path: location,
+                    old_path: Some(source_location),
+                    kind: ChangeKind::Renamed,
+                    old: Some(o),
+                    new: Some(n),
+                }),
+                (_, Some(n)) => Some(TreeChange {
+                    path: location,
+                    old_path: None,
+                    kind: ChangeKind::Added,
+                    old: None,
+                    new: Some(n),
+                }),
+                _ => None,
+            },
+        };
+        out.extend(tc);
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+fn same_type(a: EntryKind, b: EntryKind) -> bool {
+    let class = |k| match k {
+        EntryKind::Blob | EntryKind::BlobExecutable => 0,
+        EntryKind::Link => 1,
+        EntryKind::Commit => 2,
+        EntryKind::Tree => 3,
+    };
+    class(a) == class(b)
+}
+
+/// The bytes of one side, or `None` for a gitlink (which has no blob).
+fn load(repo: &gix::Repository, side: Option<Side>) -> Result<Option<Vec<u8>>> {
+    match side {
+        None => Ok(Some(Vec::new())),
+        Some(Side {
+            kind: EntryKind::Commit,
+            ..
+        }) => Ok(None),
+        Some(Side { id, .. }) => Ok(Some(
+            repo.find_blob(id)
+                .context(|| format!("could not read blob {id}"))?
+                .take_data(),
+        )),
+    }
+}
+
+fn is_binary(data: &[u8]) -> bool {
+    data[..data.len().min(BINARY_SNIFF)].contains(&0)
+}
+
+/// Count the lines a change adds and deletes, like `git diff --numstat --minimal`
+/// (with `-w` when `ignore_whitespace`).
+pub fn count(repo: &gix::Repository, change: &TreeChange, ignore_whitespace: bool) -> Result<Counts> {
+    let (old, new) = (load(repo, change.old)?, load(repo, change.new)?);
+    let (Some(old), Some(new)) = (old, new) else {
+        // git shows a gitlink as one "Subproject commit <id>" line.
+        return Ok(Counts {
+            additions: u64::from(change.new.is_some_and(|s| s.kind == EntryKind::Commit)),
+            deletions: u64::from(change.old.is_some_and(|s| s.kind == EntryKind::Commit)),
+            binary: false,
+        });
+    };
+    if is_binary(&old) || is_binary(&new) {
+        return Ok(Counts {
+            binary: true,
+            ..Counts::default()
+        });
+    }
+    Ok(line_counts(&old, &new, ignore_whitespace))
+}
+
+/// Lines added and deleted between two texts.
+pub fn line_counts(old: &[u8], new: &[u8], ignore_whitespace: bool) -> Counts {
+    if old == new {
+        return Counts::default();
+    }
+    let input = intern(old, new, ignore_whitespace);
+    let diff = Diff::compute(Algorithm::MyersMinimal, &input);
+    Counts {
+        additions: u64::from(diff.count_additions()),
+        deletions: u64::from(diff.count_removals()),
+        binary: false,
+    }
+}
+
+/// Lines as tokens: with their newline, or with all whitespace removed.
+pub fn intern<'a>(old: &'a [u8], new: &'a [u8], ignore_whitespace: bool) -> InternedInput<Token<'a>> {
+    let mut input = InternedInput::default();
+    input.update_before(
+        old.split_inclusive(|b| *b == b'\n')
+            .map(|l| Token::new(l, ignore_whitespace)),
+    );
+    input.update_after(
+        new.split_inclusive(|b| *b == b'\n')
+            .map(|l| Token::new(l, ignore_whitespace)),
+    );
+    input
+}
+
+/// A line, compared either exactly or with all whitespace removed.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Token<'a> {
+    /// The exact line, newline included.
+    Exact(&'a [u8]),
+    /// The line without any ASCII whitespace (git's `isspace`).
+    Squeezed(Vec<u8>),
+}
+
+impl Default for Token<'_> {
+    fn default() -> Self {
+        Token::Exact(&[])
+    }
+}
+
+impl<'a> Token<'a> {
+    fn new(line: &'a [u8], ignore_whitespace: bool) -> Self {
+        if ignore_whitespace {
+            Token::Squeezed(line.iter().copied().filter(|b| !is_git_space(*b)).collect())
+        } else {
+            Token::Exact(line)
+        }
+    }
+}
+
+fn is_git_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+}
+
+/// Whether git would list this change at all: with whitespace ignored, a plain
+/// modification (same mode) whose lines are all equal disappears.
+pub fn is_visible(change: &TreeChange, counts: &Counts, ignore_whitespace: bool) -> bool {
+    if !ignore_whitespace || change.kind != ChangeKind::Modified || counts.binary {
+        return true;
+    }
+    if counts.additions != 0 || counts.deletions != 0 {
+        return true;
+    }
+    let mode_changed = change.old.map(|s| s.kind) != change.new.map(|s| s.kind);
+    let content_changed = change.old.map(|s| s.id) != change.new.map(|s| s.id);
+    mode_changed || (content_changed && change.old.is_some_and(|s| s.kind == EntryKind::Commit))
+}
+
+/// The file summary from tree `from` to tree `to`, as stored in notes.
+pub fn summarize(
+    repo: &gix::Repository,
+    from: ObjectId,
+    to: ObjectId,
+    ignore_whitespace: bool,
+) -> Result<Vec<FileChange>> {
+    let mut files = Vec::new();
+    for change in tree_changes(repo, from, to)? {
+        let counts = count(repo, &change, ignore_whitespace)?;
+        if !is_visible(&change, &counts, ignore_whitespace) {
+            continue;
+        }
+        files.push(FileChange {
+            path: display(change.path.as_bstr()),
+            kind: change.kind,
+            old_path: change.old_path.as_ref().map(|p| display(p.as_bstr())),
+            additions: counts.additions,
+            deletions: counts.deletions,
+            binary: counts.binary,
+        });
+    }
+    Ok(files)
+}
+
+fn display(path: &BStr) -> String {
+    path.to_str_lossy().into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_lines_like_git() {
+        let c = line_counts(b"a\nb\nc\n", b"a\nB\nc\nd\n", false);
+        assert_eq!((c.additions, c.deletions), (2, 1));
+        // A missing newline at the end is a change of that line.
+        let c = line_counts(b"x", b"x\n", false);
+        assert_eq!((c.additions, c.deletions), (1, 1));
+    }
+
+    #[test]
+    fn ignores_all_whitespace_like_git_w() {
+        let c = line_counts(b"fn a() {}\nfn b() {}\n", b"fn a() {  }\n    fn b() {}\n", true);
+        assert_eq!((c.additions, c.deletions), (0, 0));
+        let c = line_counts(b"x", b"x\n", true);
+        assert_eq!((c.additions, c.deletions), (0, 0));
+        let c = line_counts(b"a\r\nb\r\n", b"a\nb\nc\n", true);
+        assert_eq!((c.additions, c.deletions), (1, 0));
+    }
+
+    #[test]
+    fn binary_is_a_nul_in_the_first_8000_bytes() {
+        assert!(is_binary(b"a\0b"));
+        let mut late = vec![b'a'; 9000];
+        late.push(0);
+        assert!(!is_binary(&late));
+    }
+}

@@ -1,0 +1,196 @@
+//! Thread ids and the ref names derived from them.
+//!
+//! A thread id is 1–190 bytes of UTF-8 without control characters. Its refs
+//! live under `refs/t3/checkpoints/<base64url-no-pad(id)>/turn/<n>`; the
+//! journal of a revert in progress and the undo slot use the same encoding.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+use crate::error::{Error, Result};
+
+/// Where every checkpoint ref lives.
+pub const CHECKPOINTS_PREFIX: &str = "refs/t3/checkpoints/";
+/// Everything git-t3 owns under refs/.
+pub const T3_PREFIX: &str = "refs/t3/";
+/// The notes ref holding checkpoint metadata.
+pub const NOTES_REF: &str = "refs/notes/t3";
+/// Longest thread id accepted, in bytes.
+pub const MAX_THREAD_BYTES: usize = 190;
+
+/// A validated thread id.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ThreadId(String);
+
+impl ThreadId {
+    /// Validate `raw` as a thread id: 1–190 bytes of UTF-8, no control characters.
+    pub fn parse(raw: &str) -> Result<Self> {
+        if raw.is_empty() {
+            return Err(Error::usage("the thread id is empty"));
+        }
+        if raw.len() > MAX_THREAD_BYTES {
+            return Err(Error::usage(format!(
+                "the thread id is {} bytes long; at most {MAX_THREAD_BYTES} are allowed",
+                raw.len()
+            )));
+        }
+        if let Some(c) = raw.chars().find(|c| c.is_control()) {
+            return Err(Error::usage(format!(
+                "the thread id contains the control character U+{:04X}",
+                u32::from(c)
+            )));
+        }
+        Ok(ThreadId(raw.to_owned()))
+    }
+
+    /// Decode the `<b64>` component of a ref name back into a thread id, if it is one.
+    pub fn from_encoded(encoded: &str) -> Option<Self> {
+        let bytes = URL_SAFE_NO_PAD.decode(encoded).ok()?;
+        let id = String::from_utf8(bytes).ok()?;
+        let id = ThreadId::parse(&id).ok()?;
+        // Reject non-canonical encodings so that one thread has exactly one ref prefix.
+        (id.encoded() == encoded).then_some(id)
+    }
+
+    /// The raw id.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// base64url without padding of the id's UTF-8 bytes.
+    pub fn encoded(&self) -> String {
+        URL_SAFE_NO_PAD.encode(self.0.as_bytes())
+    }
+
+    /// `refs/t3/checkpoints/<b64>/` — the prefix of all of this thread's checkpoints.
+    pub fn checkpoints_prefix(&self) -> String {
+        format!("{CHECKPOINTS_PREFIX}{}/turn/", self.encoded())
+    }
+
+    /// The checkpoint ref of `turn`.
+    pub fn checkpoint_ref(&self, turn: u64) -> String {
+        format!("{}{turn}", self.checkpoints_prefix())
+    }
+
+    /// The journal ref of a revert in progress.
+    pub fn revert_journal_ref(&self) -> String {
+        format!("{T3_PREFIX}reverts/{}", self.encoded())
+    }
+
+    /// The ref keeping the safety checkpoint of the last completed revert.
+    pub fn undo_ref(&self) -> String {
+        format!("{T3_PREFIX}undo/{}", self.encoded())
+    }
+}
+
+impl std::fmt::Display for ThreadId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A checkpoint ref name taken apart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckpointRef {
+    /// The decoded thread.
+    pub thread: ThreadId,
+    /// The turn number.
+    pub turn: u64,
+}
+
+/// Why a name under `refs/t3/checkpoints/` is not a well-formed checkpoint ref.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RefNameProblem {
+    /// The name is not `refs/t3/checkpoints/<b64>/turn/<n>`.
+    Layout,
+    /// The `<b64>` part does not decode to a valid thread id.
+    Thread,
+    /// The turn is not a canonical decimal number.
+    Turn,
+}
+
+impl std::fmt::Display for RefNameProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RefNameProblem::Layout => "not of the form refs/t3/checkpoints/<base64url thread>/turn/<n>",
+            RefNameProblem::Thread => "the thread part is not base64url (no padding) of a valid thread id",
+            RefNameProblem::Turn => "the turn is not a decimal number without leading zeros",
+        })
+    }
+}
+
+/// Parse a full ref name as a checkpoint ref.
+pub fn parse_checkpoint_ref(name: &str) -> std::result::Result<CheckpointRef, RefNameProblem> {
+    let rest = name
+        .strip_prefix(CHECKPOINTS_PREFIX)
+        .ok_or(RefNameProblem::Layout)?;
+    let (encoded, turn) = rest.split_once("/turn/").ok_or(RefNameProblem::Layout)?;
+    if encoded.contains('/') || turn.contains('/') {
+        return Err(RefNameProblem::Layout);
+    }
+    let thread = ThreadId::from_encoded(encoded).ok_or(RefNameProblem::Thread)?;
+    let turn = parse_turn(turn).ok_or(RefNameProblem::Turn)?;
+    Ok(CheckpointRef { thread, turn })
+}
+
+/// Parse a canonical decimal turn number (no sign, no leading zeros).
+pub fn parse_turn(s: &str) -> Option<u64> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) || (s.len() > 1 && s.starts_with('0')) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodes_without_padding_and_round_trips() {
+        let t = ThreadId::parse("thread-7f3c").unwrap();
+        assert_eq!(t.encoded(), "dGhyZWFkLTdmM2M");
+        assert_eq!(t.checkpoint_ref(2), "refs/t3/checkpoints/dGhyZWFkLTdmM2M/turn/2");
+        let parsed = parse_checkpoint_ref(&t.checkpoint_ref(12)).unwrap();
+        assert_eq!(parsed, CheckpointRef { thread: t, turn: 12 });
+    }
+
+    #[test]
+    fn rejects_bad_ids() {
+        assert!(ThreadId::parse("").is_err());
+        assert!(ThreadId::parse(&"x".repeat(191)).is_err());
+        assert!(ThreadId::parse(&"x".repeat(190)).is_ok());
+        assert!(ThreadId::parse("a\nb").is_err());
+        assert!(ThreadId::parse("a\u{7f}b").is_err());
+        assert!(ThreadId::parse("ünïcødé thread").is_ok());
+    }
+
+    #[test]
+    fn rejects_foreign_ref_names() {
+        assert_eq!(
+            parse_checkpoint_ref("refs/heads/main"),
+            Err(RefNameProblem::Layout)
+        );
+        assert_eq!(
+            parse_checkpoint_ref("refs/t3/checkpoints/!!/turn/1"),
+            Err(RefNameProblem::Thread)
+        );
+        assert_eq!(
+            parse_checkpoint_ref("refs/t3/checkpoints/dGhyZWFk/turn/01"),
+            Err(RefNameProblem::Turn)
+        );
+        assert_eq!(
+            parse_checkpoint_ref("refs/t3/checkpoints/dGhyZWFk/turn/-1"),
+            Err(RefNameProblem::Turn)
+        );
+        assert_eq!(
+            parse_checkpoint_ref("refs/t3/checkpoints/dGhyZWFk/turn/1/x"),
+            Err(RefNameProblem::Layout)
+        );
+        // padding is not canonical
+        assert_eq!(
+            parse_checkpoint_ref("refs/t3/checkpoints/YQ==/turn/1"),
+            Err(RefNameProblem::Thread)
+        );
+        assert_eq!(parse_turn("99999999999999999999999"), None);
+    }
+}

@@ -1,0 +1,291 @@
+//! Capture semantics equal git's `read-tree HEAD; add -A; write-tree`.
+
+use crate::util::{THREAD, TestRepo, ref_for};
+
+fn capture_matches_oracle(r: &TestRepo) {
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let latest = r.t3_json(&["show", "--thread", THREAD]);
+    let reference = latest["ref"].as_str().unwrap();
+    assert_eq!(
+        r.ref_tree(reference),
+        r.oracle_tree(),
+        "capture of {reference} differs from git's tree"
+    );
+}
+
+#[test]
+fn baseline_and_turns_match_git_and_leave_user_state_alone() {
+    let r = TestRepo::seeded();
+    r.write("README.md", "# demo\n\nchanged\n");
+    r.remove("src/main.rs");
+    r.write("src/new.rs", "pub fn new() {}\n");
+    r.write("debug.log", "ignored\n");
+    r.write("build/out.o", "ignored too\n");
+    r.chmod("src/lib.rs", 0o755);
+    std::fs::rename(r.root.join("docs/old name.txt"), r.root.join("docs/new name.txt")).unwrap();
+    r.git(&["add", "README.md"]); // the user staged something: must stay staged
+    let before = r.user_state();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    assert_eq!(r.ref_tree(&ref_for(THREAD, 0)), r.oracle_tree());
+    for i in 0..3 {
+        r.write(&format!("turn{i}.txt"), &"x\n".repeat(i + 1));
+        r.write("src/lib.rs", &format!("fn a() {{}}\nfn b{i}() {{}}\n"));
+        capture_matches_oracle(&r);
+    }
+    assert_eq!(
+        r.user_state(),
+        before,
+        "capture changed HEAD, the branch or the user's index"
+    );
+    let c = r.git(&["rev-parse", &ref_for(THREAD, 3)]);
+    assert_eq!(
+        r.git(&["rev-list", "--parents", "-n1", &c]),
+        c,
+        "a checkpoint has no parent"
+    );
+    let meta = r.git(&["cat-file", "-p", &c]);
+    assert!(
+        meta.contains("author T3 Checkpoint <t3@checkpoint.invalid>"),
+        "{meta}"
+    );
+    assert!(
+        meta.contains(&format!("t3 checkpoint ref={}", ref_for(THREAD, 3))),
+        "{meta}"
+    );
+}
+
+#[test]
+fn unborn_head_and_subdirectory() {
+    let r = TestRepo::new();
+    r.write("a.txt", "a\n");
+    r.write("sub/deeper/b.txt", "b\n");
+    r.write(".gitignore", "x\n");
+    r.write("x", "ignored\n");
+    r.t3_in(&r.root.join("sub/deeper"), &["baseline", "--thread", THREAD])
+        .ok();
+    assert_eq!(r.ref_tree(&ref_for(THREAD, 0)), r.oracle_tree());
+    assert_ne!(
+        r.git_in(&r.root, &["rev-parse", "-q", "--verify", "HEAD"]).code,
+        0,
+        "HEAD was born"
+    );
+    // An untracked file edited between captures is found through the untracked cache.
+    r.write("a.txt", "a2\n");
+    r.write("sub/c.txt", "c\n");
+    capture_matches_oracle(&r);
+}
+
+#[test]
+fn nested_repositories() {
+    let r = TestRepo::seeded();
+    let nested = r.root.join("vendor/lib");
+    std::fs::create_dir_all(&nested).unwrap();
+    r.git_in(&nested, &["init", "-q"]).ok();
+    std::fs::write(nested.join("f"), "f\n").unwrap();
+    r.git_in(&nested, &["add", "f"]).ok();
+    r.git_in(&nested, &["commit", "-qm", "x"]).ok();
+    let unborn = r.root.join("scratch space");
+    std::fs::create_dir_all(&unborn).unwrap();
+    r.git_in(&unborn, &["init", "-q"]).ok();
+    std::fs::write(unborn.join("g"), "g\n").unwrap();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    let tree = r.ref_tree(&ref_for(THREAD, 0));
+    assert_eq!(tree, r.oracle_tree());
+    let listing = r.git(&["ls-tree", "-r", &tree]);
+    assert!(
+        listing.contains("160000 commit") && listing.contains("vendor/lib"),
+        "{listing}"
+    );
+    assert!(!listing.contains("scratch space"), "{listing}");
+    // The nested repository moves on: the gitlink follows its HEAD.
+    std::fs::write(nested.join("f"), "f2\n").unwrap();
+    r.git_in(&nested, &["commit", "-qam", "y"]).ok();
+    capture_matches_oracle(&r);
+}
+
+#[test]
+fn modes_links_and_odd_names() {
+    let r = TestRepo::seeded();
+    r.write("tool", "#!/bin/sh\n");
+    r.chmod("tool", 0o755);
+    std::os::unix::fs::symlink("src/lib.rs", r.root.join("link-to-lib")).unwrap();
+    std::os::unix::fs::symlink("does/not/exist", r.root.join("dangling")).unwrap();
+    for name in [
+        "sp ace.txt",
+        "tab\there.txt",
+        "new\nline.txt",
+        "-dash.txt",
+        "q\"uote.txt",
+        "日本.txt",
+    ] {
+        r.write(name, &format!("{name}\n"));
+    }
+    r.write("empty.txt", "");
+    r.write_bytes("crlf.txt", b"a\r\nb\r\n");
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let bad = std::ffi::OsStr::from_bytes(b"bad-\xff-utf8.txt");
+        std::fs::write(r.root.join(bad), "latin1\n").unwrap();
+    }
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    assert_eq!(r.ref_tree(&ref_for(THREAD, 0)), r.oracle_tree());
+    // Type changes: a file becomes a link, a link becomes a file, exec bit drops.
+    r.remove("README.md");
+    std::os::unix::fs::symlink("tool", r.root.join("README.md")).unwrap();
+    r.remove("link-to-lib");
+    r.write("link-to-lib", "now a file\n");
+    r.chmod("tool", 0o644);
+    capture_matches_oracle(&r);
+}
+
+#[test]
+fn tracked_but_ignored_and_newly_ignored_files() {
+    let r = TestRepo::seeded();
+    r.write("kept.log", "tracked before the rule\n");
+    r.git(&["add", "-f", "kept.log"]);
+    r.git(&["commit", "-qm", "force-add"]);
+    r.write("kept.log", "changed\n");
+    r.write("gen/out.txt", "generated\n");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    assert_eq!(r.ref_tree(&ref_for(THREAD, 0)), r.oracle_tree());
+    // An untracked file that becomes ignored leaves the snapshot, like with git.
+    r.write(".gitignore", "*.log\nbuild/\ngen/\n");
+    capture_matches_oracle(&r);
+    // and comes back when the rule goes.
+    r.write(".gitignore", "*.log\nbuild/\n");
+    capture_matches_oracle(&r);
+    // A tracked, ignored file deleted and recreated with the same content comes back.
+    r.remove("kept.log");
+    capture_matches_oracle(&r);
+    r.write("kept.log", "changed\n");
+    capture_matches_oracle(&r);
+}
+
+#[test]
+fn deleted_and_recreated_tracked_file_with_same_content() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    let content = std::fs::read(r.root.join("src/lib.rs")).unwrap();
+    r.remove("src/lib.rs");
+    capture_matches_oracle(&r);
+    r.write_bytes("src/lib.rs", &content);
+    capture_matches_oracle(&r);
+    let files = r.t3_json(&["show", "--thread", THREAD])["files"].clone();
+    assert_eq!(files[0]["path"], "src/lib.rs");
+    assert_eq!(files[0]["kind"], "added");
+}
+
+#[test]
+fn head_moves_between_captures() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("agent.txt", "from the agent\n");
+    r.write("README.md", "# demo\nedited\n");
+    capture_matches_oracle(&r);
+    // The user commits the agent's work, then switches branches.
+    r.commit_all("take the agent's work");
+    r.write("more.txt", "more\n");
+    capture_matches_oracle(&r);
+    r.git(&["checkout", "-q", "-b", "other", "HEAD~1"]);
+    capture_matches_oracle(&r);
+}
+
+#[test]
+fn sparse_checkout_keeps_head_content_of_skipped_paths() {
+    let r = TestRepo::seeded();
+    r.git(&["sparse-checkout", "set", "--no-cone", "/src/", "/.gitignore"]);
+    assert!(
+        !r.root.join("README.md").exists(),
+        "sparse checkout did not apply"
+    );
+    r.write("src/lib.rs", "changed\n");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    let tree = r.ref_tree(&ref_for(THREAD, 0));
+    assert_eq!(tree, r.oracle_tree());
+    assert!(
+        r.git(&["ls-tree", "-r", "--name-only", &tree])
+            .contains("README.md"),
+        "skipped path lost"
+    );
+}
+
+#[test]
+fn clean_filters_and_eol_conversion_apply() {
+    let r = TestRepo::seeded();
+    r.git(&["config", "core.autocrlf", "input"]);
+    r.git(&["config", "filter.upper.clean", "tr a-z A-Z"]);
+    r.write(".gitattributes", "*.up filter=upper\n");
+    r.write("shout.up", "quiet words\n");
+    r.write_bytes("dos.txt", b"one\r\ntwo\r\n");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    let tree = r.ref_tree(&ref_for(THREAD, 0));
+    assert_eq!(tree, r.oracle_tree());
+    assert_eq!(r.git(&["show", &format!("{tree}:shout.up")]), "QUIET WORDS");
+    assert_eq!(r.git(&["show", &format!("{tree}:dos.txt")]), "one\ntwo");
+}
+
+#[test]
+fn racy_same_size_edit_is_seen() {
+    let r = TestRepo::seeded();
+    // Make stat comparisons as weak as git allows: seconds only, no ctime.
+    r.git(&["config", "core.checkStat", "minimal"]);
+    r.git(&["config", "core.trustctime", "false"]);
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    for round in 0..5u8 {
+        let path = r.root.join("src/lib.rs");
+        let first = format!("round {round} A\n");
+        std::fs::write(&path, &first).unwrap();
+        let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+        capture_matches_oracle(&r);
+        // Same size, same mtime: only the racy-git rule can tell.
+        std::fs::write(&path, format!("round {round} B\n")).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(mtime)
+            .unwrap();
+        capture_matches_oracle(&r);
+        let shown = r.t3_json(&["show", "--thread", THREAD]);
+        assert_eq!(shown["files"][0]["path"], "src/lib.rs", "round {round}: {shown}");
+    }
+}
+
+#[test]
+fn many_untracked_files_are_hashed_in_parallel_and_cached() {
+    let r = TestRepo::new();
+    for i in 0..300 {
+        r.write(&format!("d{}/f{i}.txt", i % 7), &format!("file {i}\n"));
+    }
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    assert_eq!(r.ref_tree(&ref_for(THREAD, 0)), r.oracle_tree());
+    r.write("d1/f1.txt", "changed\n");
+    r.remove("d2/f2.txt");
+    capture_matches_oracle(&r);
+    let files = r.t3_json(&["show", "--thread", THREAD])["files"].clone();
+    assert_eq!(
+        crate::util::rows(&files),
+        vec![("d1/f1.txt".into(), 1, 1), ("d2/f2.txt".into(), 0, 1)]
+    );
+}
+
+#[test]
+fn a_damaged_cache_is_rebuilt() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("a.txt", "a\n");
+    std::fs::write(r.root.join(".git/t3/index.tracked"), b"garbage").unwrap();
+    capture_matches_oracle(&r);
+    std::fs::write(r.root.join(".git/t3/cache"), b"t3-cache 1\nhead nonsense\n").unwrap();
+    r.write("b.txt", "b\n");
+    capture_matches_oracle(&r);
+}
+
+#[test]
+fn works_as_a_git_subcommand() {
+    let r = TestRepo::seeded();
+    let out = r
+        .git_in(&r.root, &["t3", "--json", "baseline", "--thread", THREAD])
+        .ok();
+    assert_eq!(out.json()["turn"], 0);
+}

@@ -1,0 +1,23 @@
+//! The one integration-test binary: every test builds real repositories with
+//! git and drives the built `git-t3` binary.
+
+mod bad_input;
+mod capture;
+mod durability;
+mod store;
+mod util;
+
+#[test]
+fn every_test_module_is_listed() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
+    let main = std::fs::read_to_string(dir.join("main.rs")).unwrap();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if let Some(module) = name.strip_suffix(".rs").filter(|m| *m != "main") {
+            assert!(
+                main.contains(&format!("mod {module};")),
+                "tests/it/{name} is not listed in main.rs"
+            );
+        }
+    }
+}

@@ -1,0 +1,385 @@
+//! Test fixtures: real temporary git repositories with an isolated config,
+//! and a runner for the built `git-t3` binary.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub const THREAD: &str = "thread-7f3c";
+
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_git-t3"))
+}
+
+/// The ref of `turn` in `thread`, computed independently of the crate.
+pub fn ref_for(thread: &str, turn: u64) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let bytes = thread.as_bytes();
+    let mut enc = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..=chunk.len() {
+            enc.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
+        }
+    }
+    format!("refs/t3/checkpoints/{enc}/turn/{turn}")
+}
+
+/// What a command printed and how it exited.
+#[must_use]
+pub struct Run {
+    pub code: i32,
+    pub stdout: Vec<u8>,
+    pub stderr: String,
+    pub what: String,
+}
+
+impl Run {
+    #[track_caller]
+    pub fn ok(self) -> Self {
+        assert_eq!(
+            self.code,
+            0,
+            "{} failed:\nstdout: {}\nstderr: {}",
+            self.what,
+            self.out(),
+            self.stderr
+        );
+        self
+    }
+    #[track_caller]
+    pub fn fails(self, code: i32) -> Self {
+        assert_eq!(
+            self.code,
+            code,
+            "{}: want exit {code}\nstdout: {}\nstderr: {}",
+            self.what,
+            self.out(),
+            self.stderr
+        );
+        assert!(
+            !self.stderr.trim().is_empty(),
+            "{}: failed without a message",
+            self.what
+        );
+        assert_eq!(
+            self.stderr.trim().lines().count(),
+            1,
+            "{}: want one line on stderr, got {:?}",
+            self.what,
+            self.stderr
+        );
+        assert!(
+            !self.stderr.contains("panicked"),
+            "{} panicked: {}",
+            self.what,
+            self.stderr
+        );
+        self
+    }
+    pub fn out(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+    #[track_caller]
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.stdout)
+            .unwrap_or_else(|e| panic!("{}: not JSON ({e}): {}", self.what, self.out()))
+    }
+}
+
+pub struct TestRepo {
+    _tmp: tempfile::TempDir,
+    pub root: PathBuf,
+    pub home: PathBuf,
+    pub extra_env: Vec<(String, String)>,
+}
+
+impl TestRepo {
+    /// An empty repository on branch main.
+    pub fn new() -> Self {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = tmp.path().join("repo");
+        let home = tmp.path().join("home");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        let r = TestRepo {
+            _tmp: tmp,
+            root,
+            home,
+            extra_env: Vec::new(),
+        };
+        r.git(&["init", "-q", "-b", "main"]);
+        r
+    }
+
+    /// A repository with history, an ignore file and a mix of files.
+    pub fn seeded() -> Self {
+        let r = Self::new();
+        r.write(".gitignore", "*.log\nbuild/\n");
+        r.write("README.md", "# demo\n\nline two\n");
+        r.write("src/lib.rs", "fn a() {}\nfn b() {}\nfn c() {}\n");
+        r.write("src/main.rs", "fn main() {\n    println!(\"hi\");\n}\n");
+        r.write("docs/old name.txt", "alpha\nbeta\ngamma\ndelta\n");
+        r.write_bytes(
+            "assets/logo.bin",
+            &(0..=255u8).cycle().take(1024).collect::<Vec<_>>(),
+        );
+        r.commit_all("initial");
+        r
+    }
+
+    pub fn tmp(&self) -> &Path {
+        self._tmp.path()
+    }
+
+    fn command(&self, program: &Path, args: &[&str], cwd: &Path) -> Command {
+        let mut c = Command::new(program);
+        c.args(args).current_dir(cwd).env_clear();
+        let path = format!(
+            "{}:{}",
+            bin().parent().unwrap().display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        c.env("PATH", path)
+            .env("HOME", &self.home)
+            .env("XDG_CONFIG_HOME", self.home.join(".config"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "Tester")
+            .env("GIT_AUTHOR_EMAIL", "tester@example.invalid")
+            .env("GIT_COMMITTER_NAME", "Tester")
+            .env("GIT_COMMITTER_EMAIL", "tester@example.invalid")
+            .env("LC_ALL", "C")
+            .env("NO_COLOR", "1");
+        for (k, v) in &self.extra_env {
+            c.env(k, v);
+        }
+        c
+    }
+
+    fn finish(mut c: Command, what: String, stdin: Option<&[u8]>) -> Run {
+        c.stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+        let mut child = c.spawn().unwrap_or_else(|e| panic!("spawn {what}: {e}"));
+        if let Some(input) = stdin {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(input).unwrap();
+        }
+        let Output {
+            status,
+            stdout,
+            stderr,
+        } = child.wait_with_output().unwrap();
+        Run {
+            code: status.code().unwrap_or(-1),
+            stdout,
+            stderr: String::from_utf8_lossy(&stderr).into_owned(),
+            what,
+        }
+    }
+
+    /// Run git; panics on failure.
+    #[track_caller]
+    pub fn git(&self, args: &[&str]) -> String {
+        let r = self.git_in(&self.root, args).ok();
+        String::from_utf8_lossy(&r.stdout).trim_end().to_owned()
+    }
+
+    pub fn git_in(&self, cwd: &Path, args: &[&str]) -> Run {
+        Self::finish(
+            self.command(Path::new("git"), args, cwd),
+            format!("git {args:?}"),
+            None,
+        )
+    }
+
+    /// Run `git-t3 args` in the repository root.
+    pub fn t3(&self, args: &[&str]) -> Run {
+        self.t3_in(&self.root, args)
+    }
+
+    pub fn t3_in(&self, cwd: &Path, args: &[&str]) -> Run {
+        Self::finish(self.command(&bin(), args, cwd), format!("git-t3 {args:?}"), None)
+    }
+
+    pub fn t3_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut c = self.command(&bin(), args, &self.root);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        Self::finish(c, format!("git-t3 {args:?} with {env:?}"), None)
+    }
+
+    /// Spawn `git-t3 args` without waiting.
+    pub fn spawn_t3(&self, args: &[&str], env: &[(&str, &str)]) -> std::process::Child {
+        let mut c = self.command(&bin(), args, &self.root);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn git-t3")
+    }
+
+    #[track_caller]
+    pub fn t3_json(&self, args: &[&str]) -> serde_json::Value {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        self.t3(&all).ok().json()
+    }
+
+    pub fn write(&self, rel: &str, data: &str) {
+        self.write_bytes(rel, data.as_bytes());
+    }
+
+    pub fn write_bytes(&self, rel: &str, data: &[u8]) {
+        let p = self.root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, data).unwrap();
+    }
+
+    pub fn remove(&self, rel: &str) {
+        let p = self.root.join(rel);
+        if p.is_dir() {
+            std::fs::remove_dir_all(p).unwrap();
+        } else {
+            std::fs::remove_file(p).unwrap();
+        }
+    }
+
+    pub fn chmod(&self, rel: &str, mode: u32) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(self.root.join(rel), std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    pub fn commit_all(&self, msg: &str) -> String {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "--allow-empty", "-m", msg]);
+        self.git(&["rev-parse", "HEAD"])
+    }
+
+    /// The tree git itself builds: private index from HEAD, `add -A`, `write-tree`.
+    pub fn oracle_tree(&self) -> String {
+        let idx = self.tmp().join(format!("oracle-index-{}", std::process::id()));
+        let _ = std::fs::remove_file(&idx);
+        let idx_s = idx.to_str().unwrap();
+        let env = |args: &[&str]| {
+            let mut c = self.command(Path::new("git"), args, &self.root);
+            c.env("GIT_INDEX_FILE", idx_s);
+            Self::finish(c, format!("oracle git {args:?}"), None)
+        };
+        if self
+            .git_in(&self.root, &["rev-parse", "-q", "--verify", "HEAD^{commit}"])
+            .code
+            == 0
+        {
+            env(&["read-tree", "HEAD"]).ok();
+        }
+        if env(&["-c", "advice.addEmbeddedRepo=false", "add", "-A"]).code != 0 {
+            // Nested repositories without a commit: leave them out, as git-t3 does.
+            let others = env(&["ls-files", "--others", "--exclude-standard", "--directory", "-z"]).ok();
+            let mut args = vec!["add".to_owned(), "-A".into(), "--".into(), ".".into()];
+            for p in others.stdout.split(|b| *b == 0).filter(|p| p.ends_with(b"/")) {
+                let d = String::from_utf8_lossy(&p[..p.len() - 1]).into_owned();
+                if self.root.join(&d).join(".git").exists()
+                    && self
+                        .git_in(&self.root.join(&d), &["rev-parse", "-q", "--verify", "HEAD"])
+                        .code
+                        != 0
+                {
+                    args.push(format!(":(exclude,literal){d}"));
+                }
+            }
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            env(&args).ok();
+        }
+        let out = env(&["write-tree"]).ok();
+        let _ = std::fs::remove_file(&idx);
+        out.out().trim().to_owned()
+    }
+
+    pub fn ref_tree(&self, reference: &str) -> String {
+        self.git(&["rev-parse", "--verify", &format!("{reference}^{{tree}}")])
+    }
+
+    pub fn refs(&self, prefix: &str) -> Vec<String> {
+        let out = self.git(&["for-each-ref", "--format=%(refname)", prefix]);
+        out.lines().map(str::to_owned).filter(|l| !l.is_empty()).collect()
+    }
+
+    pub fn note(&self, reference: &str) -> String {
+        let c = self.git(&["rev-parse", reference]);
+        self.git(&["notes", "--ref=refs/notes/t3", "show", &c])
+    }
+
+    /// HEAD, branch, the user's index bytes and mtime.
+    pub fn user_state(&self) -> (String, String, Option<Vec<u8>>, Option<std::time::SystemTime>) {
+        let head = self
+            .git_in(&self.root, &["rev-parse", "-q", "--verify", "HEAD"])
+            .out();
+        let branch = self.git_in(&self.root, &["symbolic-ref", "-q", "HEAD"]).out();
+        let idx = self.root.join(".git/index");
+        let bytes = std::fs::read(&idx).ok();
+        let mtime = std::fs::metadata(&idx).and_then(|m| m.modified()).ok();
+        (head, branch, bytes, mtime)
+    }
+
+    /// `git diff --numstat -M --minimal` between two refs, as (path, add, del).
+    pub fn numstat(&self, a: &str, b: &str, ignore_ws: bool) -> Vec<(String, u64, u64)> {
+        let mut args = vec![
+            "diff",
+            "--numstat",
+            "-z",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--minimal",
+            "-M",
+        ];
+        if ignore_ws {
+            args.push("--ignore-all-space");
+        }
+        args.extend([a, b]);
+        let raw = self.git_in(&self.root, &args).ok().stdout;
+        let parts: Vec<&[u8]> = raw.split(|b| *b == 0).collect();
+        let mut rows = Vec::new();
+        let mut i = 0;
+        while i < parts.len() && !parts[i].is_empty() {
+            let head: Vec<&[u8]> = parts[i].splitn(3, |b| *b == b'\t').collect();
+            let num = |s: &[u8]| String::from_utf8_lossy(s).parse::<u64>().unwrap_or(0);
+            let (add, del) = (num(head[0]), num(head[1]));
+            let path = if head[2].is_empty() {
+                i += 3;
+                parts[i - 1]
+            } else {
+                i += 1;
+                head[2]
+            };
+            rows.push((String::from_utf8_lossy(path).into_owned(), add, del));
+        }
+        rows.sort();
+        rows
+    }
+}
+
+/// Rows (path, additions, deletions) of a summary's `files`.
+pub fn rows(files: &serde_json::Value) -> Vec<(String, u64, u64)> {
+    let mut v: Vec<_> = files
+        .as_array()
+        .expect("files is an array")
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().to_owned(),
+                f["additions"].as_u64().unwrap(),
+                f["deletions"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
