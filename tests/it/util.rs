@@ -26,7 +26,6 @@ pub fn ref_for(thread: &str, turn: u64) -> String {
 }
 
 /// What a command printed and how it exited.
-#[must_use]
 pub struct Run {
     pub code: i32,
     pub stdout: Vec<u8>,
@@ -189,6 +188,7 @@ impl TestRepo {
         String::from_utf8_lossy(&r.stdout).trim_end().to_owned()
     }
 
+    #[must_use = "check the exit status with .ok() or .fails()"]
     pub fn git_in(&self, cwd: &Path, args: &[&str]) -> Run {
         Self::finish(
             self.command(Path::new("git"), args, cwd),
@@ -198,14 +198,17 @@ impl TestRepo {
     }
 
     /// Run `git-t3 args` in the repository root.
+    #[must_use = "check the exit status with .ok() or .fails()"]
     pub fn t3(&self, args: &[&str]) -> Run {
         self.t3_in(&self.root, args)
     }
 
+    #[must_use = "check the exit status with .ok() or .fails()"]
     pub fn t3_in(&self, cwd: &Path, args: &[&str]) -> Run {
         Self::finish(self.command(&bin(), args, cwd), format!("git-t3 {args:?}"), None)
     }
 
+    #[must_use = "check the exit status with .ok() or .fails()"]
     pub fn t3_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut c = self.command(&bin(), args, &self.root);
         for (k, v) in env {
