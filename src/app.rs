@@ -10,16 +10,15 @@ use crate::thread::ThreadId;
 pub fn run(cli: Cli) -> Result<Outcome> {
     // Validate what needs no repository first, so usage errors win.
     let thread = |raw: &str| ThreadId::parse(raw);
-    let cwd = match &cli.directory {
-        Some(dir) => {
-            let cwd = std::env::current_dir().context(|| "could not read the current directory".into())?;
-            let dir = cwd.join(dir);
-            std::env::set_current_dir(&dir).context(|| format!("cannot change to {}", dir.display()))?;
-            dir
-        }
-        None => std::env::current_dir().context(|| "could not read the current directory".into())?,
+    if let Some(dir) = &cli.directory {
+        std::env::set_current_dir(dir).context(|| format!("cannot change to {}", dir.display()))?;
+    }
+    let open = || {
+        let _t = crate::trace::span("open repository");
+        // Discover from "." so that gix keeps worktree paths relative: every
+        // lstat of the capture walk then resolves fewer path components.
+        crate::git::open(std::path::Path::new("."))
     };
-    let open = || crate::git::open(&cwd);
     Ok(match cli.command {
         Command::Baseline(a) => {
             let opts = commands::baseline::Options {

@@ -64,7 +64,9 @@ pub fn snapshot(repo: &gix::Repository, rec: &Recorder<'_>, walk_started: System
     let workdir = git::workdir(repo)?;
     let dir = git::t3_worktree_dir(repo);
     let head = git::head_tree(repo)?.unwrap_or_else(|| ObjectId::empty_tree(repo.object_hash()));
+    let t = crate::trace::span("load cache");
     let cache = Cache::load(repo, &dir);
+    drop(t);
     let sparse = repo
         .config_snapshot()
         .boolean("core.sparseCheckout")
@@ -112,25 +114,27 @@ impl Cache {
         if lines.next()? != CACHE_VERSION {
             return None;
         }
-        let mut field = |key: &str| -> Option<ObjectId> {
+        let mut field = |key: &str| -> Option<String> {
             let line = lines.next()?;
-            let value = line.strip_prefix(key)?.strip_prefix(' ')?;
-            ObjectId::from_hex(value.as_bytes()).ok()
+            Some(line.strip_prefix(key)?.strip_prefix(' ')?.to_owned())
         };
-        let head = field("head")?;
-        let tree = field("tree")?;
-        let tracked_sum = field("tracked")?;
-        let untracked_sum = field("untracked")?;
-        let open = |name: &str, sum: ObjectId| -> Option<gix::index::File> {
-            let file =
-                gix::index::File::at(dir.join(name), repo.object_hash(), true, Default::default()).ok()?;
-            (file.checksum() == Some(sum)).then_some(file)
+        let id = |s: String| ObjectId::from_hex(s.as_bytes()).ok();
+        let head = id(field("head")?)?;
+        let tree = id(field("tree")?)?;
+        let tracked_id = field("tracked")?;
+        let untracked_id = field("untracked")?;
+        let open = |name: &str, identity: String| -> Option<gix::index::File> {
+            let path = dir.join(name);
+            if file_identity(&path)? != identity {
+                return None;
+            }
+            gix::index::File::at(path, repo.object_hash(), true, Default::default()).ok()
         };
         Some(Cache {
             head,
             tree,
-            tracked: open("index.tracked", tracked_sum)?,
-            untracked: open("index.untracked", untracked_sum)?,
+            tracked: open("index.tracked", tracked_id)?,
+            untracked: open("index.untracked", untracked_id)?,
         })
     }
 }
@@ -192,6 +196,7 @@ impl<'r> Ctx<'_, 'r> {
             .empty_patterns_match_prefix(false)
             .classify_untracked_bare_repositories(false)
             .symlinks_to_directories_are_ignored_like_directories(false);
+        let t = crate::trace::span("status walk");
         repo.index_worktree_status(
             &tracked,
             None::<&BStr>,
@@ -213,6 +218,7 @@ impl<'r> Ctx<'_, 'r> {
                 self.workdir.display()
             )
         })?;
+        drop(t);
         let written = std::mem::take(&mut *written.lock().unwrap_or_else(|p| p.into_inner()));
         let mut hashed = written.len();
         self.rec.note_written(written);
@@ -341,7 +347,10 @@ impl<'r> Ctx<'_, 'r> {
         }
 
         // 4. The tree.
+        let t = crate::trace::span("tree edit");
         let tree = self.apply(base_tree, edits)?;
+        drop(t);
+        let t = crate::trace::span("save cache");
 
         // 5. The cache, stamped with the walk's start for racy-git.
         let mut untracked = gix::index::State::new(repo.object_hash());
@@ -351,6 +360,8 @@ impl<'r> Ctx<'_, 'r> {
         let untracked = gix::index::File::from_state(untracked, self.dir.join("index.untracked"));
         let rebuilt = !incremental;
         self.save(head, tree, tracked, untracked)?;
+        drop(t);
+        crate::trace::note(|| format!("hashed {hashed} files, cache rebuilt: {rebuilt}"));
         Ok(Snapshot {
             tree,
             hashed,
@@ -562,26 +573,42 @@ impl<'r> Ctx<'_, 'r> {
         mut untracked: gix::index::File,
     ) -> Result<()> {
         std::fs::create_dir_all(self.dir).context(|| format!("could not create {}", self.dir.display()))?;
-        let mut sums = Vec::new();
+        let mut ids = Vec::new();
         for file in [&mut tracked, &mut untracked] {
-            file.write(Default::default(), Default::default())
+            // No SHA-1 trailer: the meta file binds each index by identity instead.
+            let options = gix::index::write::Options {
+                skip_hash: true,
+                ..Default::default()
+            };
+            file.write(options, Default::default())
                 .context(|| format!("could not write {}", file.path().display()))?;
             let stamp = std::fs::OpenOptions::new()
                 .write(true)
                 .open(file.path())
                 .and_then(|f| f.set_modified(self.walk_started));
             stamp.context(|| format!("could not stamp {}", file.path().display()))?;
-            sums.push(
-                file.checksum()
-                    .unwrap_or_else(|| ObjectId::null(self.repo.object_hash())),
-            );
+            ids.push(file_identity(file.path()).unwrap_or_default());
         }
         let meta = format!(
             "{CACHE_VERSION}\nhead {head}\ntree {tree}\ntracked {}\nuntracked {}\n",
-            sums[0], sums[1]
+            ids[0], ids[1]
         );
         write_plain(&self.dir.join("cache"), meta.as_bytes())
     }
+}
+
+/// Inode, size and mtime of a file: each index file is replaced by rename and
+/// stamped with a distinct time, so this names one version of it.
+fn file_identity(path: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt as _;
+    let md = std::fs::metadata(path).ok()?;
+    Some(format!(
+        "{}:{}:{}.{:09}",
+        md.ino(),
+        md.size(),
+        md.mtime(),
+        md.mtime_nsec()
+    ))
 }
 
 fn lstat(workdir: &Path, rela: &BString) -> Option<Stat> {

@@ -12,6 +12,7 @@ pub mod lock;
 pub mod note;
 pub mod summary;
 pub mod thread;
+pub mod trace;
 
 pub use error::{Error, Result};
 pub mod app;

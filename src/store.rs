@@ -220,15 +220,19 @@ pub fn write(
     let reference = thread.checkpoint_ref(note.turn);
     git::ensure_tree_object(rec, tree)?;
     let commit = git::write_commit(rec, tree, Vec::new(), &format!("t3 checkpoint ref={reference}"))?;
+    let t = crate::trace::span("sync objects");
     rec.sync()?;
+    drop(t);
     if testing::fault("after-objects") {
         std::process::abort();
     }
+    let t = crate::trace::span("notes");
     git::edit_notes(
         repo,
         &[(commit, Some(note.to_toml().into_bytes()))],
         &format!("t3: note for {reference}"),
     )?;
+    drop(t);
     if testing::fault("after-note") {
         std::process::abort();
     }

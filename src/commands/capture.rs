@@ -44,6 +44,7 @@ pub struct CaptureOutcome {
 
 /// Capture the worktree of `repo` as a turn of `opts.thread`.
 pub fn run(repo: &gix::Repository, opts: Options) -> Result<CaptureOutcome> {
+    let _t = crate::trace::span("capture total (after open)");
     git::workdir(repo)?;
     let lock = RepoLock::acquire(&git::t3_common_dir(repo), "capture")?;
     capture_locked(repo, &lock, opts)
@@ -63,7 +64,9 @@ pub fn capture_locked(repo: &gix::Repository, lock: &RepoLock, opts: Options) ->
     if store::testing::fault("pause-after-lock") {
         std::thread::sleep(std::time::Duration::from_secs(120));
     }
+    let t = crate::trace::span("list refs");
     let refs = store::thread_refs(repo, &thread)?;
+    drop(t);
     let latest = refs.last().map(|t| t.turn);
     let turn = match turn {
         Some(t) => t,
@@ -94,8 +97,13 @@ pub fn capture_locked(repo: &gix::Repository, lock: &RepoLock, opts: Options) ->
     };
 
     let rec = Recorder::new(repo);
+    let t = crate::trace::span("snapshot");
     let snapshot = capture::snapshot(repo, &rec, lock.acquired_at())?;
+    drop(t);
+    let t = crate::trace::span("load base");
     let base = store::real_checkpoint_below(repo, &mut notes, &thread, &refs, turn)?;
+    drop(t);
+    let t = crate::trace::span("summary");
     let mut notices = Vec::new();
     let (files, from_turn, warnings) = match base {
         Some(base) => (
@@ -111,6 +119,7 @@ pub fn capture_locked(repo: &gix::Repository, lock: &RepoLock, opts: Options) ->
             (Vec::new(), None, vec![note::NO_BASELINE_WARNING.to_owned()])
         }
     };
+    drop(t);
     let note = Note {
         schema: note::SCHEMA,
         thread: thread.to_string(),
@@ -127,7 +136,9 @@ pub fn capture_locked(repo: &gix::Repository, lock: &RepoLock, opts: Options) ->
         reverts: Vec::new(),
         files,
     };
+    let t = crate::trace::span("write commit, note, ref");
     let checkpoint = store::write(repo, &rec, &thread, snapshot.tree, note, expect)?;
+    drop(t);
     Ok(CaptureOutcome {
         checkpoint,
         created: true,
