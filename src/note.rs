@@ -158,6 +158,26 @@ pub struct Note {
 }
 
 impl Note {
+    /// A `ready` note for turn `turn` of `thread`, written now, with no files.
+    pub fn new(thread: &crate::thread::ThreadId, turn: u64) -> Self {
+        Note {
+            schema: SCHEMA,
+            thread: thread.to_string(),
+            turn,
+            reference: thread.checkpoint_ref(turn),
+            status: Status::Ready,
+            placeholder: false,
+            turn_id: None,
+            assistant_message_id: None,
+            provider: None,
+            completed_at: now_rfc3339(),
+            from_turn: None,
+            warnings: Vec::new(),
+            reverts: Vec::new(),
+            files: Vec::new(),
+        }
+    }
+
     /// Serialize as the TOML stored in the note blob.
     pub fn to_toml(&self) -> String {
         // Serialization of this plain struct cannot fail: every field is a

@@ -135,22 +135,8 @@ pub fn real_checkpoint_below(
             Err(Error::BadMetadata { .. }) => {
                 let tree = git::commit_tree(repo, t.commit)?;
                 return Ok(Some(Checkpoint {
-                    note: Note {
-                        schema: crate::note::SCHEMA,
-                        thread: thread.to_string(),
-                        turn: t.turn,
-                        reference: thread.checkpoint_ref(t.turn),
-                        status: crate::note::Status::Ready,
-                        placeholder: false,
-                        turn_id: None,
-                        assistant_message_id: None,
-                        provider: None,
-                        completed_at: String::new(),
-                        from_turn: None,
-                        warnings: Vec::new(),
-                        reverts: Vec::new(),
-                        files: Vec::new(),
-                    },
+                    // Not written back: only its tree and turn are used.
+                    note: Note::new(thread, t.turn),
                     commit: t.commit,
                     tree,
                 }));

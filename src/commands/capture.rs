@@ -121,20 +121,14 @@ pub fn capture_locked(repo: &gix::Repository, lock: &RepoLock, opts: Options) ->
     };
     drop(t);
     let note = Note {
-        schema: note::SCHEMA,
-        thread: thread.to_string(),
-        turn,
-        reference: thread.checkpoint_ref(turn),
         status: Status::from_turn_state(state.as_deref()),
-        placeholder: false,
         turn_id,
         assistant_message_id: message_id,
         provider,
-        completed_at: note::now_rfc3339(),
         from_turn,
         warnings,
-        reverts: Vec::new(),
         files,
+        ..Note::new(&thread, turn)
     };
     let t = crate::trace::span("write commit, note, ref");
     let checkpoint = store::write(repo, &rec, &thread, snapshot.tree, note, expect)?;

@@ -4,7 +4,7 @@ use crate::commands::capture::CaptureOutcome;
 use crate::error::{Error, Result};
 use crate::git::{self, Expect, NotesReader, Recorder};
 use crate::lock::RepoLock;
-use crate::note::{self, Note, Status};
+use crate::note::{Note, Status};
 use crate::store;
 use crate::thread::ThreadId;
 
@@ -52,20 +52,10 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<CaptureOutcome> {
         }
     };
     let note = Note {
-        schema: note::SCHEMA,
-        thread: thread.to_string(),
-        turn,
-        reference: thread.checkpoint_ref(turn),
         status: Status::Missing,
         placeholder: true,
         turn_id,
-        assistant_message_id: None,
-        provider: None,
-        completed_at: note::now_rfc3339(),
-        from_turn: None,
-        warnings: Vec::new(),
-        reverts: Vec::new(),
-        files: Vec::new(),
+        ..Note::new(&thread, turn)
     };
     let rec = Recorder::new(repo);
     let empty = gix::ObjectId::empty_tree(repo.object_hash());
