@@ -60,5 +60,67 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             let t = thread(&a.thread.thread)?;
             Outcome::Show(commands::show::run(&open()?, &t, a.turn)?)
         }
+        Command::Diff(a) => Outcome::Diff(diff(a, cli.json, &open)?),
     })
+}
+
+fn diff(
+    a: crate::cli::DiffArgs,
+    json: bool,
+    open: &dyn Fn() -> Result<gix::Repository>,
+) -> Result<commands::diff::DiffOutcome> {
+    use commands::diff::{Format, Mode};
+    let mode = if a.worktree {
+        Mode::Worktree
+    } else if let Some(base) = a.branch {
+        Mode::Branch((!base.is_empty()).then_some(base))
+    } else if a.full {
+        Mode::Full { to: a.to }
+    } else if let Some(from) = a.from {
+        Mode::Range { from, to: a.to }
+    } else if let Some(to) = a.to {
+        Mode::Turn(Some(to))
+    } else {
+        Mode::Turn(a.turn)
+    };
+    let needs_thread = matches!(mode, Mode::Turn(_) | Mode::Range { .. } | Mode::Full { .. });
+    let thread = match (a.thread, needs_thread) {
+        (Some(t), true) => Some(ThreadId::parse(&t)?),
+        (None, true) => {
+            return Err(crate::Error::usage(
+                "this diff needs --thread <ID> (or T3_THREAD)",
+            ));
+        }
+        (_, false) => None,
+    };
+    let format = if a.stat {
+        Format::Stat
+    } else if a.numstat {
+        Format::Numstat
+    } else if a.name_only {
+        Format::NameOnly
+    } else {
+        Format::Patch
+    };
+    let repo = open()?;
+    let mut outcome = commands::diff::run(
+        &repo,
+        commands::diff::Options {
+            thread,
+            mode,
+            ignore_whitespace: !a.keep_whitespace,
+            binary: a.binary,
+            // JSON needs no patch text: do not build it.
+            format: if json { Format::NameOnly } else { format },
+        },
+    )?;
+    outcome.format = format;
+    outcome.null_terminated = a.null;
+    outcome.color = !json && crate::output::pager::use_color(&repo);
+    outcome.pager = if json {
+        None
+    } else {
+        crate::output::pager::pager_command(Some(&repo))
+    };
+    Ok(outcome)
 }

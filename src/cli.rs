@@ -35,6 +35,8 @@ pub enum Command {
     List(ListArgs),
     /// Show one checkpoint's summary
     Show(ShowArgs),
+    /// Show what a turn, a range of turns or the whole thread changed, or the live worktree or branch
+    Diff(DiffArgs),
 }
 
 /// The thread a command works on.
@@ -110,6 +112,51 @@ pub struct ShowArgs {
     /// Turn number (default: latest)
     #[arg(long, value_name = "N")]
     pub turn: Option<u64>,
+}
+
+/// Arguments of `diff`.
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("format").args(["stat", "numstat", "name_only"]))]
+pub struct DiffArgs {
+    /// Thread id (for the checkpoint modes)
+    #[arg(long, env = "T3_THREAD", value_name = "ID")]
+    pub thread: Option<String>,
+    /// What turn N did: turn N-1 against N (default: the latest turn)
+    #[arg(long, value_name = "N", conflicts_with_all = ["from", "to", "full", "worktree", "branch"])]
+    pub turn: Option<u64>,
+    /// The older checkpoint of a range
+    #[arg(long, value_name = "A", conflicts_with_all = ["full", "worktree", "branch"])]
+    pub from: Option<u64>,
+    /// The newer checkpoint (default: the latest)
+    #[arg(long, value_name = "B", conflicts_with_all = ["worktree", "branch"])]
+    pub to: Option<u64>,
+    /// The whole thread: turn 0 against --to (default: the latest)
+    #[arg(long, conflicts_with_all = ["worktree", "branch"])]
+    pub full: bool,
+    /// The live worktree (untracked files included) against HEAD
+    #[arg(long, conflicts_with = "branch")]
+    pub worktree: bool,
+    /// HEAD against its merge base with BASE (default: the upstream, else main, else master)
+    #[arg(long, value_name = "BASE", num_args = 0..=1, default_missing_value = "")]
+    pub branch: Option<String>,
+    /// Count and show whitespace changes (ignored by default)
+    #[arg(long)]
+    pub keep_whitespace: bool,
+    /// Include binary patches that `git apply` can apply
+    #[arg(long)]
+    pub binary: bool,
+    /// Show a diffstat instead of the patch
+    #[arg(long)]
+    pub stat: bool,
+    /// Show added and deleted lines per file, like `git diff --numstat`
+    #[arg(long)]
+    pub numstat: bool,
+    /// Show only the names of changed files
+    #[arg(long)]
+    pub name_only: bool,
+    /// With --numstat or --name-only: NUL-terminated, unquoted paths
+    #[arg(short = 'z')]
+    pub null: bool,
 }
 
 #[cfg(test)]

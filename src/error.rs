@@ -72,6 +72,21 @@ pub enum Error {
         /// The turn.
         turn: u64,
     },
+    /// The checkpoint is a placeholder: its snapshot was never taken.
+    #[error(
+        "turn {turn} of thread '{thread}' is a placeholder ({reference}): its snapshot was never taken; capture it with `git t3 capture --turn {turn}`"
+    )]
+    Placeholder {
+        /// The thread id.
+        thread: String,
+        /// The turn.
+        turn: u64,
+        /// Its ref.
+        reference: String,
+    },
+    /// The operation cannot be done, for the reason given.
+    #[error("{0}")]
+    Failed(String),
     /// Another process changed a ref between our read and our write.
     #[error(
         "{reference} was changed by another process while this one was writing it; run the command again"

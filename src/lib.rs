@@ -19,4 +19,5 @@ pub mod app;
 pub mod cli;
 pub mod commands;
 pub mod output;
+pub mod patch;
 pub mod store;

@@ -1,6 +1,5 @@
 //! `git-t3`: parse the command line, run it, render the outcome, map errors to exit codes.
 
-use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::Parser as _;
@@ -17,8 +16,7 @@ fn main() -> ExitCode {
                     eprintln!("git t3: {w}");
                 }
             }
-            let mut out = std::io::stdout().lock();
-            match output::render(&outcome, format, quiet, &mut out).and_then(|()| out.flush()) {
+            match output::emit(&outcome, format, quiet) {
                 Ok(()) => EXIT_OK,
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
                 Err(e) => {

@@ -39,6 +39,8 @@ pub struct TreeChange {
     pub old: Option<Side>,
     /// The new side, absent for a deletion.
     pub new: Option<Side>,
+    /// For a rename: git's similarity index in percent.
+    pub similarity: Option<u8>,
 }
 
 /// Line counts of one change.
@@ -88,6 +90,7 @@ pub fn tree_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Res
                 kind: ChangeKind::Added,
                 old: None,
                 new: Some(s),
+                similarity: None,
             }),
             C::Deletion {
                 location,
@@ -100,6 +103,7 @@ pub fn tree_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Res
                 kind: ChangeKind::Deleted,
                 old: Some(s),
                 new: None,
+                similarity: None,
             }),
             C::Modification {
                 location,
@@ -118,6 +122,7 @@ pub fn tree_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Res
                     },
                     old: Some(o),
                     new: Some(n),
+                    similarity: None,
                 }),
                 // A tree became a file or the other way round: the file side alone.
                 (Some(o), None) => Some(TreeChange {
@@ -126,6 +131,7 @@ pub fn tree_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Res
                     kind: ChangeKind::Deleted,
                     old: Some(o),
                     new: None,
+                    similarity: None,
                 }),
                 (None, Some(n)) => Some(TreeChange {
                     path: location,
@@ -133,6 +139,7 @@ pub fn tree_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Res
                     kind: ChangeKind::Added,
                     old: None,
                     new: Some(n),
+                    similarity: None,
                 }),
                 (None, None) => None,
             },
@@ -144,6 +151,7 @@ pub fn tree_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Res
                 id,
                 location,
                 copy,
+                similarity,
                 ..
             } => match (side(source_entry_mode, source_id), side(entry_mode, id)) {
                 (Some(o), Some(n)) if !copy => Some(TreeChange {
@@ -152,6 +160,9 @@ pub fn tree_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Res
                     kind: ChangeKind::Renamed,
                     old: Some(o),
                     new: Some(n),
+                    similarity: Some(similarity.map_or(100, |s| {
+                        u8::try_from(u32::from(s.score()) * 100 / 60_000).unwrap_or(100)
+                    })),
                 }),
                 (_, Some(n)) => Some(TreeChange {
                     path: location,
@@ -159,6 +170,7 @@ pub fn tree_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Res
                     kind: ChangeKind::Added,
                     old: None,
                     new: Some(n),
+                    similarity: None,
                 }),
                 _ => None,
             },
@@ -179,8 +191,8 @@ fn same_type(a: EntryKind, b: EntryKind) -> bool {
     class(a) == class(b)
 }
 
-/// The bytes of one side, or `None` for a gitlink (which has no blob).
-fn load(repo: &gix::Repository, side: Option<Side>) -> Result<Option<Vec<u8>>> {
+/// The bytes of one side (empty when absent), or `None` for a gitlink.
+pub fn load(repo: &gix::Repository, side: Option<Side>) -> Result<Option<Vec<u8>>> {
     match side {
         None => Ok(Some(Vec::new())),
         Some(Side {
@@ -195,7 +207,8 @@ fn load(repo: &gix::Repository, side: Option<Side>) -> Result<Option<Vec<u8>>> {
     }
 }
 
-fn is_binary(data: &[u8]) -> bool {
+/// git's rule: a NUL in the first 8000 bytes makes a blob binary.
+pub fn is_binary(data: &[u8]) -> bool {
     data[..data.len().min(BINARY_SNIFF)].contains(&0)
 }
 
@@ -255,6 +268,15 @@ pub enum Token<'a> {
     Exact(&'a [u8]),
     /// The line without any ASCII whitespace (git's `isspace`).
     Squeezed(Vec<u8>),
+}
+
+impl AsRef<[u8]> for Token<'_> {
+    fn as_ref(&self) -> &[u8] {
+        match self {
+            Token::Exact(l) => l,
+            Token::Squeezed(v) => v,
+        }
+    }
 }
 
 impl Default for Token<'_> {

@@ -4,6 +4,7 @@
 
 pub mod baseline;
 pub mod capture;
+pub mod diff;
 pub mod list;
 pub mod placeholder;
 pub mod show;
@@ -22,6 +23,8 @@ pub enum Outcome {
     Threads(list::ThreadsOutcome),
     /// `show`.
     Show(show::ShowOutcome),
+    /// `diff`.
+    Diff(diff::DiffOutcome),
 }
 
 impl Outcome {
@@ -29,6 +32,7 @@ impl Outcome {
     pub fn warnings(&self) -> &[String] {
         match self {
             Outcome::Checkpoint(c) => &c.notices,
+            Outcome::Diff(d) => &d.notices,
             _ => &[],
         }
     }

@@ -8,6 +8,10 @@ use crate::commands::capture::CaptureOutcome;
 use crate::note::{ChangeKind, FileChange};
 use crate::store::Checkpoint;
 
+mod diff;
+pub mod pager;
+pub use diff::rename_label;
+
 /// How to render.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -15,6 +19,26 @@ pub enum Format {
     Human,
     /// One JSON document.
     Json,
+}
+
+/// Write `outcome` to stdout, through a pager when it asks for one.
+pub fn emit(outcome: &Outcome, format: Format, quiet: bool) -> io::Result<()> {
+    if let Outcome::Diff(d) = outcome
+        && format == Format::Human
+        && let Some(cmd) = &d.pager
+        && let Ok(mut child) = pager::spawn(cmd)
+        && let Some(mut stdin) = child.stdin.take()
+    {
+        let written = render(outcome, format, quiet, &mut stdin).and_then(|()| stdin.flush());
+        drop(stdin);
+        let _ = child.wait();
+        return match written {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+            other => other,
+        };
+    }
+    let mut out = io::stdout().lock();
+    render(outcome, format, quiet, &mut out).and_then(|()| out.flush())
 }
 
 /// Write `outcome` to `out`. With `quiet`, commands that only report what
@@ -76,6 +100,7 @@ pub fn render(outcome: &Outcome, format: Format, quiet: bool, out: &mut dyn Writ
             Ok(())
         }
         Outcome::Show(s) => show(&s.checkpoint, out),
+        Outcome::Diff(d) => diff::render(d, out),
     }
 }
 

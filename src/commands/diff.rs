@@ -1,0 +1,373 @@
+//! `git t3 diff`: what a turn, a range of turns or the whole thread changed,
+//! and the live review modes (worktree against HEAD, branch against its base).
+
+use gix::ObjectId;
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::git::{self, NotesReader, Recorder};
+use crate::lock::RepoLock;
+use crate::note::FileChange;
+use crate::patch::{self, FilePatch};
+use crate::store::{self, TurnRef};
+use crate::summary::{self, TreeChange};
+use crate::thread::ThreadId;
+
+/// What to compare.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// Turn `k-1 → k`; `None`: the latest turn.
+    Turn(Option<u64>),
+    /// `from → to` (`to` default: latest).
+    Range {
+        /// The older checkpoint.
+        from: u64,
+        /// The newer checkpoint.
+        to: Option<u64>,
+    },
+    /// Turn 0 (or HEAD when it is gone) → `to` (default: latest).
+    Full {
+        /// The newer checkpoint.
+        to: Option<u64>,
+    },
+    /// HEAD → the live worktree, untracked files included.
+    Worktree,
+    /// merge-base(BASE, HEAD) → HEAD.
+    Branch(Option<String>),
+}
+
+/// How the diff is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// A git-style patch.
+    Patch,
+    /// `--stat`.
+    Stat,
+    /// `--numstat`.
+    Numstat,
+    /// `--name-only`.
+    NameOnly,
+}
+
+/// Inputs of `diff`.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The thread, for checkpoint modes.
+    pub thread: Option<ThreadId>,
+    /// What to compare.
+    pub mode: Mode,
+    /// Ignore all whitespace when comparing lines.
+    pub ignore_whitespace: bool,
+    /// Include binary patches.
+    pub binary: bool,
+    /// The output wanted (the patch is only built for [`Format::Patch`]).
+    pub format: Format,
+}
+
+/// Totals of a diff.
+#[derive(Debug, Clone, Copy, Serialize, Default)]
+pub struct Totals {
+    /// Files listed.
+    pub files: usize,
+    /// Lines added.
+    pub additions: u64,
+    /// Lines deleted.
+    pub deletions: u64,
+}
+
+/// What `diff` found.
+#[derive(Debug, Serialize)]
+pub struct DiffOutcome {
+    /// The older side: a checkpoint ref, `HEAD`, or a commit id.
+    pub from: String,
+    /// The newer side: a checkpoint ref, `HEAD` or `worktree`.
+    pub to: String,
+    /// The older side's turn, for checkpoint modes.
+    pub from_turn: Option<u64>,
+    /// The newer side's turn, for checkpoint modes.
+    pub to_turn: Option<u64>,
+    /// Whether whitespace was ignored.
+    pub ignore_whitespace: bool,
+    /// The changed files, sorted by path bytes.
+    pub files: Vec<FileChange>,
+    /// Totals over `files`.
+    pub totals: Totals,
+    /// The patch, when asked for.
+    #[serde(skip)]
+    pub patch: Vec<FilePatch>,
+    /// How to show it.
+    #[serde(skip)]
+    pub format: Format,
+    /// Paths NUL-terminated and unquoted (`-z`).
+    #[serde(skip)]
+    pub null_terminated: bool,
+    /// Colour the patch or stat.
+    #[serde(skip)]
+    pub color: bool,
+    /// Page the output through this shell command.
+    #[serde(skip)]
+    pub pager: Option<String>,
+    /// Messages for stderr.
+    #[serde(skip)]
+    pub notices: Vec<String>,
+}
+
+struct Side {
+    label: String,
+    turn: Option<u64>,
+    tree: ObjectId,
+}
+
+/// Compute the diff `opts` asks for.
+pub fn run(repo: &gix::Repository, opts: Options) -> Result<DiffOutcome> {
+    let Options {
+        thread,
+        mode,
+        ignore_whitespace,
+        binary,
+        format,
+    } = opts;
+    let mut notices = Vec::new();
+    let (from, to) = match &mode {
+        Mode::Worktree => worktree(repo)?,
+        Mode::Branch(base) => branch(repo, base.as_deref())?,
+        _ => {
+            let thread = thread.ok_or_else(|| Error::usage("this diff needs --thread or T3_THREAD"))?;
+            checkpoints(repo, &thread, &mode, &mut notices)?
+        }
+    };
+    let changes = summary::tree_changes(repo, from.tree, to.tree)?;
+    let mut files = Vec::with_capacity(changes.len());
+    let mut shown: Vec<TreeChange> = Vec::with_capacity(changes.len());
+    let mut totals = Totals::default();
+    for change in changes {
+        let counts = summary::count(repo, &change, ignore_whitespace)?;
+        if !summary::is_visible(&change, &counts, ignore_whitespace) {
+            continue;
+        }
+        totals.files += 1;
+        totals.additions += counts.additions;
+        totals.deletions += counts.deletions;
+        files.push(FileChange {
+            path: git::path_string(&change.path),
+            kind: change.kind,
+            old_path: change.old_path.as_ref().map(|p| git::path_string(p)),
+            additions: counts.additions,
+            deletions: counts.deletions,
+            binary: counts.binary,
+        });
+        shown.push(change);
+    }
+    let patch = if format == Format::Patch {
+        patch::build(
+            repo,
+            &shown,
+            patch::Options {
+                ignore_whitespace,
+                binary,
+            },
+        )?
+    } else {
+        Vec::new()
+    };
+    Ok(DiffOutcome {
+        from: from.label,
+        to: to.label,
+        from_turn: from.turn,
+        to_turn: to.turn,
+        ignore_whitespace,
+        files,
+        totals,
+        patch,
+        format,
+        null_terminated: false,
+        color: false,
+        pager: None,
+        notices,
+    })
+}
+
+fn checkpoints(
+    repo: &gix::Repository,
+    thread: &ThreadId,
+    mode: &Mode,
+    notices: &mut Vec<String>,
+) -> Result<(Side, Side)> {
+    let refs = store::thread_refs(repo, thread)?;
+    let Some(latest) = refs.last().map(|t| t.turn) else {
+        return Err(Error::UnknownThread {
+            thread: thread.to_string(),
+        });
+    };
+    let mut notes = NotesReader::open(repo)?;
+    let (from, to) = match *mode {
+        Mode::Turn(turn) => {
+            let to = turn.unwrap_or(latest);
+            if to == 0 {
+                return Err(Error::Failed(format!(
+                    "turn 0 of thread '{thread}' is its baseline: nothing before it to compare with (try --full)"
+                )));
+            }
+            (Some(to - 1), to)
+        }
+        Mode::Range { from, to } => {
+            let to = to.unwrap_or(latest);
+            if from > to {
+                return Err(Error::Failed(format!(
+                    "--from {from} is after --to {to}: give the older turn first"
+                )));
+            }
+            (Some(from), to)
+        }
+        Mode::Full { to } => (None, to.unwrap_or(latest)),
+        Mode::Worktree | Mode::Branch(_) => {
+            return Err(Error::Failed(
+                "internal error: a live mode reached the checkpoint resolver".into(),
+            ));
+        }
+    };
+    let to_side = checkpoint(repo, &mut notes, thread, &refs, to, latest)?;
+    let from_side = match from {
+        Some(f) => checkpoint(repo, &mut notes, thread, &refs, f, latest)?,
+        None => match refs.iter().find(|t| t.turn == 0) {
+            Some(_) => checkpoint(repo, &mut notes, thread, &refs, 0, latest)?,
+            None => {
+                notices.push(format!(
+                    "turn 0 of thread '{thread}' is gone ({}): comparing from HEAD instead",
+                    thread.checkpoint_ref(0)
+                ));
+                Side {
+                    label: "HEAD".into(),
+                    turn: None,
+                    tree: head_tree(repo)?,
+                }
+            }
+        },
+    };
+    Ok((from_side, to_side))
+}
+
+fn checkpoint(
+    repo: &gix::Repository,
+    notes: &mut NotesReader<'_>,
+    thread: &ThreadId,
+    refs: &[TurnRef],
+    turn: u64,
+    latest: u64,
+) -> Result<Side> {
+    let found = refs
+        .iter()
+        .find(|t| t.turn == turn)
+        .copied()
+        .ok_or(Error::NoSuchTurn {
+            thread: thread.to_string(),
+            turn,
+            latest: Some(latest),
+        })?;
+    let reference = thread.checkpoint_ref(turn);
+    let tree = match store::load(repo, notes, thread, found) {
+        Ok(cp) if cp.note.placeholder => {
+            return Err(Error::Placeholder {
+                thread: thread.to_string(),
+                turn,
+                reference,
+            });
+        }
+        Ok(cp) => cp.tree,
+        // A damaged note does not stop a diff: the snapshot is in the commit.
+        Err(Error::BadMetadata { .. }) => {
+            git::commit_tree(repo, found.commit).map_err(|_| Error::BadMetadata {
+                reference: reference.clone(),
+                problem: "does not point at a checkpoint commit".into(),
+            })?
+        }
+        Err(e) => return Err(e),
+    };
+    Ok(Side {
+        label: reference,
+        turn: Some(turn),
+        tree,
+    })
+}
+
+fn head_tree(repo: &gix::Repository) -> Result<ObjectId> {
+    Ok(git::head_tree(repo)?.unwrap_or_else(|| ObjectId::empty_tree(repo.object_hash())))
+}
+
+/// HEAD against a snapshot of the worktree (which writes blobs, never refs).
+fn worktree(repo: &gix::Repository) -> Result<(Side, Side)> {
+    git::workdir(repo)?;
+    let lock = RepoLock::acquire(&git::t3_common_dir(repo), "diff --worktree")?;
+    let rec = Recorder::new(repo);
+    let snapshot = crate::capture::snapshot(repo, &rec, lock.acquired_at())?;
+    Ok((
+        Side {
+            label: "HEAD".into(),
+            turn: None,
+            tree: head_tree(repo)?,
+        },
+        Side {
+            label: "worktree".into(),
+            turn: None,
+            tree: snapshot.tree,
+        },
+    ))
+}
+
+/// merge-base(BASE, HEAD) against HEAD.
+fn branch(repo: &gix::Repository, base: Option<&str>) -> Result<(Side, Side)> {
+    let head = repo
+        .head_id()
+        .map_err(|_| Error::Failed("--branch: HEAD has no commit yet".into()))?
+        .detach();
+    let base_id = match base {
+        Some(name) => repo
+            .rev_parse_single(name)
+            .map_err(|_| Error::Failed(format!("--branch: '{name}' does not name a commit")))?
+            .detach(),
+        None => default_base(repo)?,
+    };
+    let merge_base = repo
+        .merge_base(base_id, head)
+        .ok()
+        .flatten()
+        .ok_or_else(|| Error::Failed(format!("--branch: HEAD and {base_id} have no common ancestor")))?
+        .detach();
+    Ok((
+        Side {
+            label: merge_base.to_string(),
+            turn: None,
+            tree: git::commit_tree(repo, merge_base)?,
+        },
+        Side {
+            label: "HEAD".into(),
+            turn: None,
+            tree: head_tree(repo)?,
+        },
+    ))
+}
+
+/// The branch's upstream, else `main`, else `master`.
+fn default_base(repo: &gix::Repository) -> Result<ObjectId> {
+    if let Ok(Some(head)) = repo.head_name()
+        && let Some(Ok(upstream)) =
+            repo.branch_remote_tracking_ref_name(head.as_ref(), gix::remote::Direction::Fetch)
+        && let Some(id) = git::find_ref(repo, &upstream.as_bstr().to_string())?
+    {
+        return Ok(id);
+    }
+    for name in [
+        "refs/heads/main",
+        "refs/heads/master",
+        "refs/remotes/origin/main",
+        "refs/remotes/origin/master",
+    ] {
+        if let Some(id) = git::find_ref(repo, name)? {
+            return Ok(id);
+        }
+    }
+    Err(Error::Failed(
+        "--branch: no base found (no upstream, no main, no master); name one: git t3 diff --branch BASE"
+            .into(),
+    ))
+}
