@@ -60,6 +60,16 @@ pub fn thread_refs(repo: &gix::Repository, thread: &ThreadId) -> Result<Vec<Turn
     Ok(turns)
 }
 
+/// The ref of one turn, looked up directly (no listing), if it exists.
+pub fn turn_ref(repo: &gix::Repository, thread: &ThreadId, turn: u64) -> Result<Option<TurnRef>> {
+    Ok(git::find_ref(repo, &thread.checkpoint_ref(turn))?.map(|commit| TurnRef { turn, commit }))
+}
+
+/// The highest turn of `thread`, if it has any checkpoint.
+pub fn latest_turn(repo: &gix::Repository, thread: &ThreadId) -> Result<Option<u64>> {
+    Ok(thread_refs(repo, thread)?.last().map(|t| t.turn))
+}
+
 /// Read the checkpoint that `commit` (the ref of `turn`) describes.
 pub fn load(
     repo: &gix::Repository,

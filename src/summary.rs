@@ -71,10 +71,37 @@ pub fn tree_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Res
     let new = repo
         .find_tree(to)
         .context(|| format!("could not read tree {to}"))?;
+    // gix's `diff_tree_to_tree` loads the whole index for an attribute stack;
+    // rename detection between two trees does not need it, so start empty.
+    let empty = gix::index::State::new(repo.object_hash());
+    let attrs = repo
+        .attributes_only(&empty, gix::worktree::stack::state::attributes::Source::IdMapping)
+        .context(|| "could not set up attributes".into())?;
+    let mut cache = gix::diff::resource_cache(
+        repo,
+        gix::diff::blob::pipeline::Mode::ToGit,
+        attrs.detach(),
+        Default::default(),
+    )
+    .context(|| "could not set up the diff".into())?;
     let options = gix::diff::Options::default().with_rewrites(Some(gix::diff::Rewrites::default()));
-    let changes = repo
-        .diff_tree_to_tree(&old, &new, options)
-        .context(|| format!("could not compare trees {from} and {to}"))?;
+    let mut changes = Vec::new();
+    gix::diff::tree_with_rewrites(
+        gix::objs::TreeRefIter::from_bytes(&old.data, from.kind()),
+        gix::objs::TreeRefIter::from_bytes(&new.data, to.kind()),
+        &mut cache,
+        &mut Default::default(),
+        &repo.objects,
+        |change: gix::diff::tree_with_rewrites::ChangeRef<'_>| -> gix::Result<_> {
+            changes.push(change.into_owned());
+            Ok(std::ops::ControlFlow::Continue(()))
+        },
+        options.into(),
+    )
+    .map_err(|e| crate::Error::Git {
+        context: format!("could not compare trees {from} and {to}"),
+        source: Box::new(e),
+    })?;
     use gix::object::tree::diff::ChangeDetached as C;
     let mut out = Vec::with_capacity(changes.len());
     for change in changes {

@@ -9,7 +9,7 @@ use crate::git::{self, NotesReader, Recorder};
 use crate::lock::RepoLock;
 use crate::note::FileChange;
 use crate::patch::{self, FilePatch};
-use crate::store::{self, TurnRef};
+use crate::store;
 use crate::summary::{self, TreeChange};
 use crate::thread::ThreadId;
 
@@ -132,11 +132,15 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<DiffOutcome> {
         Mode::Worktree => worktree(repo)?,
         Mode::Branch(base) => branch(repo, base.as_deref())?,
         _ => {
+            let _t = crate::trace::span("resolve checkpoints");
             let thread = thread.ok_or_else(|| Error::usage("this diff needs --thread or T3_THREAD"))?;
             checkpoints(repo, &thread, &mode, &mut notices)?
         }
     };
+    let t = crate::trace::span("tree changes");
     let changes = summary::tree_changes(repo, from.tree, to.tree)?;
+    drop(t);
+    let t = crate::trace::span("counts");
     let mut files = Vec::with_capacity(changes.len());
     let mut shown: Vec<TreeChange> = Vec::with_capacity(changes.len());
     let mut totals = Totals::default();
@@ -158,6 +162,7 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<DiffOutcome> {
         });
         shown.push(change);
     }
+    drop(t);
     let patch = if format == Format::Patch {
         patch::build(
             repo,
@@ -193,44 +198,44 @@ fn checkpoints(
     mode: &Mode,
     notices: &mut Vec<String>,
 ) -> Result<(Side, Side)> {
-    let refs = store::thread_refs(repo, thread)?;
-    let Some(latest) = refs.last().map(|t| t.turn) else {
-        return Err(Error::UnknownThread {
-            thread: thread.to_string(),
-        });
-    };
-    let mut notes = NotesReader::open(repo)?;
-    let (from, to) = match *mode {
-        Mode::Turn(turn) => {
-            let to = turn.unwrap_or(latest);
-            if to == 0 {
-                return Err(Error::Failed(format!(
-                    "turn 0 of thread '{thread}' is its baseline: nothing before it to compare with (try --full)"
-                )));
-            }
-            (Some(to - 1), to)
-        }
-        Mode::Range { from, to } => {
-            let to = to.unwrap_or(latest);
-            if from > to {
-                return Err(Error::Failed(format!(
-                    "--from {from} is after --to {to}: give the older turn first"
-                )));
-            }
-            (Some(from), to)
-        }
-        Mode::Full { to } => (None, to.unwrap_or(latest)),
+    // Explicit turns are looked up directly; only a default end needs the
+    // listing of the thread's refs (it grows with the thread).
+    let explicit_to = match *mode {
+        Mode::Turn(t) => t,
+        Mode::Range { to, .. } | Mode::Full { to } => to,
         Mode::Worktree | Mode::Branch(_) => {
             return Err(Error::Failed(
                 "internal error: a live mode reached the checkpoint resolver".into(),
             ));
         }
     };
-    let to_side = checkpoint(repo, &mut notes, thread, &refs, to, latest)?;
+    let to = match explicit_to {
+        Some(t) => t,
+        None => store::latest_turn(repo, thread)?.ok_or_else(|| Error::UnknownThread {
+            thread: thread.to_string(),
+        })?,
+    };
+    let from = match *mode {
+        Mode::Turn(_) if to == 0 => {
+            return Err(Error::Failed(format!(
+                "turn 0 of thread '{thread}' is its baseline: nothing before it to compare with (try --full)"
+            )));
+        }
+        Mode::Turn(_) => Some(to - 1),
+        Mode::Range { from, .. } if from > to => {
+            return Err(Error::Failed(format!(
+                "--from {from} is after --to {to}: give the older turn first"
+            )));
+        }
+        Mode::Range { from, .. } => Some(from),
+        _ => None,
+    };
+    let mut notes = NotesReader::open(repo)?;
+    let to_side = checkpoint(repo, &mut notes, thread, to)?;
     let from_side = match from {
-        Some(f) => checkpoint(repo, &mut notes, thread, &refs, f, latest)?,
-        None => match refs.iter().find(|t| t.turn == 0) {
-            Some(_) => checkpoint(repo, &mut notes, thread, &refs, 0, latest)?,
+        Some(f) => checkpoint(repo, &mut notes, thread, f)?,
+        None => match store::turn_ref(repo, thread, 0)? {
+            Some(_) => checkpoint(repo, &mut notes, thread, 0)?,
             None => {
                 notices.push(format!(
                     "turn 0 of thread '{thread}' is gone ({}): comparing from HEAD instead",
@@ -251,19 +256,21 @@ fn checkpoint(
     repo: &gix::Repository,
     notes: &mut NotesReader<'_>,
     thread: &ThreadId,
-    refs: &[TurnRef],
     turn: u64,
-    latest: u64,
 ) -> Result<Side> {
-    let found = refs
-        .iter()
-        .find(|t| t.turn == turn)
-        .copied()
-        .ok_or(Error::NoSuchTurn {
-            thread: thread.to_string(),
-            turn,
-            latest: Some(latest),
-        })?;
+    let Some(found) = store::turn_ref(repo, thread, turn)? else {
+        let latest = store::latest_turn(repo, thread)?;
+        return Err(match latest {
+            None => Error::UnknownThread {
+                thread: thread.to_string(),
+            },
+            Some(_) => Error::NoSuchTurn {
+                thread: thread.to_string(),
+                turn,
+                latest,
+            },
+        });
+    };
     let reference = thread.checkpoint_ref(turn);
     let tree = match store::load(repo, notes, thread, found) {
         Ok(cp) if cp.note.placeholder => {
@@ -349,12 +356,20 @@ fn branch(repo: &gix::Repository, base: Option<&str>) -> Result<(Side, Side)> {
 
 /// The branch's upstream, else `main`, else `master`.
 fn default_base(repo: &gix::Repository) -> Result<ObjectId> {
-    if let Ok(Some(head)) = repo.head_name()
-        && let Some(Ok(upstream)) =
-            repo.branch_remote_tracking_ref_name(head.as_ref(), gix::remote::Direction::Fetch)
-        && let Some(id) = git::find_ref(repo, &upstream.as_bstr().to_string())?
-    {
-        return Ok(id);
+    if let Ok(Some(head)) = repo.head_name() {
+        // A remote upstream is its remote-tracking ref; with `remote = .`
+        // the upstream is the local branch named by `merge` itself.
+        let tracking = repo
+            .branch_remote_tracking_ref_name(head.as_ref(), gix::remote::Direction::Fetch)
+            .and_then(std::result::Result::ok);
+        let merge = repo
+            .branch_remote_ref_name(head.as_ref(), gix::remote::Direction::Fetch)
+            .and_then(std::result::Result::ok);
+        for name in [tracking, merge].into_iter().flatten() {
+            if let Some(id) = git::find_ref(repo, &name.as_bstr().to_string())? {
+                return Ok(id);
+            }
+        }
     }
     for name in [
         "refs/heads/main",

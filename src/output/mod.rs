@@ -27,17 +27,19 @@ pub fn emit(outcome: &Outcome, format: Format, quiet: bool) -> io::Result<()> {
         && format == Format::Human
         && let Some(cmd) = &d.pager
         && let Ok(mut child) = pager::spawn(cmd)
-        && let Some(mut stdin) = child.stdin.take()
+        && let Some(stdin) = child.stdin.take()
     {
-        let written = render(outcome, format, quiet, &mut stdin).and_then(|()| stdin.flush());
-        drop(stdin);
+        let mut pipe = io::BufWriter::new(stdin);
+        let written = render(outcome, format, quiet, &mut pipe).and_then(|()| pipe.flush());
+        drop(pipe);
         let _ = child.wait();
         return match written {
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
             other => other,
         };
     }
-    let mut out = io::stdout().lock();
+    // Block-buffered: stdout alone would write (and sync) line by line.
+    let mut out = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
     render(outcome, format, quiet, &mut out).and_then(|()| out.flush())
 }
 

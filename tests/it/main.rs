@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod capture;
+mod diff;
 mod durability;
 mod store;
 mod util;

@@ -1,0 +1,394 @@
+//! `git t3 diff`: every mode, output and error, checked against git itself.
+
+use crate::util::{THREAD, TestRepo, ref_for, rows};
+
+/// Baseline, then one capture after `edit`.
+fn one_turn(edit: impl FnOnce(&TestRepo)) -> TestRepo {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    edit(&r);
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    r
+}
+
+fn mixed_edits(r: &TestRepo) {
+    r.write("README.md", "# demo\n\nline two changed\nline three\n");
+    r.remove("src/main.rs");
+    r.write("src/new.rs", "pub fn new() {}\n");
+    r.write("src/lib.rs", "fn a() {}\n    fn b() {}\nfn c() {  }\nfn d() {}");
+    r.chmod("src/lib.rs", 0o755);
+    r.write_bytes(
+        "assets/logo.bin",
+        &(0..=255u8).rev().cycle().take(1024).collect::<Vec<_>>(),
+    );
+    std::fs::rename(r.root.join("docs/old name.txt"), r.root.join("docs/new name.txt")).unwrap();
+    r.write("notes/ünïcødé file.md", "text\n");
+    r.write_bytes("crlf.txt", b"a\r\nb\r\n");
+}
+
+#[test]
+fn counts_equal_git_with_and_without_whitespace() {
+    let r = one_turn(mixed_edits);
+    let (a, b) = (ref_for(THREAD, 0), ref_for(THREAD, 1));
+    let d = r.t3_json(&["diff", "--thread", THREAD, "--turn", "1"]);
+    assert_eq!(rows(&d["files"]), r.numstat(&a, &b, true));
+    assert_eq!(d["ignore_whitespace"], true);
+    assert_eq!(
+        (d["from"].as_str(), d["to"].as_str()),
+        (Some(a.as_str()), Some(b.as_str()))
+    );
+    assert_eq!(
+        (d["from_turn"].as_u64(), d["to_turn"].as_u64()),
+        (Some(0), Some(1))
+    );
+    let k = r.t3_json(&["diff", "--thread", THREAD, "--keep-whitespace"]);
+    assert_eq!(rows(&k["files"]), r.numstat(&a, &b, false));
+    let adds: u64 = rows(&k["files"]).iter().map(|r| r.1).sum();
+    assert_eq!(k["totals"]["additions"], adds);
+    assert_eq!(k["totals"]["files"], k["files"].as_array().unwrap().len());
+}
+
+#[test]
+fn numstat_stat_and_patch_are_byte_identical_to_git() {
+    let r = one_turn(|r| {
+        mixed_edits(r);
+        let body: String = (1..=40)
+            .map(|i| format!("fn f{i}() {{\n    body {i}\n}}\n"))
+            .collect();
+        r.write("src/long.rs", &body);
+    });
+    r.write(
+        "src/long.rs",
+        &(1..=40)
+            .map(|i| {
+                if i == 5 || i == 30 {
+                    format!("fn f{i}() {{\n    BODY {i}\n}}\n")
+                } else {
+                    format!("fn f{i}() {{\n    body {i}\n}}\n")
+                }
+            })
+            .collect::<String>(),
+    );
+    std::os::unix::fs::symlink("src/new.rs", r.root.join("link")).unwrap();
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let (a, b) = (ref_for(THREAD, 1), ref_for(THREAD, 2));
+    for (ours, theirs) in [
+        (vec!["--keep-whitespace"], vec!["--minimal", "-M"]),
+        (vec![], vec!["--minimal", "-M", "-w"]),
+        (vec!["--keep-whitespace", "--numstat"], vec!["--numstat", "-M"]),
+        (
+            vec!["--keep-whitespace", "--numstat", "-z"],
+            vec!["--numstat", "-z", "-M"],
+        ),
+        (vec!["--keep-whitespace", "--stat"], vec!["--stat", "-M"]),
+        (
+            vec!["--keep-whitespace", "--name-only"],
+            vec!["--name-only", "-M"],
+        ),
+    ] {
+        let mut args = vec!["diff", "--thread", THREAD, "--turn", "2"];
+        args.extend(&ours);
+        let mine = r.t3(&args).ok().stdout;
+        let mut gargs = vec!["diff"];
+        gargs.extend(&theirs);
+        gargs.extend([a.as_str(), b.as_str()]);
+        let git = r.git_in(&r.root, &gargs).ok().stdout;
+        assert_eq!(
+            String::from_utf8_lossy(&mine),
+            String::from_utf8_lossy(&git),
+            "{ours:?} vs git {theirs:?}"
+        );
+    }
+    // And the first turn, with renames, deletions, mode and binary changes.
+    let mine = r
+        .t3(&["diff", "--thread", THREAD, "--turn", "1", "--keep-whitespace"])
+        .ok()
+        .stdout;
+    let git = r
+        .git_in(
+            &r.root,
+            &[
+                "diff",
+                "--minimal",
+                "-M",
+                &ref_for(THREAD, 0),
+                &ref_for(THREAD, 1),
+            ],
+        )
+        .ok()
+        .stdout;
+    assert_eq!(String::from_utf8_lossy(&mine), String::from_utf8_lossy(&git));
+}
+
+#[test]
+fn binary_patches_apply_with_git_apply() {
+    let r = one_turn(mixed_edits);
+    let patch = r
+        .t3(&[
+            "diff",
+            "--thread",
+            THREAD,
+            "--turn",
+            "1",
+            "--keep-whitespace",
+            "--binary",
+        ])
+        .ok()
+        .stdout;
+    let wt = r.tmp().join("apply-wt");
+    r.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "--detach",
+        wt.to_str().unwrap(),
+        &ref_for(THREAD, 0),
+    ]);
+    let mut c = std::process::Command::new("git");
+    c.args(["apply", "--index", "-"])
+        .current_dir(&wt)
+        .stdin(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), &patch).unwrap();
+    assert!(child.wait().unwrap().success(), "git apply refused the patch");
+    let got = r.git_in(&wt, &["write-tree"]).ok().out();
+    assert_eq!(got.trim(), r.ref_tree(&ref_for(THREAD, 1)));
+}
+
+#[test]
+fn full_thread_ranges_and_defaults() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    for i in 0..3 {
+        r.write("grow.txt", &"line\n".repeat(i + 1));
+        r.t3(&["capture", "--thread", THREAD]).ok();
+    }
+    let full = r.t3_json(&["diff", "--thread", THREAD, "--full"]);
+    assert_eq!(rows(&full["files"]), vec![("grow.txt".into(), 3, 0)]);
+    assert_eq!(
+        (full["from_turn"].as_u64(), full["to_turn"].as_u64()),
+        (Some(0), Some(3))
+    );
+    let to2 = r.t3_json(&["diff", "--thread", THREAD, "--full", "--to", "2"]);
+    assert_eq!(rows(&to2["files"]), vec![("grow.txt".into(), 2, 0)]);
+    let range = r.t3_json(&["diff", "--thread", THREAD, "--from", "1", "--to", "3"]);
+    assert_eq!(rows(&range["files"]), vec![("grow.txt".into(), 2, 0)]);
+    let open_range = r.t3_json(&["diff", "--thread", THREAD, "--from", "2"]);
+    assert_eq!(open_range["to_turn"], 3);
+    let same = r.t3_json(&["diff", "--thread", THREAD, "--from", "2", "--to", "2"]);
+    assert_eq!(same["files"], serde_json::json!([]));
+    let latest = r.t3_json(&["diff", "--thread", THREAD]);
+    assert_eq!(
+        (latest["from_turn"].as_u64(), latest["to_turn"].as_u64()),
+        (Some(2), Some(3))
+    );
+    let env = r
+        .t3_env(&["--json", "diff", "--turn", "1"], &[("T3_THREAD", THREAD)])
+        .ok()
+        .json();
+    assert_eq!(rows(&env["files"]), vec![("grow.txt".into(), 1, 0)]);
+    // Turn 0 gone: --full starts at HEAD and says so.
+    r.git(&["update-ref", "-d", &ref_for(THREAD, 0)]);
+    let out = r.t3(&["--json", "diff", "--thread", THREAD, "--full"]).ok();
+    assert!(out.stderr.contains("comparing from HEAD"), "{}", out.stderr);
+    assert_eq!(out.json()["from"], "HEAD");
+}
+
+#[test]
+fn live_review_modes() {
+    let r = TestRepo::seeded();
+    r.git(&["checkout", "-q", "-b", "feature"]);
+    r.write("feature.txt", "f\n");
+    r.commit_all("feature work");
+    r.write("README.md", "# demo\n\nline two\nunstaged\n");
+    r.write("untracked.txt", "u\n");
+    r.write("ignored.log", "i\n");
+    let before = r.user_state();
+    let w = r.t3_json(&["diff", "--worktree", "--keep-whitespace"]);
+    assert_eq!(
+        rows(&w["files"]),
+        vec![("README.md".into(), 1, 0), ("untracked.txt".into(), 1, 0)]
+    );
+    assert_eq!(
+        (w["from"].as_str(), w["to"].as_str()),
+        (Some("HEAD"), Some("worktree"))
+    );
+    assert_eq!(r.user_state(), before, "diff --worktree changed the user's state");
+    let b = r.t3_json(&["diff", "--branch", "main"]);
+    assert_eq!(rows(&b["files"]), vec![("feature.txt".into(), 1, 0)]);
+    // Without a base: main is found.
+    let b = r.t3_json(&["diff", "--branch"]);
+    assert_eq!(rows(&b["files"]), vec![("feature.txt".into(), 1, 0)]);
+    // An upstream wins over main.
+    r.git(&["branch", "-q", "base", "HEAD"]);
+    r.git(&["branch", "-q", "--set-upstream-to=base"]);
+    let b = r.t3_json(&["diff", "--branch"]);
+    assert_eq!(b["files"], serde_json::json!([]));
+    // No base at all.
+    let lone = TestRepo::new();
+    lone.write("a", "a\n");
+    lone.commit_all("x");
+    lone.git(&["branch", "-q", "-m", "trunk"]);
+    let out = lone.t3(&["diff", "--branch"]).fails(1);
+    assert!(out.stderr.contains("no base found"), "{}", out.stderr);
+}
+
+#[test]
+fn errors_name_the_turn_or_ref() {
+    let r = TestRepo::seeded();
+    let out = r.t3(&["diff", "--thread", "ghost"]).fails(1);
+    assert!(
+        out.stderr.contains("'ghost' has no checkpoints"),
+        "{}",
+        out.stderr
+    );
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    let out = r.t3(&["diff", "--thread", THREAD]).fails(1);
+    assert!(out.stderr.contains("baseline"), "{}", out.stderr);
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    r.t3(&["placeholder", "--thread", THREAD]).ok();
+    let out = r.t3(&["diff", "--thread", THREAD, "--turn", "2"]).fails(1);
+    assert!(
+        out.stderr.contains("placeholder") && out.stderr.contains(&ref_for(THREAD, 2)),
+        "{}",
+        out.stderr
+    );
+    let out = r.t3(&["diff", "--thread", THREAD, "--turn", "7"]).fails(1);
+    assert!(
+        out.stderr.contains("turn 7") && out.stderr.contains("latest is turn 2"),
+        "{}",
+        out.stderr
+    );
+    let out = r
+        .t3(&["diff", "--thread", THREAD, "--from", "1", "--to", "0"])
+        .fails(1);
+    assert!(out.stderr.contains("--from 1 is after --to 0"), "{}", out.stderr);
+    r.git(&["update-ref", "-d", &ref_for(THREAD, 0)]);
+    let out = r.t3(&["diff", "--thread", THREAD, "--turn", "1"]).fails(1);
+    assert!(out.stderr.contains("turn 0"), "{}", out.stderr);
+    assert_eq!(
+        r.t3(&["diff", "--turn", "1"]).code,
+        2,
+        "no thread is a usage error"
+    );
+    assert_eq!(r.t3(&["diff", "--thread", THREAD, "--turn", "abc"]).code, 2);
+    assert_eq!(
+        r.t3(&["diff", "--thread", THREAD, "--turn", "1", "--full"]).code,
+        2
+    );
+    assert_eq!(r.t3(&["diff", "--thread", THREAD, "--stat", "--numstat"]).code, 2);
+}
+
+#[test]
+fn colour_follows_git_settings_and_never_reaches_a_pipe() {
+    let r = one_turn(|r| r.write("README.md", "changed\n"));
+    let plain = r.t3(&["diff", "--thread", THREAD]).ok().out();
+    assert!(!plain.contains('\x1b'), "colour in a pipe");
+    r.git(&["config", "color.ui", "always"]);
+    let colored = r
+        .t3_env(&["diff", "--thread", THREAD], &[("NO_COLOR", "")])
+        .ok()
+        .out();
+    assert!(
+        colored.contains("\x1b[1mdiff --git") && colored.contains("\x1b[32m+changed"),
+        "{colored:?}"
+    );
+    let no = r
+        .t3_env(&["diff", "--thread", THREAD], &[("NO_COLOR", "1")])
+        .ok()
+        .out();
+    assert!(!no.contains('\x1b'), "NO_COLOR ignored");
+}
+
+/// A small deterministic generator, so failures reproduce.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+fn random_text(rng: &mut Rng, lines: u64) -> String {
+    const WORDS: [&str; 8] = ["alpha", "beta", "  gamma", "\tdelta", "x  y", "", "fn f() {", "}"];
+    let mut s = String::new();
+    for _ in 0..lines {
+        s.push_str(WORDS[rng.below(8) as usize]);
+        s.push_str(match rng.below(10) {
+            0 => "\r\n",
+            1 => " \n",
+            _ => "\n",
+        });
+    }
+    if rng.below(4) == 0 {
+        s.pop(); // no newline at the end
+    }
+    s
+}
+
+#[test]
+fn property_counts_match_git_on_generated_edits() {
+    let r = TestRepo::new();
+    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    for i in 0..12 {
+        r.write(&format!("f{i}.txt"), &random_text(&mut rng, 20));
+    }
+    r.commit_all("start");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    for turn in 1..=8u64 {
+        for i in 0..12 {
+            let path = format!("f{i}.txt");
+            let Ok(text) = std::fs::read_to_string(r.root.join(&path)) else {
+                continue;
+            };
+            let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_owned).collect();
+            match rng.below(6) {
+                0 => {} // untouched
+                1 => lines.insert(rng.below(lines.len() as u64 + 1) as usize, "inserted\n".into()),
+                2 if !lines.is_empty() => {
+                    lines.remove(rng.below(lines.len() as u64) as usize);
+                }
+                3 if !lines.is_empty() => {
+                    // whitespace-only edit
+                    let k = rng.below(lines.len() as u64) as usize;
+                    lines[k] = lines[k].replace(' ', "   ").replacen('\n', " \n", 1);
+                }
+                4 => {
+                    let n = 10 + rng.below(20);
+                    lines = random_text(&mut rng, n)
+                        .split_inclusive('\n')
+                        .map(str::to_owned)
+                        .collect();
+                }
+                _ => {
+                    if let Some(last) = lines.last_mut() {
+                        if last.ends_with('\n') {
+                            last.pop();
+                        } else {
+                            last.push('\n');
+                        }
+                    }
+                }
+            }
+            r.write(&path, &lines.concat());
+        }
+        r.t3(&["capture", "--thread", THREAD]).ok();
+        let (a, b) = (ref_for(THREAD, turn - 1), ref_for(THREAD, turn));
+        let t = turn.to_string();
+        for (flag, ws) in [(None, true), (Some("--keep-whitespace"), false)] {
+            let mut args = vec!["diff", "--thread", THREAD, "--turn", &t];
+            args.extend(flag);
+            let d = r.t3_json(&args);
+            assert_eq!(
+                rows(&d["files"]),
+                r.numstat(&a, &b, ws),
+                "turn {turn}, ignore whitespace {ws}"
+            );
+        }
+    }
+}
