@@ -13,11 +13,14 @@ pub fn run(cli: Cli) -> Result<Outcome> {
     if let Some(dir) = &cli.directory {
         std::env::set_current_dir(dir).context(|| format!("cannot change to {}", dir.display()))?;
     }
-    let open = || {
+    let open = || -> Result<&'static gix::Repository> {
         let _t = crate::trace::span("open repository");
         // Discover from "." so that gix keeps worktree paths relative: every
         // lstat of the capture walk then resolves fewer path components.
-        crate::git::open(std::path::Path::new("."))
+        let repo = crate::git::open(std::path::Path::new("."))?;
+        // One command per process: the repository lives until exit, which
+        // frees it anyway (unmapping it first was ~6 % of a quick diff).
+        Ok(Box::leak(Box::new(repo)))
     };
     Ok(match cli.command {
         Command::Baseline(a) => {
@@ -25,7 +28,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
                 thread: thread(&a.thread.thread)?,
                 provider: a.provider,
             };
-            Outcome::Checkpoint(commands::baseline::run(&open()?, opts)?)
+            Outcome::Checkpoint(commands::baseline::run(open()?, opts)?)
         }
         Command::Capture(a) => {
             let opts = commands::capture::Options {
@@ -37,7 +40,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
                 replace: a.replace,
                 provider: None,
             };
-            Outcome::Checkpoint(commands::capture::run(&open()?, opts)?)
+            Outcome::Checkpoint(commands::capture::run(open()?, opts)?)
         }
         Command::Placeholder(a) => {
             let opts = commands::placeholder::Options {
@@ -46,19 +49,19 @@ pub fn run(cli: Cli) -> Result<Outcome> {
                 turn_id: a.turn_id,
             };
             let repo = open()?;
-            crate::git::workdir(&repo)?;
-            Outcome::Checkpoint(commands::placeholder::run(&repo, opts)?)
+            crate::git::workdir(repo)?;
+            Outcome::Checkpoint(commands::placeholder::run(repo, opts)?)
         }
         Command::List(a) => match a.thread {
             Some(t) => {
                 let t = thread(&t)?;
-                Outcome::Turns(commands::list::turns(&open()?, &t)?)
+                Outcome::Turns(commands::list::turns(open()?, &t)?)
             }
-            None => Outcome::Threads(commands::list::threads(&open()?)?),
+            None => Outcome::Threads(commands::list::threads(open()?)?),
         },
         Command::Show(a) => {
             let t = thread(&a.thread.thread)?;
-            Outcome::Show(commands::show::run(&open()?, &t, a.turn)?)
+            Outcome::Show(commands::show::run(open()?, &t, a.turn)?)
         }
         Command::Diff(a) => Outcome::Diff(diff(a, cli.json, &open)?),
     })
@@ -67,7 +70,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
 fn diff(
     a: crate::cli::DiffArgs,
     json: bool,
-    open: &dyn Fn() -> Result<gix::Repository>,
+    open: &dyn Fn() -> Result<&'static gix::Repository>,
 ) -> Result<commands::diff::DiffOutcome> {
     use commands::diff::{Format, Mode};
     let mode = if a.worktree {
@@ -104,7 +107,7 @@ fn diff(
     };
     let repo = open()?;
     let mut outcome = commands::diff::run(
-        &repo,
+        repo,
         commands::diff::Options {
             thread,
             mode,
@@ -116,11 +119,11 @@ fn diff(
     )?;
     outcome.format = format;
     outcome.null_terminated = a.null;
-    outcome.color = !json && crate::output::pager::use_color(&repo);
+    outcome.color = !json && crate::output::pager::use_color(repo);
     outcome.pager = if json {
         None
     } else {
-        crate::output::pager::pager_command(Some(&repo))
+        crate::output::pager::pager_command(Some(repo))
     };
     Ok(outcome)
 }

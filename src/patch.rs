@@ -274,7 +274,8 @@ pub fn hunks(old: &[u8], new: &[u8], ignore_whitespace: bool) -> Vec<Hunk> {
     }
     let old_lines: Vec<&[u8]> = old.split_inclusive(|b| *b == b'\n').collect();
     let new_lines: Vec<&[u8]> = new.split_inclusive(|b| *b == b'\n').collect();
-    let input = summary::intern(old, new, ignore_whitespace);
+    let mut scratch = summary::Squeezed::default();
+    let input = summary::intern(old, new, ignore_whitespace, &mut scratch);
     let mut diff = Diff::compute(Algorithm::MyersMinimal, &input);
     diff.postprocess_lines(&input);
     let changes: Vec<_> = diff.hunks().collect();

@@ -265,7 +265,8 @@ pub fn line_counts(old: &[u8], new: &[u8], ignore_whitespace: bool) -> Counts {
     if old == new {
         return Counts::default();
     }
-    let input = intern(old, new, ignore_whitespace);
+    let mut scratch = Squeezed::default();
+    let input = intern(old, new, ignore_whitespace, &mut scratch);
     let diff = Diff::compute(Algorithm::MyersMinimal, &input);
     Counts {
         additions: u64::from(diff.count_additions()),
@@ -274,52 +275,50 @@ pub fn line_counts(old: &[u8], new: &[u8], ignore_whitespace: bool) -> Counts {
     }
 }
 
-/// Lines as tokens: with their newline, or with all whitespace removed.
-pub fn intern<'a>(old: &'a [u8], new: &'a [u8], ignore_whitespace: bool) -> InternedInput<Token<'a>> {
+/// Both sides with all whitespace squeezed out, line by line, in one buffer
+/// per side (no allocation per line).
+#[derive(Default)]
+pub struct Squeezed {
+    old: (Vec<u8>, Vec<usize>),
+    new: (Vec<u8>, Vec<usize>),
+}
+
+fn squeeze(text: &[u8], (buf, ends): &mut (Vec<u8>, Vec<usize>)) {
+    buf.reserve(text.len());
+    for line in text.split_inclusive(|b| *b == b'\n') {
+        buf.extend(line.iter().copied().filter(|b| !is_git_space(*b)));
+        ends.push(buf.len());
+    }
+}
+
+fn slices((buf, ends): &(Vec<u8>, Vec<usize>)) -> impl Iterator<Item = &[u8]> {
+    ends.iter().scan(0, move |start, &end| {
+        let line = buf.get(*start..end).unwrap_or_default();
+        *start = end;
+        Some(line)
+    })
+}
+
+/// Lines as tokens: exactly, newline included, or with all whitespace
+/// removed (squeezed into `scratch`), like git's `--ignore-all-space`.
+pub fn intern<'a>(
+    old: &'a [u8],
+    new: &'a [u8],
+    ignore_whitespace: bool,
+    scratch: &'a mut Squeezed,
+) -> InternedInput<&'a [u8]> {
     let mut input = InternedInput::default();
-    input.update_before(
-        old.split_inclusive(|b| *b == b'\n')
-            .map(|l| Token::new(l, ignore_whitespace)),
-    );
-    input.update_after(
-        new.split_inclusive(|b| *b == b'\n')
-            .map(|l| Token::new(l, ignore_whitespace)),
-    );
+    if ignore_whitespace {
+        squeeze(old, &mut scratch.old);
+        squeeze(new, &mut scratch.new);
+        let scratch: &'a Squeezed = scratch;
+        input.update_before(slices(&scratch.old));
+        input.update_after(slices(&scratch.new));
+    } else {
+        input.update_before(old.split_inclusive(|b| *b == b'\n'));
+        input.update_after(new.split_inclusive(|b| *b == b'\n'));
+    }
     input
-}
-
-/// A line, compared either exactly or with all whitespace removed.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Token<'a> {
-    /// The exact line, newline included.
-    Exact(&'a [u8]),
-    /// The line without any ASCII whitespace (git's `isspace`).
-    Squeezed(Vec<u8>),
-}
-
-impl AsRef<[u8]> for Token<'_> {
-    fn as_ref(&self) -> &[u8] {
-        match self {
-            Token::Exact(l) => l,
-            Token::Squeezed(v) => v,
-        }
-    }
-}
-
-impl Default for Token<'_> {
-    fn default() -> Self {
-        Token::Exact(&[])
-    }
-}
-
-impl<'a> Token<'a> {
-    fn new(line: &'a [u8], ignore_whitespace: bool) -> Self {
-        if ignore_whitespace {
-            Token::Squeezed(line.iter().copied().filter(|b| !is_git_space(*b)).collect())
-        } else {
-            Token::Exact(line)
-        }
-    }
 }
 
 fn is_git_space(b: u8) -> bool {

@@ -230,7 +230,7 @@ fn checkpoints(
         Mode::Range { from, .. } => Some(from),
         _ => None,
     };
-    let mut notes = NotesReader::open(repo)?;
+    let mut notes = None;
     let to_side = checkpoint(repo, &mut notes, thread, to)?;
     let from_side = match from {
         Some(f) => checkpoint(repo, &mut notes, thread, f)?,
@@ -252,9 +252,9 @@ fn checkpoints(
     Ok((from_side, to_side))
 }
 
-fn checkpoint(
-    repo: &gix::Repository,
-    notes: &mut NotesReader<'_>,
+fn checkpoint<'r>(
+    repo: &'r gix::Repository,
+    notes: &mut Option<NotesReader<'r>>,
     thread: &ThreadId,
     turn: u64,
 ) -> Result<Side> {
@@ -272,29 +272,39 @@ fn checkpoint(
         });
     };
     let reference = thread.checkpoint_ref(turn);
-    let tree = match store::load(repo, notes, thread, found) {
-        Ok(cp) if cp.note.placeholder => {
-            return Err(Error::Placeholder {
-                thread: thread.to_string(),
-                turn,
-                reference,
-            });
-        }
-        Ok(cp) => cp.tree,
-        // A damaged note does not stop a diff: the snapshot is in the commit.
-        Err(Error::BadMetadata { .. }) => {
-            git::commit_tree(repo, found.commit).map_err(|_| Error::BadMetadata {
-                reference: reference.clone(),
-                problem: "does not point at a checkpoint commit".into(),
-            })?
-        }
-        Err(e) => return Err(e),
-    };
+    let tree = git::commit_tree(repo, found.commit).map_err(|_| Error::BadMetadata {
+        reference: reference.clone(),
+        problem: "does not point at a checkpoint commit".into(),
+    })?;
+    // A placeholder's commit holds the empty tree, so only then is its note
+    // worth reading (a damaged note does not stop a diff of a real snapshot).
+    if tree == ObjectId::empty_tree(repo.object_hash())
+        && let Ok(cp) = store::load(repo, notes_reader(repo, notes)?, thread, found)
+        && cp.note.placeholder
+    {
+        return Err(Error::Placeholder {
+            thread: thread.to_string(),
+            turn,
+            reference,
+        });
+    }
     Ok(Side {
         label: reference,
         turn: Some(turn),
         tree,
     })
+}
+
+fn notes_reader<'a, 'r>(
+    repo: &'r gix::Repository,
+    notes: &'a mut Option<NotesReader<'r>>,
+) -> Result<&'a mut NotesReader<'r>> {
+    if notes.is_none() {
+        *notes = Some(NotesReader::open(repo)?);
+    }
+    notes
+        .as_mut()
+        .ok_or_else(|| Error::Failed("internal error: notes reader missing".into()))
 }
 
 fn head_tree(repo: &gix::Repository) -> Result<ObjectId> {
