@@ -242,22 +242,76 @@ pub fn is_binary(data: &[u8]) -> bool {
 /// Count the lines a change adds and deletes, like `git diff --numstat --minimal`
 /// (with `-w` when `ignore_whitespace`).
 pub fn count(repo: &gix::Repository, change: &TreeChange, ignore_whitespace: bool) -> Result<Counts> {
+    let [counts] = count_modes(repo, change, [ignore_whitespace])?;
+    Ok(counts)
+}
+
+/// [`count`] in several whitespace modes from one read of the blobs.
+pub fn count_modes<const N: usize>(
+    repo: &gix::Repository,
+    change: &TreeChange,
+    modes: [bool; N],
+) -> Result<[Counts; N]> {
     let (old, new) = (load(repo, change.old)?, load(repo, change.new)?);
     let (Some(old), Some(new)) = (old, new) else {
         // git shows a gitlink as one "Subproject commit <id>" line.
-        return Ok(Counts {
+        return Ok([Counts {
             additions: u64::from(change.new.is_some_and(|s| s.kind == EntryKind::Commit)),
             deletions: u64::from(change.old.is_some_and(|s| s.kind == EntryKind::Commit)),
             binary: false,
-        });
+        }; N]);
     };
     if is_binary(&old) || is_binary(&new) {
-        return Ok(Counts {
+        return Ok([Counts {
             binary: true,
             ..Counts::default()
-        });
+        }; N]);
     }
-    Ok(line_counts(&old, &new, ignore_whitespace))
+    Ok(modes.map(|ws| line_counts(&old, &new, ws)))
+}
+
+/// [`count`] for each change, on several threads when there are enough of
+/// them to pay for it (reading and inflating blobs dominates).
+pub fn count_all(
+    repo: &gix::Repository,
+    changes: &[TreeChange],
+    ignore_whitespace: bool,
+) -> Result<Vec<Counts>> {
+    const PER_THREAD: usize = 64;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(changes.len() / PER_THREAD)
+        .min(8);
+    if threads < 2 {
+        return changes
+            .iter()
+            .map(|c| count(repo, c, ignore_whitespace))
+            .collect();
+    }
+    let shared = repo.clone().into_sync();
+    let chunk = changes.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = changes
+            .chunks(chunk)
+            .map(|part| {
+                let shared = &shared;
+                s.spawn(move || {
+                    let repo = shared.to_thread_local();
+                    part.iter()
+                        .map(|c| count(&repo, c, ignore_whitespace))
+                        .collect::<Result<Vec<_>>>()
+                })
+            })
+            .collect();
+        let mut all = Vec::with_capacity(changes.len());
+        for h in handles {
+            let part = h
+                .join()
+                .map_err(|_| crate::Error::Failed("a diff thread panicked".into()))??;
+            all.extend(part);
+        }
+        Ok(all)
+    })
 }
 
 /// Lines added and deleted between two texts.
@@ -286,7 +340,10 @@ pub struct Squeezed {
 fn squeeze(text: &[u8], (buf, ends): &mut (Vec<u8>, Vec<usize>)) {
     buf.reserve(text.len());
     for line in text.split_inclusive(|b| *b == b'\n') {
-        buf.extend(line.iter().copied().filter(|b| !is_git_space(*b)));
+        // Copy the runs between whitespace: few, long runs in source code.
+        for run in line.split(|b| is_git_space(*b)) {
+            buf.extend_from_slice(run);
+        }
         ends.push(buf.len());
     }
 }
@@ -339,29 +396,134 @@ pub fn is_visible(change: &TreeChange, counts: &Counts, ignore_whitespace: bool)
     mode_changed || (content_changed && change.old.is_some_and(|s| s.kind == EntryKind::Commit))
 }
 
-/// The file summary from tree `from` to tree `to`, as stored in notes.
-pub fn summarize(
-    repo: &gix::Repository,
-    from: ObjectId,
-    to: ObjectId,
+/// The listed files of `changes` with their counts: what git shows.
+pub fn files(
+    changes: &[TreeChange],
+    counts: impl IntoIterator<Item = Counts>,
     ignore_whitespace: bool,
-) -> Result<Vec<FileChange>> {
-    let mut files = Vec::new();
-    for change in tree_changes(repo, from, to)? {
-        let counts = count(repo, &change, ignore_whitespace)?;
-        if !is_visible(&change, &counts, ignore_whitespace) {
-            continue;
-        }
-        files.push(FileChange {
+) -> Vec<FileChange> {
+    changes
+        .iter()
+        .zip(counts)
+        .filter(|(change, counts)| is_visible(change, counts, ignore_whitespace))
+        .map(|(change, counts)| FileChange {
             path: display(change.path.as_bstr()),
             kind: change.kind,
             old_path: change.old_path.as_ref().map(|p| display(p.as_bstr())),
             additions: counts.additions,
             deletions: counts.deletions,
             binary: counts.binary,
-        });
+        })
+        .collect()
+}
+
+/// The file summary from tree `from` to tree `to`.
+pub fn summarize(
+    repo: &gix::Repository,
+    from: ObjectId,
+    to: ObjectId,
+    ignore_whitespace: bool,
+) -> Result<Vec<FileChange>> {
+    let changes = tree_changes(repo, from, to)?;
+    let counts = count_all(repo, &changes, ignore_whitespace)?;
+    Ok(files(&changes, counts, ignore_whitespace))
+}
+
+/// The summary counting whitespace (stored in notes) and the one ignoring it
+/// (what `diff` shows by default), from one read of each blob.
+pub fn summarize_both(
+    repo: &gix::Repository,
+    from: ObjectId,
+    to: ObjectId,
+) -> Result<(Vec<FileChange>, Vec<FileChange>)> {
+    let changes = tree_changes(repo, from, to)?;
+    let mut exact = Vec::with_capacity(changes.len());
+    let mut squeezed = Vec::with_capacity(changes.len());
+    for change in &changes {
+        let [e, w] = count_modes(repo, change, [false, true])?;
+        exact.push(e);
+        squeezed.push(w);
     }
-    Ok(files)
+    Ok((files(&changes, exact, false), files(&changes, squeezed, true)))
+}
+
+/// Summaries already computed, by `(from tree, to tree, whitespace mode)`.
+///
+/// Trees are content-addressed and counting is deterministic, so an entry can
+/// never go stale; the directory name carries a version for changes to the
+/// counting itself. Capture fills in its own turn (the blobs are at hand
+/// then), so reviewing the latest turn costs one small read, whatever its size.
+pub mod cache {
+    use std::path::PathBuf;
+
+    use gix::ObjectId;
+
+    use crate::note::FileChange;
+
+    const VERSION: &str = "summaries-v1";
+    /// Entries kept; older ones are pruned now and then.
+    const KEEP: usize = 2048;
+
+    fn path(repo: &gix::Repository, from: ObjectId, to: ObjectId, ignore_whitespace: bool) -> PathBuf {
+        let mode = if ignore_whitespace { "w" } else { "exact" };
+        crate::git::t3_common_dir(repo)
+            .join(VERSION)
+            .join(format!("{from}-{to}.{mode}.json"))
+    }
+
+    /// The cached summary, if any (an unreadable entry is a miss).
+    pub fn get(
+        repo: &gix::Repository,
+        from: ObjectId,
+        to: ObjectId,
+        ignore_whitespace: bool,
+    ) -> Option<Vec<FileChange>> {
+        let data = std::fs::read(path(repo, from, to, ignore_whitespace)).ok()?;
+        serde_json::from_slice(&data).ok()
+    }
+
+    /// Remember a summary; failures only cost a later recomputation.
+    pub fn put(
+        repo: &gix::Repository,
+        from: ObjectId,
+        to: ObjectId,
+        ignore_whitespace: bool,
+        files: &[FileChange],
+    ) {
+        let target = path(repo, from, to, ignore_whitespace);
+        let Some(dir) = target.parent() else { return };
+        if std::fs::create_dir_all(dir).is_err() {
+            return;
+        }
+        let Ok(data) = serde_json::to_vec(files) else {
+            return;
+        };
+        let tmp = target.with_extension(format!("tmp{}", std::process::id()));
+        if std::fs::write(&tmp, data).is_ok() && std::fs::rename(&tmp, &target).is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        // Prune now and then (about one write in 64), oldest first.
+        if to.as_bytes().first().is_some_and(|b| b % 64 == 0) {
+            prune(dir);
+        }
+    }
+
+    fn prune(dir: &std::path::Path) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut all: Vec<_> = entries
+            .filter_map(|e| e.ok())
+            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+            .collect();
+        if all.len() <= KEEP {
+            return;
+        }
+        all.sort();
+        for (_, p) in &all[..all.len() - KEEP] {
+            let _ = std::fs::remove_file(p);
+        }
+    }
 }
 
 fn display(path: &BStr) -> String {

@@ -106,11 +106,11 @@ pub fn capture_locked(repo: &gix::Repository, lock: &RepoLock, opts: Options) ->
     let t = crate::trace::span("summary");
     let mut notices = Vec::new();
     let (files, from_turn, warnings) = match base {
-        Some(base) => (
-            summary::summarize(repo, base.tree, snapshot.tree, false)?,
-            Some(base.note.turn),
-            Vec::new(),
-        ),
+        Some(base) => {
+            let (exact, squeezed) = summary::summarize_both(repo, base.tree, snapshot.tree)?;
+            summary::cache::put(repo, base.tree, snapshot.tree, true, &squeezed);
+            (exact, Some(base.note.turn), Vec::new())
+        }
         None if turn == 0 => (Vec::new(), None, Vec::new()),
         None => {
             notices.push(format!(

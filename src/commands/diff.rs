@@ -137,32 +137,36 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<DiffOutcome> {
             checkpoints(repo, &thread, &mode, &mut notices)?
         }
     };
-    let t = crate::trace::span("tree changes");
-    let changes = summary::tree_changes(repo, from.tree, to.tree)?;
-    drop(t);
-    let t = crate::trace::span("counts");
-    let mut files = Vec::with_capacity(changes.len());
-    let mut shown: Vec<TreeChange> = Vec::with_capacity(changes.len());
-    let mut totals = Totals::default();
-    for change in changes {
-        let counts = summary::count(repo, &change, ignore_whitespace)?;
-        if !summary::is_visible(&change, &counts, ignore_whitespace) {
-            continue;
+    // Counts only: a summary computed before (by a capture, or an earlier
+    // diff of the same trees) answers without reading a tree.
+    let (files, shown) = match (format != Format::Patch)
+        .then(|| summary::cache::get(repo, from.tree, to.tree, ignore_whitespace))
+        .flatten()
+    {
+        Some(files) => (files, Vec::new()),
+        None => {
+            let changes = summary::tree_changes(repo, from.tree, to.tree)?;
+            let counts = summary::count_all(repo, &changes, ignore_whitespace)?;
+            let visible: Vec<bool> = changes
+                .iter()
+                .zip(&counts)
+                .map(|(c, n)| summary::is_visible(c, n, ignore_whitespace))
+                .collect();
+            let files = summary::files(&changes, counts, ignore_whitespace);
+            summary::cache::put(repo, from.tree, to.tree, ignore_whitespace, &files);
+            let shown: Vec<TreeChange> = changes
+                .into_iter()
+                .zip(visible)
+                .filter_map(|(c, v)| v.then_some(c))
+                .collect();
+            (files, shown)
         }
-        totals.files += 1;
-        totals.additions += counts.additions;
-        totals.deletions += counts.deletions;
-        files.push(FileChange {
-            path: git::path_string(&change.path),
-            kind: change.kind,
-            old_path: change.old_path.as_ref().map(|p| git::path_string(p)),
-            additions: counts.additions,
-            deletions: counts.deletions,
-            binary: counts.binary,
-        });
-        shown.push(change);
-    }
-    drop(t);
+    };
+    let totals = Totals {
+        files: files.len(),
+        additions: files.iter().map(|f| f.additions).sum(),
+        deletions: files.iter().map(|f| f.deletions).sum(),
+    };
     let patch = if format == Format::Patch {
         patch::build(
             repo,

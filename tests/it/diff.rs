@@ -392,3 +392,37 @@ fn property_counts_match_git_on_generated_edits() {
         }
     }
 }
+
+#[test]
+fn summary_cache_is_filled_by_capture_and_never_changes_answers() {
+    let r = one_turn(mixed_edits);
+    let cache = r.root.join(".git/t3/summaries-v1");
+    let entries = || std::fs::read_dir(&cache).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(
+        entries(),
+        1,
+        "capture did not remember its whitespace-ignoring summary"
+    );
+    let warm = r.t3_json(&["diff", "--thread", THREAD, "--turn", "1"]);
+    let numstat_warm = r
+        .t3(&["diff", "--thread", THREAD, "--turn", "1", "--numstat"])
+        .ok()
+        .stdout;
+    std::fs::remove_dir_all(&cache).unwrap();
+    let cold = r.t3_json(&["diff", "--thread", THREAD, "--turn", "1"]);
+    assert_eq!(warm, cold, "a cached summary differs from a fresh one");
+    assert_eq!(entries(), 1, "a diff did not remember what it computed");
+    assert_eq!(
+        r.t3(&["diff", "--thread", THREAD, "--turn", "1", "--numstat"])
+            .ok()
+            .stdout,
+        numstat_warm
+    );
+    // A damaged entry is a miss, not an error.
+    for e in std::fs::read_dir(&cache).unwrap() {
+        std::fs::write(e.unwrap().path(), b"{ not json").unwrap();
+    }
+    assert_eq!(r.t3_json(&["diff", "--thread", THREAD, "--turn", "1"]), cold);
+    let (a, b) = (ref_for(THREAD, 0), ref_for(THREAD, 1));
+    assert_eq!(rows(&cold["files"]), r.numstat(&a, &b, true));
+}
