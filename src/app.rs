@@ -64,6 +64,32 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Outcome::Show(commands::show::run(open()?, &t, a.turn)?)
         }
         Command::Diff(a) => Outcome::Diff(diff(a, cli.json, &open)?),
+        Command::Revert(a) => {
+            let t = thread(&a.thread.thread)?;
+            let repo = open()?;
+            Outcome::Revert(if a.resume {
+                crate::revert::resume(repo, &t)?
+            } else if a.abort {
+                crate::revert::abort(repo, &t)?
+            } else if a.undo {
+                crate::revert::undo(repo, &t)?
+            } else {
+                let to = a.to.ok_or_else(|| crate::Error::usage("revert needs --to <N>"))?;
+                crate::revert::start(
+                    repo,
+                    crate::revert::Options {
+                        thread: t,
+                        to,
+                        files_only: a.files_only,
+                        dry_run: a.dry_run,
+                    },
+                )?
+            })
+        }
+        Command::Drop(a) => {
+            let t = thread(&a.thread.thread)?;
+            Outcome::Drop(commands::drop::run(open()?, &t, a.force)?)
+        }
     })
 }
 

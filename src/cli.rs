@@ -37,6 +37,10 @@ pub enum Command {
     Show(ShowArgs),
     /// Show what a turn, a range of turns or the whole thread changed, or the live worktree or branch
     Diff(DiffArgs),
+    /// Put the workspace and the agent's conversation back to an earlier turn
+    Revert(RevertArgs),
+    /// Delete a thread's checkpoints and notes
+    Drop(DropArgs),
 }
 
 /// The thread a command works on.
@@ -157,6 +161,44 @@ pub struct DiffArgs {
     /// With --numstat or --name-only: NUL-terminated, unquoted paths
     #[arg(short = 'z')]
     pub null: bool,
+}
+
+/// Arguments of `revert`.
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("action").args(["to", "resume", "abort", "undo"]).required(true))]
+pub struct RevertArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub thread: ThreadArg,
+    /// The turn to go back to
+    #[arg(long, value_name = "N")]
+    pub to: Option<u64>,
+    /// Restore files and refs but leave the agent's conversation alone
+    #[arg(long, requires = "to")]
+    pub files_only: bool,
+    /// Say what would be written, deleted and removed; change nothing
+    #[arg(long, requires = "to")]
+    pub dry_run: bool,
+    /// Resume a revert that stopped half-way, from the step that failed
+    #[arg(long = "continue")]
+    pub resume: bool,
+    /// Undo a revert that stopped half-way: files and refs as they were before it
+    #[arg(long)]
+    pub abort: bool,
+    /// Reverse the last completed revert (files and refs; not the conversation)
+    #[arg(long)]
+    pub undo: bool,
+}
+
+/// Arguments of `drop`.
+#[derive(Debug, Args)]
+pub struct DropArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub thread: ThreadArg,
+    /// Also drop a half-done revert's journal (its safety checkpoint goes with it)
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[cfg(test)]

@@ -20,4 +20,7 @@ pub mod cli;
 pub mod commands;
 pub mod output;
 pub mod patch;
+pub mod provider;
+pub mod restore;
+pub mod revert;
 pub mod store;

@@ -114,6 +114,9 @@ pub struct RemovedRef {
     pub turn: u64,
     /// The commit it pointed at.
     pub commit: String,
+    /// The blob of its note, to put back on abort or undo.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// The metadata of one checkpoint, stored as its note.

@@ -18,6 +18,31 @@ pub struct TurnsOutcome {
     /// Turns that could not be read.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<String>,
+    /// A revert that stopped half-way, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revert_in_progress: Option<RevertInProgress>,
+}
+
+/// A half-done revert, as `list` and `show` report it.
+#[derive(Debug, Serialize)]
+pub struct RevertInProgress {
+    /// The step that has not run yet.
+    pub step: crate::revert::Step,
+    /// The latest turn before the revert.
+    pub from_turn: u64,
+    /// The turn it goes back to.
+    pub to_turn: u64,
+}
+
+/// The half-done revert of `thread`, if any.
+pub fn revert_in_progress(repo: &gix::Repository, thread: &ThreadId) -> Result<Option<RevertInProgress>> {
+    Ok(
+        crate::revert::in_progress(repo, thread)?.map(|j| RevertInProgress {
+            step: j.step,
+            from_turn: j.from_turn,
+            to_turn: j.to_turn,
+        }),
+    )
 }
 
 /// All threads.
@@ -49,6 +74,7 @@ pub fn turns(repo: &gix::Repository, thread: &ThreadId) -> Result<TurnsOutcome> 
         thread: thread.to_string(),
         turns,
         problems,
+        revert_in_progress: revert_in_progress(repo, thread)?,
     })
 }
 

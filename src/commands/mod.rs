@@ -5,6 +5,7 @@
 pub mod baseline;
 pub mod capture;
 pub mod diff;
+pub mod drop;
 pub mod list;
 pub mod placeholder;
 pub mod show;
@@ -25,6 +26,10 @@ pub enum Outcome {
     Show(show::ShowOutcome),
     /// `diff`.
     Diff(diff::DiffOutcome),
+    /// `revert` and its `--continue`, `--abort`, `--undo`, `--dry-run`.
+    Revert(crate::revert::RevertOutcome),
+    /// `drop`.
+    Drop(drop::DropOutcome),
 }
 
 impl Outcome {
@@ -33,6 +38,7 @@ impl Outcome {
         match self {
             Outcome::Checkpoint(c) => &c.notices,
             Outcome::Diff(d) => &d.notices,
+            Outcome::Revert(r) => &r.notices,
             _ => &[],
         }
     }

@@ -82,6 +82,9 @@ pub fn render(outcome: &Outcome, format: Format, quiet: bool, out: &mut dyn Writ
             for p in &t.problems {
                 writeln!(out, "  unreadable: {p}")?;
             }
+            if let Some(r) = &t.revert_in_progress {
+                revert_line(r, &t.thread, out)?;
+            }
             Ok(())
         }
         Outcome::Threads(t) => {
@@ -101,9 +104,89 @@ pub fn render(outcome: &Outcome, format: Format, quiet: bool, out: &mut dyn Writ
             }
             Ok(())
         }
-        Outcome::Show(s) => show(&s.checkpoint, out),
+        Outcome::Show(s) => {
+            show(&s.checkpoint, out)?;
+            match &s.revert_in_progress {
+                Some(r) => revert_line(r, &s.checkpoint.note.thread, out),
+                None => Ok(()),
+            }
+        }
         Outcome::Diff(d) => diff::render(d, out),
+        Outcome::Revert(r) => {
+            if quiet {
+                return Ok(());
+            }
+            let verb = match r.action {
+                "dry-run" => "would revert",
+                "abort" => "aborted the revert of",
+                "undo" => "undid the revert of",
+                _ => "reverted",
+            };
+            writeln!(
+                out,
+                "{verb} thread {} from turn {} to turn {} ({})",
+                r.thread, r.from_turn, r.to_turn, r.target
+            )?;
+            let (w, d) = if r.action == "dry-run" {
+                ("write", "delete")
+            } else {
+                ("written", "deleted")
+            };
+            for p in &r.files.write {
+                writeln!(out, "  {w:<8} {}", quote_path(p))?;
+            }
+            for p in &r.files.delete {
+                writeln!(out, "  {d:<8} {}", quote_path(p))?;
+            }
+            let refs_verb = match r.action {
+                "abort" | "undo" => "restored",
+                "dry-run" => "remove",
+                _ => "removed",
+            };
+            for reference in &r.refs {
+                writeln!(
+                    out,
+                    "  {refs_verb:<8} turn {} ({})",
+                    reference.turn, reference.commit
+                )?;
+            }
+            if r.rolled_back_turns > 0 {
+                let v = if r.action == "dry-run" {
+                    "would roll back"
+                } else {
+                    "rolled back"
+                };
+                writeln!(out, "  provider {v} {} turn(s)", r.rolled_back_turns)?;
+            }
+            if let Some(s) = &r.safety_commit {
+                writeln!(out, "  the worktree as it was is kept in {s}")?;
+            }
+            Ok(())
+        }
+        Outcome::Drop(d) => {
+            if !quiet {
+                writeln!(
+                    out,
+                    "dropped thread {}: {} ref(s) and their notes",
+                    d.thread, d.removed
+                )?;
+            }
+            Ok(())
+        }
     }
+}
+
+fn revert_line(
+    r: &crate::commands::list::RevertInProgress,
+    thread: &str,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "revert in progress: turn {} to {}, stopped before its {:?} step \
+         (git t3 revert --continue --thread {thread}, or --abort)",
+        r.from_turn, r.to_turn, r.step
+    )
 }
 
 fn checkpoint_line(c: &CaptureOutcome, out: &mut dyn Write) -> io::Result<()> {

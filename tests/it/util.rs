@@ -91,6 +91,7 @@ pub struct TestRepo {
     pub root: PathBuf,
     pub home: PathBuf,
     pub extra_env: Vec<(String, String)>,
+    extra: std::sync::Mutex<Vec<(String, String)>>,
 }
 
 impl TestRepo {
@@ -106,6 +107,7 @@ impl TestRepo {
             root,
             home,
             extra_env: Vec::new(),
+            extra: Default::default(),
         };
         r.git(&["init", "-q", "-b", "main"]);
         r
@@ -125,6 +127,14 @@ impl TestRepo {
         );
         r.commit_all("initial");
         r
+    }
+
+    /// Set an environment variable for every later command of this repository.
+    pub fn extra_env_set(&self, key: &str, value: &str) {
+        self.extra
+            .lock()
+            .unwrap()
+            .push((key.to_owned(), value.to_owned()));
     }
 
     pub fn tmp(&self) -> &Path {
@@ -149,7 +159,7 @@ impl TestRepo {
             .env("GIT_COMMITTER_EMAIL", "tester@example.invalid")
             .env("LC_ALL", "C")
             .env("NO_COLOR", "1");
-        for (k, v) in &self.extra_env {
+        for (k, v) in self.extra_env.iter().chain(self.extra.lock().unwrap().iter()) {
             c.env(k, v);
         }
         c

@@ -1,0 +1,64 @@
+//! `git t3 drop`: delete a thread's refs and notes.
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::git::{self, Expect, RefUpdate};
+use crate::lock::RepoLock;
+use crate::revert::{self, Step};
+use crate::store;
+use crate::thread::ThreadId;
+
+/// What `drop` removed.
+#[derive(Debug, Serialize)]
+pub struct DropOutcome {
+    /// The thread.
+    pub thread: String,
+    /// Refs deleted (checkpoints, journal, undo slot).
+    pub removed: usize,
+}
+
+/// Delete every ref of `thread` and the notes on their commits; a half-done
+/// revert's journal only with `force`.
+pub fn run(repo: &gix::Repository, thread: &ThreadId, force: bool) -> Result<DropOutcome> {
+    let _lock = RepoLock::acquire(&git::t3_common_dir(repo), "drop")?;
+    if let Some(j) = revert::in_progress(repo, thread)?
+        && j.step != Step::Done
+        && !force
+    {
+        return Err(Error::Failed(format!(
+            "a revert of thread '{thread}' is half-done (its journal keeps the worktree as it was); \
+             finish it with `git t3 revert --continue` or `--abort`, or drop it anyway with --force"
+        )));
+    }
+    let mut targets: Vec<(String, gix::ObjectId)> = store::thread_refs(repo, thread)?
+        .into_iter()
+        .map(|t| (thread.checkpoint_ref(t.turn), t.commit))
+        .collect();
+    for name in [thread.revert_journal_ref(), thread.undo_ref()] {
+        if let Some(id) = git::find_ref(repo, &name)? {
+            targets.push((name, id));
+        }
+    }
+    if targets.is_empty() {
+        return Err(Error::UnknownThread {
+            thread: thread.to_string(),
+        });
+    }
+    // Refs first: a note without a ref is harmless, a ref without its note is not.
+    let updates: Vec<RefUpdate> = targets
+        .iter()
+        .map(|(name, id)| RefUpdate {
+            name: name.clone(),
+            new: None,
+            expect: Expect::Is(*id),
+        })
+        .collect();
+    git::update_refs(repo, &updates, "t3: drop")?;
+    let edits: Vec<_> = targets.iter().map(|(_, id)| (*id, None)).collect();
+    git::edit_notes(repo, &edits, &format!("t3: drop thread {thread}"))?;
+    Ok(DropOutcome {
+        thread: thread.to_string(),
+        removed: targets.len(),
+    })
+}

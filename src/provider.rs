@@ -1,0 +1,192 @@
+//! Providers roll an agent's conversation back by N turns.
+//!
+//! `none` always succeeds. Any other name is a helper program found like
+//! git's remote helpers: `git config t3.provider.<name>.command`, then
+//! `provider.<name>.command` in `t3.toml` at the worktree root, then
+//! `git-t3-provider-<name>` on PATH. It runs as `<helper> rollback` without a
+//! shell, with `{"thread","turns","workspace","target_turn"}` on stdin; exit 0
+//! is success, anything else (or no answer within the timeout) a failure that
+//! carries the helper's stderr.
+
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Result};
+
+/// Default time a helper may take, overridable with `t3.providerTimeout`
+/// (seconds, git config) or `T3_PROVIDER_TIMEOUT`.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// A provider that can be asked to roll back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Provider {
+    /// No conversation to roll back.
+    None,
+    /// A helper program and its leading arguments.
+    Helper {
+        /// The provider's name.
+        name: String,
+        /// Program and arguments (`rollback` is appended).
+        argv: Vec<String>,
+    },
+}
+
+/// What a rollback is about.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Rollback<'a> {
+    /// The thread id.
+    pub thread: &'a str,
+    /// How many turns to undo.
+    pub turns: u64,
+    /// The worktree root.
+    pub workspace: &'a str,
+    /// The turn the conversation goes back to.
+    pub target_turn: u64,
+}
+
+/// Find the provider called `name` (`None`/`"none"`: no provider).
+pub fn resolve(repo: &gix::Repository, workdir: &Path, name: Option<&str>) -> Result<Provider> {
+    let name = match name {
+        None | Some("none") => return Ok(Provider::None),
+        Some(n) => n,
+    };
+    let configured = repo
+        .config_snapshot()
+        .string(format!("t3.provider.{name}.command").as_str())
+        .map(|v| v.to_string())
+        .or_else(|| from_toml(workdir, name));
+    if let Some(cmd) = configured {
+        let argv: Vec<String> = cmd.split_whitespace().map(str::to_owned).collect();
+        if argv.is_empty() {
+            return Err(Error::Failed(format!("provider '{name}' has an empty command")));
+        }
+        return Ok(Provider::Helper {
+            name: name.to_owned(),
+            argv,
+        });
+    }
+    let program = format!("git-t3-provider-{name}");
+    match find_on_path(&program) {
+        Some(path) => Ok(Provider::Helper {
+            name: name.to_owned(),
+            argv: vec![path.to_string_lossy().into_owned()],
+        }),
+        None => Err(Error::Failed(format!(
+            "provider '{name}' cannot roll back: no {program} on PATH and no t3.provider.{name}.command; \
+             install the helper, or revert the files only with --files-only"
+        ))),
+    }
+}
+
+fn from_toml(workdir: &Path, name: &str) -> Option<String> {
+    let text = std::fs::read_to_string(workdir.join("t3.toml")).ok()?;
+    let value: toml::Value = toml::from_str(&text).ok()?;
+    value
+        .get("provider")?
+        .get(name)?
+        .get("command")?
+        .as_str()
+        .map(str::to_owned)
+}
+
+fn find_on_path(program: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(program))
+        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
+}
+
+/// How long a helper may run.
+pub fn timeout(repo: &gix::Repository) -> Duration {
+    let secs = std::env::var("T3_PROVIDER_TIMEOUT")
+        .ok()
+        .or_else(|| {
+            repo.config_snapshot()
+                .string("t3.providerTimeout")
+                .map(|v| v.to_string())
+        })
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0);
+    secs.map_or(DEFAULT_TIMEOUT, Duration::from_secs_f64)
+}
+
+/// Ask `provider` to roll back; an error carries the helper's stderr.
+pub fn rollback(provider: &Provider, request: &Rollback<'_>, timeout: Duration) -> Result<()> {
+    let Provider::Helper { name, argv } = provider else {
+        return Ok(());
+    };
+    let Some((program, args)) = argv.split_first() else {
+        return Ok(());
+    };
+    let input = serde_json::to_vec(request)
+        .map_err(|e| Error::Failed(format!("could not encode the request: {e}")))?;
+    use std::os::unix::process::CommandExt as _;
+    let mut child = Command::new(program)
+        .args(args)
+        // Its own process group, so a timeout stops whatever it started too.
+        .process_group(0)
+        .arg("rollback")
+        .current_dir(request.workspace)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| Error::Failed(format!("provider '{name}': could not run {program}: {e}")))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        // A helper that does not read its input is its own business.
+        let _ = stdin.write_all(&input);
+    }
+    let mut stderr = child.stderr.take();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(s) = stderr.as_mut() {
+            let _ = s.take(64 * 1024).read_to_string(&mut text);
+        }
+        text
+    });
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if start.elapsed() >= timeout => {
+                if let Ok(pid) = i32::try_from(child.id()) {
+                    // SAFETY: kill(2) with a negative pid signals the group
+                    // this helper leads; it touches no memory of ours.
+                    unsafe {
+                        libc::kill(-pid, libc::SIGKILL);
+                    }
+                }
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            Err(e) => return Err(Error::Failed(format!("provider '{name}': {e}"))),
+        }
+    };
+    let text = reader.join().unwrap_or_default();
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match status {
+        Some(s) if s.success() => Ok(()),
+        Some(s) => Err(Error::Failed(format!(
+            "provider '{name}' failed to roll back {} turn(s) ({s}){}",
+            request.turns,
+            if text.is_empty() {
+                String::new()
+            } else {
+                format!(": {text}")
+            }
+        ))),
+        None => Err(Error::Failed(format!(
+            "provider '{name}' did not answer within {}s and was stopped{}",
+            timeout.as_secs_f64(),
+            if text.is_empty() {
+                String::new()
+            } else {
+                format!(": {text}")
+            }
+        ))),
+    }
+}

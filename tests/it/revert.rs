@@ -1,0 +1,366 @@
+//! The revert saga: restore, provider, refs, record; continue, abort, undo.
+
+use std::time::{Duration, SystemTime};
+
+use crate::util::{THREAD, TestRepo, ref_for};
+
+/// A thread with turns 0..=3; returns the oracle tree of each turn.
+fn three_turns(r: &TestRepo, provider: Option<&str>) -> Vec<String> {
+    let mut args = vec!["baseline", "--thread", THREAD];
+    if let Some(p) = provider {
+        args.extend(["--provider", p]);
+    }
+    r.t3(&args).ok();
+    let mut trees = vec![r.oracle_tree()];
+    for i in 1..=3 {
+        r.write(&format!("t{i}.txt"), &format!("turn {i}\n"));
+        r.write("README.md", &format!("readme at {i}\n"));
+        if i == 2 {
+            r.remove("src/lib.rs");
+            r.write("deep/er/file.txt", "deep\n");
+        }
+        r.t3(&["capture", "--thread", THREAD]).ok();
+        trees.push(r.oracle_tree());
+    }
+    trees
+}
+
+/// A provider helper script in its own PATH directory; `body` is shell.
+fn helper(r: &TestRepo, name: &str, body: &str) -> String {
+    let dir = r.tmp().join("helpers");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("git-t3-provider-{name}"));
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    format!("{}:{}", dir.display(), std::env::var("PATH").unwrap_or_default())
+}
+
+#[test]
+fn restores_the_turn_and_touches_nothing_else() {
+    let r = TestRepo::seeded();
+    let trees = three_turns(&r, None);
+    r.write("scratch.tmp", "untracked, not ignored\n");
+    r.write("keep.log", "ignored: must survive\n");
+    r.write("build/out.o", "ignored dir\n");
+    r.git(&["add", "README.md"]);
+    let head = r.git(&["rev-parse", "HEAD"]);
+    let c1 = r.git(&["rev-parse", &ref_for(THREAD, 1)]);
+    // An unchanged file keeps its mtime (no churn for build tools).
+    let untouched = r.root.join("docs/old name.txt");
+    let old = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+    std::fs::File::options()
+        .write(true)
+        .open(&untouched)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let out = r
+        .t3(&["--json", "revert", "--thread", THREAD, "--to", "1"])
+        .ok()
+        .json();
+    assert_eq!(out["from_turn"], 3);
+    assert_eq!(r.oracle_tree(), trees[1]);
+    assert!(!r.root.join("scratch.tmp").exists(), "untracked file survived");
+    assert!(!r.root.join("deep").exists(), "emptied folders were left");
+    assert_eq!(
+        std::fs::read_to_string(r.root.join("keep.log")).unwrap(),
+        "ignored: must survive\n"
+    );
+    assert!(r.root.join("build/out.o").exists());
+    assert_eq!(
+        std::fs::metadata(&untouched).unwrap().modified().unwrap(),
+        old,
+        "an unchanged file was rewritten"
+    );
+    assert_eq!(r.git(&["rev-parse", "HEAD"]), head);
+    assert_eq!(r.git(&["symbolic-ref", "HEAD"]), "refs/heads/main");
+    assert_eq!(
+        r.git_in(&r.root, &["diff", "--cached", "--quiet"]).code,
+        0,
+        "index is not HEAD"
+    );
+    assert_eq!(
+        r.refs("refs/t3/checkpoints/"),
+        vec![ref_for(THREAD, 0), ref_for(THREAD, 1)]
+    );
+    assert_eq!(r.git(&["rev-parse", &ref_for(THREAD, 1)]), c1, "target rewritten");
+    assert!(r.refs("refs/t3/reverts/").is_empty(), "journal left");
+    assert_eq!(r.refs("refs/t3/undo/").len(), 1, "no undo slot");
+    let note = r.note(&ref_for(THREAD, 1));
+    assert!(
+        note.contains("[[reverts]]") && note.contains("from = 3"),
+        "{note}"
+    );
+    // The next turn is 2 again.
+    r.write("t2b.txt", "new turn 2\n");
+    assert_eq!(r.t3_json(&["capture", "--thread", THREAD])["turn"], 2);
+    r.git(&["fsck", "--no-progress"]);
+}
+
+#[test]
+fn dry_run_lists_and_changes_nothing() {
+    let r = TestRepo::seeded();
+    three_turns(&r, None);
+    r.write("scratch.tmp", "x\n");
+    let refs = r.refs("refs/");
+    let tree = r.oracle_tree();
+    let out = r.t3_json(&["revert", "--thread", THREAD, "--to", "1", "--dry-run"]);
+    assert_eq!(out["action"], "dry-run");
+    let deletes: Vec<&str> = out["files"]["delete"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(
+        deletes.contains(&"scratch.tmp") && deletes.contains(&"t2.txt"),
+        "{deletes:?}"
+    );
+    assert_eq!(out["refs"].as_array().unwrap().len(), 2);
+    assert_eq!(r.refs("refs/"), refs, "dry run changed refs");
+    assert_eq!(r.oracle_tree(), tree, "dry run changed files");
+}
+
+#[test]
+fn provider_failure_keeps_the_journal_then_continue_finishes() {
+    let r = TestRepo::seeded();
+    let flag = r.tmp().join("fail-once");
+    std::fs::write(&flag, "1").unwrap();
+    let path = helper(
+        &r,
+        "flaky",
+        &format!(
+            "cat > '{0}.in'\nif [ -e '{0}' ]; then rm '{0}'; echo 'provider is offline' >&2; exit 3; fi",
+            flag.display()
+        ),
+    );
+    r.extra_env_set("PATH", &path);
+    let trees = three_turns(&r, Some("flaky"));
+    let out = r.t3(&["revert", "--thread", THREAD, "--to", "1"]).fails(1);
+    assert!(out.stderr.contains("provider is offline"), "{}", out.stderr);
+    assert_eq!(r.refs("refs/t3/reverts/").len(), 1);
+    let status = r.t3_json(&["list", "--thread", THREAD]);
+    assert_eq!(status["revert_in_progress"]["step"], "provider", "{status}");
+    r.t3(&["revert", "--thread", THREAD, "--to", "1"]).fails(1); // refuses while half-done
+    r.t3(&["revert", "--continue", "--thread", THREAD]).ok();
+    assert_eq!(r.oracle_tree(), trees[1]);
+    let request: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(format!("{}.in", flag.display())).unwrap()).unwrap();
+    assert_eq!(
+        (
+            request["thread"].as_str(),
+            request["turns"].as_u64(),
+            request["target_turn"].as_u64()
+        ),
+        (Some(THREAD), Some(2), Some(1))
+    );
+    assert!(r.refs("refs/t3/reverts/").is_empty());
+    assert_eq!(r.refs("refs/t3/checkpoints/").len(), 2);
+}
+
+#[test]
+fn a_hanging_provider_is_stopped_and_counts_as_a_failure() {
+    let r = TestRepo::seeded();
+    let path = helper(&r, "slow", "sleep 30");
+    r.extra_env_set("PATH", &path);
+    three_turns(&r, Some("slow"));
+    let start = std::time::Instant::now();
+    let out = r
+        .t3_env(
+            &["revert", "--thread", THREAD, "--to", "2"],
+            &[("T3_PROVIDER_TIMEOUT", "0.5")],
+        )
+        .fails(1);
+    assert!(out.stderr.contains("did not answer"), "{}", out.stderr);
+    assert!(start.elapsed() < Duration::from_secs(20));
+    r.t3(&["revert", "--abort", "--thread", THREAD]).ok();
+    assert_eq!(r.refs("refs/t3/checkpoints/").len(), 4);
+}
+
+#[test]
+fn an_unknown_provider_refuses_unless_files_only() {
+    let r = TestRepo::seeded();
+    let trees = three_turns(&r, Some("nowhere"));
+    let refs = r.refs("refs/");
+    let out = r.t3(&["revert", "--thread", THREAD, "--to", "1"]).fails(1);
+    assert!(out.stderr.contains("--files-only"), "{}", out.stderr);
+    assert_eq!(r.refs("refs/"), refs, "a refused revert changed refs");
+    let out = r
+        .t3(&["revert", "--thread", THREAD, "--to", "1", "--files-only"])
+        .ok();
+    assert!(out.stderr.contains("not rolled back"), "{}", out.stderr);
+    assert_eq!(r.oracle_tree(), trees[1]);
+}
+
+#[test]
+fn providers_configured_in_git_config_or_t3_toml() {
+    let r = TestRepo::seeded();
+    let log = r.tmp().join("calls");
+    let path = helper(&r, "unused", "exit 1");
+    let script = std::path::Path::new(&path.split(':').next().unwrap().to_owned()).join("logger");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\necho \"$@\" >> '{}'\ncat >/dev/null\n", log.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    r.git(&[
+        "config",
+        "t3.provider.mine.command",
+        &format!("{} --from-config", script.display()),
+    ]);
+    three_turns(&r, Some("mine"));
+    r.t3(&["revert", "--thread", THREAD, "--to", "2"]).ok();
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "--from-config rollback\n");
+    r.git(&["config", "--unset", "t3.provider.mine.command"]);
+    r.write(
+        "t3.toml",
+        &format!(
+            "[provider.mine]\ncommand = \"{} --from-toml\"\n",
+            script.display()
+        ),
+    );
+    r.t3(&["revert", "--thread", THREAD, "--to", "1"]).ok();
+    assert!(
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .ends_with("--from-toml rollback\n")
+    );
+}
+
+#[test]
+fn a_kill_between_any_two_steps_can_be_continued_or_aborted() {
+    for fault in [
+        "after-journal",
+        "after-restore",
+        "after-provider",
+        "after-refs",
+        "after-record",
+    ] {
+        for finish in ["--continue", "--abort"] {
+            let r = TestRepo::seeded();
+            let trees = three_turns(&r, None);
+            r.write("unsaved.txt", "work not in any checkpoint\n");
+            let before_tree = r.oracle_tree();
+            let refs_before = r.refs("refs/t3/checkpoints/");
+            let out = r.t3_env(
+                &["revert", "--thread", THREAD, "--to", "1"],
+                &[("T3_TEST_FAULT", fault)],
+            );
+            assert_ne!(out.code, 0, "{fault}: the fault did not fire");
+            if fault == "after-record" {
+                // Everything but the ref swap was done: --abort finds no journal step to undo
+                // beyond putting things back, which must still work.
+            }
+            r.t3(&["revert", finish, "--thread", THREAD]).ok();
+            assert!(
+                r.refs("refs/t3/reverts/").is_empty(),
+                "{fault} {finish}: journal left"
+            );
+            if finish == "--continue" {
+                assert_eq!(
+                    r.oracle_tree(),
+                    trees[1],
+                    "{fault}: continue did not land on turn 1"
+                );
+                assert_eq!(r.refs("refs/t3/checkpoints/").len(), 2, "{fault}");
+            } else {
+                assert_eq!(
+                    r.oracle_tree(),
+                    before_tree,
+                    "{fault}: abort did not bring the work back"
+                );
+                assert_eq!(
+                    r.refs("refs/t3/checkpoints/"),
+                    refs_before,
+                    "{fault}: abort lost refs"
+                );
+                for reference in &refs_before {
+                    assert!(
+                        r.note(reference).contains("schema = 1"),
+                        "{fault}: {reference} lost its note"
+                    );
+                }
+            }
+            r.git(&["fsck", "--no-progress"]);
+        }
+    }
+}
+
+#[test]
+fn undo_reverses_the_last_revert() {
+    let r = TestRepo::seeded();
+    three_turns(&r, None);
+    r.write("unsaved.txt", "work\n");
+    let before = r.oracle_tree();
+    let refs = r.refs("refs/t3/checkpoints/");
+    r.t3(&["revert", "--thread", THREAD, "--to", "0"]).ok();
+    let out = r.t3(&["revert", "--undo", "--thread", THREAD]).ok();
+    assert!(
+        out.stderr.contains("conversation is not restored"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(r.oracle_tree(), before);
+    assert_eq!(r.refs("refs/t3/checkpoints/"), refs);
+    assert!(r.note(&ref_for(THREAD, 3)).contains("turn = 3"));
+    r.t3(&["revert", "--undo", "--thread", THREAD]).fails(1);
+}
+
+#[test]
+fn revert_on_an_unborn_branch_puts_the_target_in_the_index() {
+    let r = TestRepo::new();
+    r.write("a.txt", "a\n");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("b.txt", "b\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    r.t3(&["revert", "--thread", THREAD, "--to", "0"]).ok();
+    assert!(!r.root.join("b.txt").exists());
+    assert_eq!(r.git(&["ls-files"]), "a.txt");
+}
+
+#[test]
+fn drop_needs_force_for_a_half_done_revert() {
+    let r = TestRepo::seeded();
+    three_turns(&r, Some("nowhere-but-files-only"));
+    let _ = r.t3_env(
+        &["revert", "--thread", THREAD, "--to", "1", "--files-only"],
+        &[("T3_TEST_FAULT", "after-restore")],
+    );
+    assert_eq!(r.refs("refs/t3/reverts/").len(), 1);
+    let out = r.t3(&["drop", "--thread", THREAD]).fails(1);
+    assert!(out.stderr.contains("--force"), "{}", out.stderr);
+    r.t3(&["drop", "--thread", THREAD, "--force"]).ok();
+    assert!(r.refs("refs/t3/").is_empty());
+    r.t3(&["drop", "--thread", THREAD]).fails(1);
+}
+
+#[test]
+fn preconditions_fail_before_anything_changes() {
+    let r = TestRepo::seeded();
+    r.t3(&["revert", "--thread", "ghost", "--to", "0"]).fails(1);
+    three_turns(&r, None);
+    let refs = r.refs("refs/");
+    let out = r.t3(&["revert", "--thread", THREAD, "--to", "5"]).fails(1);
+    assert!(out.stderr.contains("turn 5"), "{}", out.stderr);
+    r.t3(&["placeholder", "--thread", THREAD, "--turn", "4"]).ok();
+    let out = r.t3(&["revert", "--thread", THREAD, "--to", "4"]).fails(1);
+    assert!(out.stderr.contains("placeholder"), "{}", out.stderr);
+    std::fs::write(r.root.join(".git/MERGE_HEAD"), r.git(&["rev-parse", "HEAD"])).unwrap();
+    let out = r.t3(&["revert", "--thread", THREAD, "--to", "1"]).fails(1);
+    assert!(out.stderr.to_lowercase().contains("merge"), "{}", out.stderr);
+    std::fs::remove_file(r.root.join(".git/MERGE_HEAD")).unwrap();
+    assert_eq!(
+        r.t3(&["revert", "--thread", THREAD]).code,
+        2,
+        "revert without --to"
+    );
+    let mut want = refs.clone();
+    want.push(ref_for(THREAD, 4));
+    want.sort();
+    let mut got = r.refs("refs/");
+    got.sort();
+    assert_eq!(got, want, "a refused revert changed refs");
+}
