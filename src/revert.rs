@@ -319,7 +319,15 @@ pub fn start(repo: &gix::Repository, opts: Options) -> Result<RevertOutcome> {
         "t3: revert started",
     )?;
     fault("after-journal");
-    let mut outcome = run(repo, &thread, safety_commit, &mut journal, Some(files), &provider)?;
+    let mut outcome = run(
+        repo,
+        &lock,
+        &thread,
+        safety_commit,
+        &mut journal,
+        Some(files),
+        &provider,
+    )?;
     outcome.notices.splice(0..0, notices);
     Ok(outcome)
 }
@@ -339,9 +347,10 @@ fn fault(point: &str) {
     }
 }
 
-/// Run the saga from the journal's step to the end.
+/// Run the saga from the journal's step to the end, under `lock`.
 fn run(
     repo: &gix::Repository,
+    lock: &RepoLock,
     thread: &ThreadId,
     safety_commit: ObjectId,
     journal: &mut Journal,
@@ -350,17 +359,19 @@ fn run(
 ) -> Result<RevertOutcome> {
     let workdir = git::workdir(repo)?;
     let target_tree = oid(&journal.target_tree)?;
-    let mut files = first_plan.unwrap_or_default();
+    let mut files = restore::Plan::default();
     let mut rolled_back = 0;
     let mut notices = Vec::new();
     if journal.step == Step::Restore {
-        if files.is_empty() {
+        files = match first_plan {
+            Some(plan) => plan,
             // A resumed restore: compare with the worktree as it is now.
-            let lock = RepoLock::acquire(&git::t3_common_dir(repo), "revert")?;
-            let rec = Recorder::new(repo);
-            let now = crate::capture::snapshot(repo, &rec, lock.acquired_at())?;
-            files = restore::plan(repo, now.tree, target_tree)?;
-        }
+            None => {
+                let rec = Recorder::new(repo);
+                let now = crate::capture::snapshot(repo, &rec, lock.acquired_at())?;
+                restore::plan(repo, now.tree, target_tree)?
+            }
+        };
         restore::apply(repo, target_tree, &files)?;
         restore::reset_index(repo, target_tree)?;
         crate::capture::forget_cache(repo);
@@ -479,7 +490,8 @@ pub fn resume(repo: &gix::Repository, thread: &ThreadId) -> Result<RevertOutcome
     } else {
         provider::resolve(repo, &workdir, journal.provider.as_deref())?
     };
-    let mut out = run(repo, thread, commit, &mut journal, None, &provider)?;
+    let lock = RepoLock::acquire(&git::t3_common_dir(repo), "revert --continue")?;
+    let mut out = run(repo, &lock, thread, commit, &mut journal, None, &provider)?;
     out.action = "continue";
     Ok(out)
 }
@@ -488,12 +500,11 @@ pub fn resume(repo: &gix::Repository, thread: &ThreadId) -> Result<RevertOutcome
 /// notes) of `journal.removed`.
 fn put_back(
     repo: &gix::Repository,
+    lock: &RepoLock,
     thread: &ThreadId,
-    commit: ObjectId,
     journal: &Journal,
 ) -> Result<restore::Plan> {
     let safety_tree = oid(&journal.safety_tree)?;
-    let lock = RepoLock::acquire(&git::t3_common_dir(repo), "revert --abort")?;
     let rec = Recorder::new(repo);
     let now = crate::capture::snapshot(repo, &rec, lock.acquired_at())?;
     let plan = restore::plan(repo, now.tree, safety_tree)?;
@@ -520,7 +531,6 @@ fn put_back(
     // Notes first, then refs: a ref never exists without its note.
     git::edit_notes(repo, &note_edits, "t3: revert undone")?;
     git::update_refs(repo, &updates, "t3: revert undone")?;
-    let _ = commit;
     Ok(plan)
 }
 
@@ -532,7 +542,8 @@ pub fn abort(repo: &gix::Repository, thread: &ThreadId) -> Result<RevertOutcome>
             "no revert of thread '{thread}' is in progress"
         )));
     };
-    let files = put_back(repo, thread, commit, &journal)?;
+    let lock = RepoLock::acquire(&git::t3_common_dir(repo), "revert --abort")?;
+    let files = put_back(repo, &lock, thread, &journal)?;
     git::update_refs(
         repo,
         &[RefUpdate {
@@ -573,7 +584,8 @@ pub fn undo(repo: &gix::Repository, thread: &ThreadId) -> Result<RevertOutcome> 
             "thread '{thread}' has no completed revert to undo"
         )));
     };
-    let files = put_back(repo, thread, commit, &journal)?;
+    let lock = RepoLock::acquire(&git::t3_common_dir(repo), "revert --undo")?;
+    let files = put_back(repo, &lock, thread, &journal)?;
     git::update_refs(
         repo,
         &[RefUpdate {

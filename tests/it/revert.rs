@@ -364,3 +364,25 @@ fn preconditions_fail_before_anything_changes() {
     got.sort();
     assert_eq!(got, want, "a refused revert changed refs");
 }
+
+#[test]
+fn reverting_to_the_state_the_worktree_is_in_finishes_at_once() {
+    // Regression: with nothing to restore, the saga took the lock it already
+    // held and waited for itself.
+    let r = TestRepo::seeded();
+    three_turns(&r, None);
+    let start = std::time::Instant::now();
+    let out = r
+        .t3_env(
+            &["--json", "revert", "--thread", THREAD, "--to", "3"],
+            &[("T3_LOCK_TIMEOUT", "5")],
+        )
+        .ok()
+        .json();
+    assert!(
+        start.elapsed() < Duration::from_secs(4),
+        "the revert waited for its own lock"
+    );
+    assert_eq!(out["files"]["write"], serde_json::json!([]));
+    assert_eq!(r.refs("refs/t3/checkpoints/").len(), 4);
+}
