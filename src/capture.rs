@@ -93,12 +93,6 @@ pub fn snapshot(repo: &gix::Repository, rec: &Recorder<'_>, walk_started: System
     ctx.run(head, cache.as_ref(), false)
 }
 
-/// Remove the private cache (used when it is known to be wrong).
-pub fn forget_cache(repo: &gix::Repository) {
-    let dir = git::t3_worktree_dir(repo);
-    let _ = std::fs::remove_file(dir.join("cache"));
-}
-
 struct Cache {
     head: ObjectId,
     tree: ObjectId,

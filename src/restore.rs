@@ -161,10 +161,21 @@ fn prune_empty_parents(workdir: &Path, path: &Path) {
 /// the stat data of entries that did not change so `git status` stays fast.
 pub fn reset_index(repo: &gix::Repository, target: ObjectId) -> Result<()> {
     let base = git::head_tree(repo)?.unwrap_or(target);
+    let path = repo.index_path();
+    if path.is_file()
+        && let Ok(old) = repo.open_index()
+        && old.entries().iter().all(|e| e.stage_raw() == 0)
+        && old
+            .tree()
+            .is_some_and(|t| t.num_entries.is_some_and(|n| n as usize == old.entries().len()) && t.id == base)
+    {
+        // The cache-tree extension says the index is exactly `base` already:
+        // nothing to reset, and the user's index file stays as it is.
+        return Ok(());
+    }
     let mut fresh = repo
         .index_from_tree(&base)
         .context(|| format!("could not read tree {base}"))?;
-    let path = repo.index_path();
     if path.is_file()
         && let Ok(old) = repo.open_index()
     {

@@ -257,7 +257,9 @@ pub fn start(repo: &gix::Repository, opts: Options) -> Result<RevertOutcome> {
 
     let lock = RepoLock::acquire(&git::t3_common_dir(repo), "revert")?;
     let rec = Recorder::new(repo);
+    let t = crate::trace::span("safety snapshot");
     let safety = crate::capture::snapshot(repo, &rec, lock.acquired_at())?;
+    drop(t);
     let files = restore::plan(repo, safety.tree, target.tree)?;
     if dry_run {
         return Ok(RevertOutcome {
@@ -372,11 +374,20 @@ fn run(
                 restore::plan(repo, now.tree, target_tree)?
             }
         };
+        let _t = crate::trace::span("restore files");
         restore::apply(repo, target_tree, &files)?;
+        let _t = crate::trace::span("reset index");
         restore::reset_index(repo, target_tree)?;
-        crate::capture::forget_cache(repo);
         fault("after-restore");
-        set_step(repo, safety_commit, journal, Step::Provider)?;
+        // Restoring again is harmless, so the journal is rewritten only when
+        // a provider call follows: if it fails, the journal says where.
+        let provider_follows =
+            journal.from_turn > journal.to_turn && !journal.files_only && !matches!(provider, Provider::None);
+        if provider_follows {
+            set_step(repo, safety_commit, journal, Step::Provider)?;
+        } else {
+            journal.step = Step::Provider;
+        }
     }
     if journal.step == Step::Provider {
         let turns = journal.from_turn - journal.to_turn;
@@ -394,10 +405,12 @@ fn run(
             )?;
             if !matches!(provider, Provider::None) {
                 rolled_back = turns;
+                fault("after-provider");
+                set_step(repo, safety_commit, journal, Step::Refs)?;
             }
         }
         fault("after-provider");
-        set_step(repo, safety_commit, journal, Step::Refs)?;
+        journal.step = Step::Refs;
     }
     if journal.step == Step::Refs {
         let mut updates = Vec::new();
@@ -413,7 +426,8 @@ fn run(
         }
         git::update_refs(repo, &updates, "t3: revert")?;
         fault("after-refs");
-        set_step(repo, safety_commit, journal, Step::Record)?;
+        // Deleting again finds nothing; recording happens once, with `Done`.
+        journal.step = Step::Record;
     }
     if journal.step == Step::Record {
         let mut edits = Vec::new();
@@ -510,7 +524,6 @@ fn put_back(
     let plan = restore::plan(repo, now.tree, safety_tree)?;
     restore::apply(repo, safety_tree, &plan)?;
     restore::reset_index(repo, safety_tree)?;
-    crate::capture::forget_cache(repo);
     let mut note_edits = Vec::new();
     let mut updates = Vec::new();
     for r in &journal.removed {
