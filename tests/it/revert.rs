@@ -386,3 +386,23 @@ fn reverting_to_the_state_the_worktree_is_in_finishes_at_once() {
     assert_eq!(out["files"]["write"], serde_json::json!([]));
     assert_eq!(r.refs("refs/t3/checkpoints/").len(), 4);
 }
+
+#[test]
+fn the_documented_example_provider_works() {
+    let r = TestRepo::seeded();
+    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/providers");
+    r.extra_env_set(
+        "PATH",
+        &format!("{}:{}", docs.display(), std::env::var("PATH").unwrap_or_default()),
+    );
+    r.write(".git/info/exclude", ".agent/\n");
+    r.write(
+        &format!(".agent/{THREAD}.jsonl"),
+        "{\"t\":0}\n{\"t\":1}\n{\"t\":2}\n{\"t\":3}\n",
+    );
+    three_turns(&r, Some("example"));
+    let out = r.t3_json(&["revert", "--thread", THREAD, "--to", "1"]);
+    assert_eq!(out["rolled_back_turns"], 2);
+    let log = std::fs::read_to_string(r.root.join(format!(".agent/{THREAD}.jsonl"))).unwrap();
+    assert_eq!(log, "{\"t\":0}\n{\"t\":1}\n");
+}
