@@ -47,7 +47,7 @@ use crate::git::{self, Recorder};
 const CACHE_VERSION: &str = "t3-cache 1";
 
 /// What a capture produced.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Snapshot {
     /// The tree of the whole worktree.
     pub tree: ObjectId,
@@ -55,6 +55,24 @@ pub struct Snapshot {
     pub hashed: usize,
     /// Whether the private cache had to be rebuilt from HEAD.
     pub rebuilt: bool,
+    /// The cache being written in the background; joined on drop, which
+    /// callers let happen before they release the repository lock.
+    _cache_write: CacheWrite,
+}
+
+/// A background write of the capture cache, finished when dropped.
+///
+/// The write is atomic per file and the meta file goes last, so a failure
+/// only means a rebuild next time; it overlaps with writing the checkpoint.
+#[derive(Debug, Default)]
+struct CacheWrite(Option<std::thread::JoinHandle<()>>);
+
+impl Drop for CacheWrite {
+    fn drop(&mut self) {
+        if let Some(handle) = self.0.take() {
+            let _ = handle.join();
+        }
+    }
 }
 
 /// Capture the worktree of `repo` as a tree, writing new blobs and trees
@@ -360,13 +378,24 @@ impl<'r> Ctx<'_, 'r> {
         }
         let untracked = gix::index::File::from_state(untracked, self.dir.join("index.untracked"));
         let rebuilt = !incremental;
-        self.save(head, tree, tracked, untracked)?;
+        let (dir, walk_started) = (self.dir.to_owned(), self.walk_started);
+        let cache_write = CacheWrite(
+            std::thread::Builder::new()
+                .name("t3-cache-write".into())
+                .spawn(move || {
+                    if let Err(e) = save(&dir, walk_started, head, tree, tracked, untracked) {
+                        crate::trace::note(|| format!("capture cache not written: {e}"));
+                    }
+                })
+                .ok(),
+        );
         drop(t);
         crate::trace::note(|| format!("hashed {hashed} files, cache rebuilt: {rebuilt}"));
         Ok(Snapshot {
             tree,
             hashed,
             rebuilt,
+            _cache_write: cache_write,
         })
     }
 
@@ -565,37 +594,40 @@ impl<'r> Ctx<'_, 'r> {
         git::ensure_tree_object(self.rec, tree)?;
         Ok(tree)
     }
+}
 
-    fn save(
-        &self,
-        head: ObjectId,
-        tree: ObjectId,
-        mut tracked: gix::index::File,
-        mut untracked: gix::index::File,
-    ) -> Result<()> {
-        std::fs::create_dir_all(self.dir).context(|| format!("could not create {}", self.dir.display()))?;
-        let mut ids = Vec::new();
-        for file in [&mut tracked, &mut untracked] {
-            // No SHA-1 trailer: the meta file binds each index by identity instead.
-            let options = gix::index::write::Options {
-                skip_hash: true,
-                ..Default::default()
-            };
-            file.write(options, Default::default())
-                .context(|| format!("could not write {}", file.path().display()))?;
-            let stamp = std::fs::OpenOptions::new()
-                .write(true)
-                .open(file.path())
-                .and_then(|f| f.set_modified(self.walk_started));
-            stamp.context(|| format!("could not stamp {}", file.path().display()))?;
-            ids.push(file_identity(file.path()).unwrap_or_default());
-        }
-        let meta = format!(
-            "{CACHE_VERSION}\nhead {head}\ntree {tree}\ntracked {}\nuntracked {}\n",
-            ids[0], ids[1]
-        );
-        write_plain(&self.dir.join("cache"), meta.as_bytes())
+/// Write the cache files, stamped with `walk_started` for racy-git, and the
+/// meta file that binds them, last.
+fn save(
+    dir: &Path,
+    walk_started: SystemTime,
+    head: ObjectId,
+    tree: ObjectId,
+    mut tracked: gix::index::File,
+    mut untracked: gix::index::File,
+) -> Result<()> {
+    std::fs::create_dir_all(dir).context(|| format!("could not create {}", dir.display()))?;
+    let mut ids = Vec::new();
+    for file in [&mut tracked, &mut untracked] {
+        // No SHA-1 trailer: the meta file binds each index by identity instead.
+        let options = gix::index::write::Options {
+            skip_hash: true,
+            ..Default::default()
+        };
+        file.write(options, Default::default())
+            .context(|| format!("could not write {}", file.path().display()))?;
+        let stamp = std::fs::OpenOptions::new()
+            .write(true)
+            .open(file.path())
+            .and_then(|f| f.set_modified(walk_started));
+        stamp.context(|| format!("could not stamp {}", file.path().display()))?;
+        ids.push(file_identity(file.path()).unwrap_or_default());
     }
+    let meta = format!(
+        "{CACHE_VERSION}\nhead {head}\ntree {tree}\ntracked {}\nuntracked {}\n",
+        ids[0], ids[1]
+    );
+    write_plain(&dir.join("cache"), meta.as_bytes())
 }
 
 /// Inode, size and mtime of a file: each index file is replaced by rename and
