@@ -493,6 +493,7 @@ fn finish(repo: &gix::Repository, thread: &ThreadId, safety_commit: ObjectId) ->
 
 /// Resume a half-done revert from the step that failed.
 pub fn resume(repo: &gix::Repository, thread: &ThreadId) -> Result<RevertOutcome> {
+    let lock = RepoLock::acquire(&git::t3_common_dir(repo), "revert --continue")?;
     let Some((commit, mut journal)) = read_journal(repo, &thread.revert_journal_ref())? else {
         return Err(Error::Failed(format!(
             "no revert of thread '{thread}' is in progress"
@@ -504,7 +505,6 @@ pub fn resume(repo: &gix::Repository, thread: &ThreadId) -> Result<RevertOutcome
     } else {
         provider::resolve(repo, &workdir, journal.provider.as_deref())?
     };
-    let lock = RepoLock::acquire(&git::t3_common_dir(repo), "revert --continue")?;
     let mut out = run(repo, &lock, thread, commit, &mut journal, None, &provider)?;
     out.action = "continue";
     Ok(out)
@@ -547,32 +547,32 @@ fn put_back(
     Ok(plan)
 }
 
-/// Abort a half-done revert: the files as they were, every ref back.
-pub fn abort(repo: &gix::Repository, thread: &ThreadId) -> Result<RevertOutcome> {
-    let journal_ref = thread.revert_journal_ref();
-    let Some((commit, journal)) = read_journal(repo, &journal_ref)? else {
-        return Err(Error::Failed(format!(
-            "no revert of thread '{thread}' is in progress"
-        )));
+/// Under the lock: read the journal at `reference`, put its safety checkpoint's
+/// files and the removed refs back, then delete `reference`.
+fn put_back_from(
+    repo: &gix::Repository,
+    thread: &ThreadId,
+    reference: String,
+    action: &'static str,
+    missing: impl FnOnce() -> String,
+) -> Result<(Journal, RevertOutcome)> {
+    let lock = RepoLock::acquire(&git::t3_common_dir(repo), &format!("revert --{action}"))?;
+    let Some((commit, journal)) = read_journal(repo, &reference)? else {
+        return Err(Error::Failed(missing()));
     };
-    let lock = RepoLock::acquire(&git::t3_common_dir(repo), "revert --abort")?;
     let files = put_back(repo, &lock, thread, &journal)?;
     git::update_refs(
         repo,
         &[RefUpdate {
-            name: journal_ref,
+            name: reference,
             new: None,
             expect: Expect::Is(commit),
         }],
-        "t3: revert aborted",
+        &format!("t3: revert {action}"),
     )?;
-    let mut notices = Vec::new();
-    if journal.step > Step::Provider && !journal.files_only && journal.from_turn > journal.to_turn {
-        notices.push("the provider had already rolled the conversation back; that is not undone".into());
-    }
-    Ok(RevertOutcome {
+    let outcome = RevertOutcome {
         thread: journal.thread.clone(),
-        action: "abort",
+        action,
         from_turn: journal.from_turn,
         to_turn: journal.to_turn,
         target: journal.target.clone(),
@@ -580,8 +580,22 @@ pub fn abort(repo: &gix::Repository, thread: &ThreadId) -> Result<RevertOutcome>
         refs: journal.removed.clone(),
         rolled_back_turns: 0,
         safety_commit: Some(commit.to_string()),
-        notices,
-    })
+        notices: Vec::new(),
+    };
+    Ok((journal, outcome))
+}
+
+/// Abort a half-done revert: the files as they were, every ref back.
+pub fn abort(repo: &gix::Repository, thread: &ThreadId) -> Result<RevertOutcome> {
+    let (journal, mut outcome) = put_back_from(repo, thread, thread.revert_journal_ref(), "abort", || {
+        format!("no revert of thread '{thread}' is in progress")
+    })?;
+    if journal.step > Step::Provider && !journal.files_only && journal.from_turn > journal.to_turn {
+        outcome
+            .notices
+            .push("the provider had already rolled the conversation back; that is not undone".into());
+    }
+    Ok(outcome)
 }
 
 /// Reverse the last completed revert of `thread` (files and refs).
@@ -591,33 +605,11 @@ pub fn undo(repo: &gix::Repository, thread: &ThreadId) -> Result<RevertOutcome> 
             "a revert of thread '{thread}' is half-done: finish it with --continue or --abort first"
         )));
     }
-    let undo_ref = thread.undo_ref();
-    let Some((commit, journal)) = read_journal(repo, &undo_ref)? else {
-        return Err(Error::Failed(format!(
-            "thread '{thread}' has no completed revert to undo"
-        )));
-    };
-    let lock = RepoLock::acquire(&git::t3_common_dir(repo), "revert --undo")?;
-    let files = put_back(repo, &lock, thread, &journal)?;
-    git::update_refs(
-        repo,
-        &[RefUpdate {
-            name: undo_ref,
-            new: None,
-            expect: Expect::Is(commit),
-        }],
-        "t3: revert undone",
-    )?;
-    Ok(RevertOutcome {
-        thread: journal.thread.clone(),
-        action: "undo",
-        from_turn: journal.from_turn,
-        to_turn: journal.to_turn,
-        target: journal.target.clone(),
-        files,
-        refs: journal.removed.clone(),
-        rolled_back_turns: 0,
-        safety_commit: Some(commit.to_string()),
-        notices: vec!["files and checkpoints are back; the agent's conversation is not restored".into()],
-    })
+    let (_, mut outcome) = put_back_from(repo, thread, thread.undo_ref(), "undo", || {
+        format!("thread '{thread}' has no completed revert to undo")
+    })?;
+    outcome
+        .notices
+        .push("files and checkpoints are back; the agent's conversation is not restored".into());
+    Ok(outcome)
 }
