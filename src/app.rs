@@ -86,6 +86,18 @@ pub fn run(cli: Cli) -> Result<Outcome> {
                 )?
             })
         }
+        Command::Verify(a) => {
+            let thread = a.thread.as_deref().map(ThreadId::parse).transpose()?;
+            let max_journal_age_secs = parse_age(&a.max_journal_age)?;
+            let outcome = commands::verify::run(
+                open()?,
+                commands::verify::Options {
+                    thread,
+                    max_journal_age_secs,
+                },
+            )?;
+            Outcome::Verify(outcome)
+        }
         Command::Drop(a) => {
             let t = thread(&a.thread.thread)?;
             Outcome::Drop(commands::drop::run(open()?, &t, a.force)?)
@@ -152,4 +164,26 @@ fn diff(
         crate::output::pager::pager_command(Some(repo))
     };
     Ok(outcome)
+}
+
+/// `30s`, `30m`, `12h`, `2d` or plain seconds.
+fn parse_age(raw: &str) -> Result<u64> {
+    let raw = raw.trim();
+    let (digits, unit) = raw.split_at(raw.find(|c: char| !c.is_ascii_digit()).unwrap_or(raw.len()));
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| crate::Error::usage(format!("'{raw}' is not an age like 30m, 12h or 2d")))?;
+    let factor = match unit {
+        "" | "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => {
+            return Err(crate::Error::usage(format!(
+                "'{raw}' is not an age like 30m, 12h or 2d"
+            )));
+        }
+    };
+    n.checked_mul(factor)
+        .ok_or_else(|| crate::Error::usage(format!("'{raw}' is too long an age")))
 }

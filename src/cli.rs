@@ -41,6 +41,8 @@ pub enum Command {
     Revert(RevertArgs),
     /// Delete a thread's checkpoints and notes
     Drop(DropArgs),
+    /// Check refs and notes under refs/t3/ (for CI): exit 1 with one line per problem
+    Verify(VerifyArgs),
 }
 
 /// The thread a command works on.
@@ -188,6 +190,17 @@ pub struct RevertArgs {
     /// Reverse the last completed revert (files and refs; not the conversation)
     #[arg(long)]
     pub undo: bool,
+}
+
+/// Arguments of `verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// Only this thread
+    #[arg(long, value_name = "ID")]
+    pub thread: Option<String>,
+    /// A half-done revert older than this fails (e.g. 30m, 12h, 2d; default 1d)
+    #[arg(long, value_name = "AGE", default_value = "1d")]
+    pub max_journal_age: String,
 }
 
 /// Arguments of `drop`.

@@ -16,7 +16,10 @@ fn main() -> ExitCode {
                     eprintln!("git t3: {w}");
                 }
             }
+            // verify reports problems as data, and fails when there are any.
+            let failed = matches!(&outcome, git_t3::commands::Outcome::Verify(v) if !v.ok);
             match output::emit(&outcome, format, quiet) {
+                Ok(()) if failed => EXIT_FAILED,
                 Ok(()) => EXIT_OK,
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
                 Err(e) => {

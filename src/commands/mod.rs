@@ -9,6 +9,7 @@ pub mod drop;
 pub mod list;
 pub mod placeholder;
 pub mod show;
+pub mod verify;
 
 use serde::Serialize;
 
@@ -30,6 +31,8 @@ pub enum Outcome {
     Revert(crate::revert::RevertOutcome),
     /// `drop`.
     Drop(drop::DropOutcome),
+    /// `verify`.
+    Verify(verify::VerifyOutcome),
 }
 
 impl Outcome {

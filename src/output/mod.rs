@@ -163,6 +163,15 @@ pub fn render(outcome: &Outcome, format: Format, quiet: bool, out: &mut dyn Writ
             }
             Ok(())
         }
+        Outcome::Verify(v) => {
+            for f in &v.findings {
+                writeln!(out, "{}: {}: {}", f.severity, f.reference, f.problem)?;
+            }
+            if !quiet && v.ok {
+                writeln!(out, "verified {} ref(s) under refs/t3/: ok", v.checked)?;
+            }
+            Ok(())
+        }
         Outcome::Drop(d) => {
             if !quiet {
                 writeln!(

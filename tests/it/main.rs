@@ -8,6 +8,7 @@ mod durability;
 mod revert;
 mod store;
 mod util;
+mod verify;
 
 #[test]
 fn every_test_module_is_listed() {

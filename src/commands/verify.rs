@@ -1,0 +1,286 @@
+//! `git t3 verify`: check refs and notes under `refs/t3/` for CI.
+//!
+//! Every checkpoint ref must have a well-formed name, point at a parentless
+//! commit by the fixed identity, and carry a note that parses, names the same
+//! thread, turn and ref, and whose summary equals the one recomputed from the
+//! trees. Journals of half-done reverts must not be older than a limit.
+//! Notes on commits no ref points to (left by a killed capture) are reported
+//! as information, not as failures.
+
+use std::collections::HashSet;
+
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::git::{self, IDENTITY_EMAIL, IDENTITY_NAME, NotesReader};
+use crate::note::Note;
+use crate::store;
+use crate::summary;
+use crate::thread::{CHECKPOINTS_PREFIX, NOTES_REF, T3_PREFIX, ThreadId, parse_checkpoint_ref};
+
+/// Inputs of `verify`.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Only this thread's refs.
+    pub thread: Option<ThreadId>,
+    /// Journals older than this many seconds are problems.
+    pub max_journal_age_secs: u64,
+}
+
+/// One finding.
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    /// `error` fails verification; `info` does not.
+    pub severity: &'static str,
+    /// The ref (or object) concerned.
+    pub reference: String,
+    /// What is wrong.
+    pub problem: String,
+}
+
+/// What `verify` found.
+#[derive(Debug, Serialize)]
+pub struct VerifyOutcome {
+    /// Refs checked.
+    pub checked: usize,
+    /// Problems and notes, errors first.
+    pub findings: Vec<Finding>,
+    /// Whether no error was found.
+    pub ok: bool,
+}
+
+struct Check<'r> {
+    repo: &'r gix::Repository,
+    notes: NotesReader<'r>,
+    findings: Vec<Finding>,
+}
+
+impl Check<'_> {
+    fn error(&mut self, reference: &str, problem: impl Into<String>) {
+        self.findings.push(Finding {
+            severity: "error",
+            reference: reference.to_owned(),
+            problem: problem.into(),
+        });
+    }
+
+    fn info(&mut self, reference: &str, problem: impl Into<String>) {
+        self.findings.push(Finding {
+            severity: "info",
+            reference: reference.to_owned(),
+            problem: problem.into(),
+        });
+    }
+
+    /// The fixed identity and no parent.
+    fn commit_shape(&mut self, name: &str, id: ObjectId) -> bool {
+        match git::commit_identity(self.repo, id) {
+            Err(_) => {
+                self.error(name, format!("points at {id}, which is not a readable commit"));
+                false
+            }
+            Ok((author, email, parents)) => {
+                if author != IDENTITY_NAME || email != IDENTITY_EMAIL {
+                    self.error(
+                        name,
+                        format!(
+                            "commit {id} is by {author} <{email}>, not {IDENTITY_NAME} <{IDENTITY_EMAIL}>"
+                        ),
+                    );
+                }
+                if parents != 0 {
+                    self.error(
+                        name,
+                        format!("commit {id} has {parents} parent(s); a checkpoint has none"),
+                    );
+                }
+                true
+            }
+        }
+    }
+
+    fn checkpoint(&mut self, name: &str, id: ObjectId) {
+        let parsed = match parse_checkpoint_ref(name) {
+            Ok(p) => p,
+            Err(problem) => return self.error(name, format!("not a checkpoint ref name: {problem}")),
+        };
+        if !self.commit_shape(name, id) {
+            return;
+        }
+        let note = match self.notes.get(id) {
+            Ok(Some(data)) => match Note::parse(&data) {
+                Ok(n) => n,
+                Err(problem) => return self.error(name, problem),
+            },
+            Ok(None) => return self.error(name, format!("commit {id} has no note in {NOTES_REF}")),
+            Err(e) => return self.error(name, e.to_string()),
+        };
+        if note.thread != parsed.thread.as_str() || note.turn != parsed.turn || note.reference != name {
+            return self.error(
+                name,
+                format!(
+                    "its note describes turn {} of thread '{}' ({})",
+                    note.turn, note.thread, note.reference
+                ),
+            );
+        }
+        let Ok(tree) = git::commit_tree(self.repo, id) else {
+            return self.error(name, format!("commit {id} has no readable tree"));
+        };
+        if note.placeholder {
+            if tree != ObjectId::empty_tree(self.repo.object_hash()) || !note.files.is_empty() {
+                self.error(name, "a placeholder must hold the empty tree and no files");
+            }
+            return;
+        }
+        let Some(from) = note.from_turn else {
+            if !note.files.is_empty() {
+                self.error(name, "its note lists files but names no from_turn");
+            }
+            return;
+        };
+        let from_ref = parsed.thread.checkpoint_ref(from);
+        let base = match store::turn_ref(self.repo, &parsed.thread, from) {
+            Ok(Some(t)) => git::commit_tree(self.repo, t.commit).ok(),
+            _ => None,
+        };
+        let Some(base) = base else {
+            return self.error(
+                name,
+                format!("its summary is counted against {from_ref}, which is gone"),
+            );
+        };
+        match summary::summarize(self.repo, base, tree, false) {
+            Ok(files) if files == note.files => {}
+            Ok(_) => self.error(
+                name,
+                format!("its stored summary differs from the one recomputed against {from_ref}"),
+            ),
+            Err(e) => self.error(name, format!("could not recompute its summary: {e}")),
+        }
+    }
+
+    fn journal(&mut self, name: &str, id: ObjectId, max_age_secs: Option<u64>) {
+        if !self.commit_shape(name, id) {
+            return;
+        }
+        let data = match self.notes.get(id) {
+            Ok(Some(d)) => d,
+            Ok(None) => return self.error(name, format!("commit {id} has no note in {NOTES_REF}")),
+            Err(e) => return self.error(name, e.to_string()),
+        };
+        let journal: crate::revert::Journal = match std::str::from_utf8(&data)
+            .ok()
+            .and_then(|t| toml::from_str(t).ok())
+        {
+            Some(j) => j,
+            None => return self.error(name, "its note is not a revert journal"),
+        };
+        if let Some(max) = max_age_secs
+            && let Ok(started) = journal.started_at.parse::<jiff::Timestamp>()
+        {
+            let age = jiff::Timestamp::now().as_second() - started.as_second();
+            if age >= i64::try_from(max).unwrap_or(i64::MAX) {
+                self.error(
+                    name,
+                    format!(
+                        "a revert of thread '{}' to turn {} has been half-done for {}h; finish it with \
+                         `git t3 revert --continue` or `--abort`",
+                        journal.thread,
+                        journal.to_turn,
+                        age / 3600
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Verify refs under `refs/t3/` (one thread's, or all) and their notes.
+pub fn run(repo: &gix::Repository, opts: Options) -> Result<VerifyOutcome> {
+    let Options {
+        thread,
+        max_journal_age_secs,
+    } = opts;
+    let refs = git::list_refs(repo, T3_PREFIX)?;
+    let mut check = Check {
+        repo,
+        notes: NotesReader::open(repo)?,
+        findings: Vec::new(),
+    };
+    let mut referenced = HashSet::new();
+    let mut checked = 0;
+    for r in &refs {
+        let name = r.name.to_str_lossy().into_owned();
+        if let Some(id) = r.target {
+            referenced.insert(id);
+        }
+        if let Some(t) = &thread {
+            let mine = [t.checkpoints_prefix(), t.revert_journal_ref(), t.undo_ref()];
+            if !mine.iter().any(|p| name.starts_with(p.as_str())) {
+                continue;
+            }
+        }
+        checked += 1;
+        let Some(id) = r.target else {
+            check.error(&name, "is a symbolic ref");
+            continue;
+        };
+        if name.starts_with(CHECKPOINTS_PREFIX) {
+            check.checkpoint(&name, id);
+        } else if name.starts_with("refs/t3/reverts/") {
+            check.journal(&name, id, Some(max_journal_age_secs));
+        } else if name.starts_with("refs/t3/undo/") {
+            check.journal(&name, id, None);
+        } else {
+            check.error(
+                &name,
+                "is not a ref git t3 writes (checkpoints/, reverts/, undo/)",
+            );
+        }
+    }
+    if thread.is_none() {
+        for id in annotated_objects(repo)? {
+            if !referenced.contains(&id) {
+                check.info(
+                    &id.to_string(),
+                    "has a note but no ref points to it (a capture stopped before its ref)",
+                );
+            }
+        }
+    }
+    let mut findings = check.findings;
+    findings.sort_by_key(|f| f.severity != "error");
+    let ok = findings.iter().all(|f| f.severity != "error");
+    Ok(VerifyOutcome {
+        checked,
+        findings,
+        ok,
+    })
+}
+
+/// Every object annotated in `refs/notes/t3` (the notes tree, fan-out or not).
+fn annotated_objects(repo: &gix::Repository) -> Result<Vec<ObjectId>> {
+    let Some(commit) = git::find_ref(repo, NOTES_REF)? else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    let mut stack = vec![(git::commit_tree(repo, commit)?, String::new())];
+    while let Some((tree, prefix)) = stack.pop() {
+        let Ok(tree) = repo.find_tree(tree) else { continue };
+        let Ok(decoded) = tree.decode() else { continue };
+        for entry in &decoded.entries {
+            let name = format!("{prefix}{}", entry.filename.to_str_lossy());
+            if entry.mode.is_tree() {
+                if name.len() < 40 {
+                    stack.push((entry.oid.to_owned(), name));
+                }
+            } else if let Ok(id) = ObjectId::from_hex(name.as_bytes()) {
+                out.push(id);
+            }
+        }
+    }
+    Ok(out)
+}
