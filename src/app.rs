@@ -98,6 +98,21 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             )?;
             Outcome::Verify(outcome)
         }
+        Command::Push(a) | Command::Fetch(a) if a.remote.as_deref().is_some_and(|r| r.starts_with('-')) => {
+            return Err(crate::Error::usage("a remote name cannot start with '-'"));
+        }
+        Command::Push(a) => {
+            let t = a.thread.as_deref().map(ThreadId::parse).transpose()?;
+            let repo = open()?;
+            let remote = crate::sync::default_remote(repo, a.remote.as_deref());
+            Outcome::Sync(crate::sync::push(repo, &remote, t.as_ref())?)
+        }
+        Command::Fetch(a) => {
+            let t = a.thread.as_deref().map(ThreadId::parse).transpose()?;
+            let repo = open()?;
+            let remote = crate::sync::default_remote(repo, a.remote.as_deref());
+            Outcome::Sync(crate::sync::fetch(repo, &remote, t.as_ref())?)
+        }
         Command::Drop(a) => {
             let t = thread(&a.thread.thread)?;
             Outcome::Drop(commands::drop::run(open()?, &t, a.force)?)

@@ -43,6 +43,10 @@ pub enum Command {
     Drop(DropArgs),
     /// Check refs and notes under refs/t3/ (for CI): exit 1 with one line per problem
     Verify(VerifyArgs),
+    /// Push checkpoint refs and notes (merging the remote's notes first)
+    Push(SyncArgs),
+    /// Fetch checkpoint refs and notes (merging them into yours)
+    Fetch(SyncArgs),
 }
 
 /// The thread a command works on.
@@ -201,6 +205,16 @@ pub struct VerifyArgs {
     /// A half-done revert older than this fails (e.g. 30m, 12h, 2d; default 1d)
     #[arg(long, value_name = "AGE", default_value = "1d")]
     pub max_journal_age: String,
+}
+
+/// Arguments of `push` and `fetch`.
+#[derive(Debug, Args)]
+pub struct SyncArgs {
+    /// The remote (default: the branch's upstream remote, else origin)
+    pub remote: Option<String>,
+    /// Only this thread's checkpoints (notes always travel whole)
+    #[arg(long, value_name = "ID")]
+    pub thread: Option<String>,
 }
 
 /// Arguments of `drop`.

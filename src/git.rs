@@ -471,6 +471,31 @@ pub fn edit_notes(
     })
 }
 
+/// Every `(annotated object, note blob)` in the notes tree of notes commit
+/// `commit`, whether fanned out (`ab/cdef…`) or not.
+pub fn list_notes(repo: &gix::Repository, commit: ObjectId) -> Result<Vec<(ObjectId, ObjectId)>> {
+    let mut out = Vec::new();
+    let mut stack = vec![(commit_tree(repo, commit)?, String::new())];
+    while let Some((tree, prefix)) = stack.pop() {
+        let tree = repo
+            .find_tree(tree)
+            .context(|| format!("could not read notes tree {tree}"))?;
+        let decoded = tree.decode().context(|| "could not parse a notes tree".into())?;
+        for entry in &decoded.entries {
+            let name = format!("{prefix}{}", entry.filename.to_str_lossy());
+            if entry.mode.is_tree() {
+                // Fan-out directories are two hex digits; anything else is not a note.
+                if name.len() < 40 && entry.filename.len() == 2 {
+                    stack.push((entry.oid.to_owned(), name));
+                }
+            } else if let Ok(id) = ObjectId::from_hex(name.as_bytes()) {
+                out.push((id, entry.oid.to_owned()));
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Flushing objects and refs to disk: gix never fsyncs.
 pub mod durable {
     use std::collections::BTreeSet;

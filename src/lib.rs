@@ -11,6 +11,7 @@ pub mod git;
 pub mod lock;
 pub mod note;
 pub mod summary;
+pub mod sync;
 pub mod thread;
 pub mod trace;
 

@@ -33,6 +33,8 @@ pub enum Outcome {
     Drop(drop::DropOutcome),
     /// `verify`.
     Verify(verify::VerifyOutcome),
+    /// `push` and `fetch`.
+    Sync(crate::sync::SyncOutcome),
 }
 
 impl Outcome {

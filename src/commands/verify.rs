@@ -242,7 +242,11 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<VerifyOutcome> {
         }
     }
     if thread.is_none() {
-        for id in annotated_objects(repo)? {
+        let annotated = match git::find_ref(repo, NOTES_REF)? {
+            Some(commit) => git::list_notes(repo, commit)?,
+            None => Vec::new(),
+        };
+        for (id, _) in annotated {
             if !referenced.contains(&id) {
                 check.info(
                     &id.to_string(),
@@ -259,28 +263,4 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<VerifyOutcome> {
         findings,
         ok,
     })
-}
-
-/// Every object annotated in `refs/notes/t3` (the notes tree, fan-out or not).
-fn annotated_objects(repo: &gix::Repository) -> Result<Vec<ObjectId>> {
-    let Some(commit) = git::find_ref(repo, NOTES_REF)? else {
-        return Ok(Vec::new());
-    };
-    let mut out = Vec::new();
-    let mut stack = vec![(git::commit_tree(repo, commit)?, String::new())];
-    while let Some((tree, prefix)) = stack.pop() {
-        let Ok(tree) = repo.find_tree(tree) else { continue };
-        let Ok(decoded) = tree.decode() else { continue };
-        for entry in &decoded.entries {
-            let name = format!("{prefix}{}", entry.filename.to_str_lossy());
-            if entry.mode.is_tree() {
-                if name.len() < 40 {
-                    stack.push((entry.oid.to_owned(), name));
-                }
-            } else if let Ok(id) = ObjectId::from_hex(name.as_bytes()) {
-                out.push(id);
-            }
-        }
-    }
-    Ok(out)
 }

@@ -172,6 +172,28 @@ pub fn render(outcome: &Outcome, format: Format, quiet: bool, out: &mut dyn Writ
             }
             Ok(())
         }
+        Outcome::Sync(s) => {
+            if !quiet {
+                let dir = if s.action == "push" { "to" } else { "from" };
+                writeln!(
+                    out,
+                    "{} checkpoints and notes {dir} {}",
+                    if s.action == "push" { "pushed" } else { "fetched" },
+                    s.remote
+                )?;
+                if s.notes_merged > 0 {
+                    writeln!(out, "  merged {} note(s) from {}", s.notes_merged, s.remote)?;
+                }
+            }
+            for c in &s.note_conflicts {
+                writeln!(
+                    out,
+                    "  kept the local note of {c}: {} has a different one",
+                    s.remote
+                )?;
+            }
+            Ok(())
+        }
         Outcome::Drop(d) => {
             if !quiet {
                 writeln!(

@@ -7,6 +7,7 @@ mod diff;
 mod durability;
 mod revert;
 mod store;
+mod sync;
 mod util;
 mod verify;
 

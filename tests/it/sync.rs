@@ -1,0 +1,84 @@
+//! `git t3 push` / `fetch` against a local bare repository, with diverged notes.
+
+use crate::util::{TestRepo, ref_for};
+
+/// A bare remote and two clones of it with the same history.
+fn two_machines() -> (TestRepo, std::path::PathBuf, std::path::PathBuf) {
+    let r = TestRepo::seeded();
+    let remote = r.tmp().join("remote.git");
+    r.git_in(r.tmp(), &["init", "-q", "--bare", remote.to_str().unwrap()])
+        .ok();
+    r.git(&["remote", "add", "origin", remote.to_str().unwrap()]);
+    r.git(&["push", "-q", "-u", "origin", "main"]);
+    let other = r.tmp().join("other");
+    r.git_in(
+        r.tmp(),
+        &["clone", "-q", remote.to_str().unwrap(), other.to_str().unwrap()],
+    )
+    .ok();
+    (r, remote, other)
+}
+
+#[test]
+fn diverged_notes_are_merged_never_overwritten() {
+    let (r, _remote, other) = two_machines();
+    // Machine A captures thread a and pushes.
+    r.t3(&["baseline", "--thread", "a"]).ok();
+    r.write("from-a.txt", "a\n");
+    r.t3(&["capture", "--thread", "a"]).ok();
+    let pushed = r.t3(&["push"]).ok(); // upstream remote: origin
+    assert!(pushed.out().contains("pushed"), "{}", pushed.out());
+    // Machine B captured thread b meanwhile: its notes history diverged.
+    r.t3_in(&other, &["baseline", "--thread", "b"]).ok();
+    std::fs::write(other.join("from-b.txt"), "b\n").unwrap();
+    r.t3_in(&other, &["capture", "--thread", "b"]).ok();
+    let out = r.t3_in(&other, &["push", "origin"]).ok();
+    assert!(out.out().contains("merged 2 note(s)"), "{}", out.out());
+    // Machine A fetches: both threads, with their notes.
+    let f = r.t3(&["fetch", "origin"]).ok();
+    assert!(f.out().contains("fetched"), "{}", f.out());
+    for (thread, turn) in [("a", 1u64), ("b", 1)] {
+        let s = r.t3_json(&["show", "--thread", thread, "--turn", &turn.to_string()]);
+        assert_eq!(s["files"][0]["path"], format!("from-{thread}.txt"));
+    }
+    r.t3(&["verify"]).ok();
+    r.t3_in(&other, &["verify"]).ok();
+}
+
+#[test]
+fn a_conflicting_note_keeps_the_local_one_and_says_so() {
+    let (r, _remote, other) = two_machines();
+    r.t3(&["baseline", "--thread", "t"]).ok();
+    r.t3(&["push", "origin"]).ok();
+    r.t3_in(&other, &["fetch", "origin"]).ok();
+    // Both machines annotate the same checkpoint differently.
+    let c = r.git(&["rev-parse", &ref_for("t", 0)]);
+    r.git(&["notes", "--ref=refs/notes/t3", "append", "-m", "# machine a", &c]);
+    r.git(&["push", "-q", "origin", "refs/notes/t3"]);
+    r.git_in(
+        &other,
+        &["notes", "--ref=refs/notes/t3", "append", "-m", "# machine b", &c],
+    )
+    .ok();
+    let before = r
+        .git_in(&other, &["notes", "--ref=refs/notes/t3", "show", &c])
+        .ok()
+        .out();
+    let out = r.t3_in(&other, &["push", "origin"]).ok();
+    assert!(out.out().contains("kept the local note"), "{}", out.out());
+    assert_eq!(
+        r.git_in(&other, &["notes", "--ref=refs/notes/t3", "show", &c])
+            .ok()
+            .out(),
+        before
+    );
+}
+
+#[test]
+fn a_refusing_remote_fails_with_gits_message() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", "t"]).ok();
+    let out = r.t3(&["push", "nowhere"]).fails(1);
+    assert!(out.stderr.contains("git push failed"), "{}", out.stderr);
+    assert_eq!(r.t3(&["push", "--upload-pack=evil"]).code, 2);
+}
