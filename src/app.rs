@@ -98,6 +98,23 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             )?;
             Outcome::Verify(outcome)
         }
+        Command::Hook(a) => {
+            // A hook never breaks the agent: every failure becomes a message.
+            let payload = match a.payload {
+                Some(p) => Ok(p.into_bytes()),
+                None => {
+                    use std::io::Read as _;
+                    let mut buf = Vec::new();
+                    std::io::stdin()
+                        .take(8 << 20)
+                        .read_to_end(&mut buf)
+                        .map(|_| buf)
+                        .map_err(|e| crate::Error::Failed(format!("could not read the hook payload: {e}")))
+                }
+            };
+            let result = payload.and_then(|p| commands::hook::run(&a.agent, &p));
+            Outcome::Hook(result.map_err(|e| format!("hook {}: {}", a.agent, crate::error::one_line(&e))))
+        }
         Command::Push(a) | Command::Fetch(a) if a.remote.as_deref().is_some_and(|r| r.starts_with('-')) => {
             return Err(crate::Error::usage("a remote name cannot start with '-'"));
         }

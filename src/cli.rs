@@ -47,6 +47,8 @@ pub enum Command {
     Push(SyncArgs),
     /// Fetch checkpoint refs and notes (merging them into yours)
     Fetch(SyncArgs),
+    /// Entry point for agent hooks (claude-code: JSON on stdin; codex: JSON argument or stdin)
+    Hook(HookArgs),
 }
 
 /// The thread a command works on.
@@ -215,6 +217,15 @@ pub struct SyncArgs {
     /// Only this thread's checkpoints (notes always travel whole)
     #[arg(long, value_name = "ID")]
     pub thread: Option<String>,
+}
+
+/// Arguments of `hook`.
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// The agent: claude-code or codex
+    pub agent: String,
+    /// The payload (Codex passes it as an argument); read from stdin when absent
+    pub payload: Option<String>,
 }
 
 /// Arguments of `drop`.

@@ -6,6 +6,7 @@ pub mod baseline;
 pub mod capture;
 pub mod diff;
 pub mod drop;
+pub mod hook;
 pub mod list;
 pub mod placeholder;
 pub mod show;
@@ -35,6 +36,8 @@ pub enum Outcome {
     Verify(verify::VerifyOutcome),
     /// `push` and `fetch`.
     Sync(crate::sync::SyncOutcome),
+    /// `hook`: what was done, or why nothing could be (reported, exit 0).
+    Hook(Result<hook::HookOutcome, String>),
 }
 
 impl Outcome {
@@ -44,6 +47,7 @@ impl Outcome {
             Outcome::Checkpoint(c) => &c.notices,
             Outcome::Diff(d) => &d.notices,
             Outcome::Revert(r) => &r.notices,
+            Outcome::Hook(Err(e)) => std::slice::from_ref(e),
             _ => &[],
         }
     }

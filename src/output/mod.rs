@@ -172,6 +172,9 @@ pub fn render(outcome: &Outcome, format: Format, quiet: bool, out: &mut dyn Writ
             }
             Ok(())
         }
+        // Claude Code adds a UserPromptSubmit hook's stdout to the model's
+        // context: a hook prints nothing there (errors go to stderr).
+        Outcome::Hook(_) => Ok(()),
         Outcome::Sync(s) => {
             if !quiet {
                 let dir = if s.action == "push" { "to" } else { "from" };

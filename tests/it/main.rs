@@ -5,6 +5,7 @@ mod bad_input;
 mod capture;
 mod diff;
 mod durability;
+mod hook;
 mod revert;
 mod store;
 mod sync;

@@ -1,0 +1,148 @@
+//! `git t3 hook <agent>`: the entry point for agent hooks.
+//!
+//! - Claude Code (JSON on stdin): `UserPromptSubmit` → baseline of thread
+//!   `session_id` with provider `claude-code`; `Stop` → capture with state
+//!   `completed` (a re-entry with `stop_hook_active` is ignored);
+//!   `SessionEnd` and anything else → nothing.
+//! - Codex `notify` (JSON as the last argument, or on stdin):
+//!   `agent-turn-complete` → capture of thread `thread-id` with turn id
+//!   `turn-id`, in `cwd`.
+//!
+//! A hook never blocks or breaks the agent: the caller turns every error into
+//! one line on stderr and exit 0.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::commands::{baseline, capture};
+use crate::error::{Error, Result};
+use crate::thread::ThreadId;
+
+/// What a hook did.
+#[derive(Debug, Serialize)]
+pub struct HookOutcome {
+    /// The agent.
+    pub agent: String,
+    /// The event handled.
+    pub event: String,
+    /// What was done: `baseline`, `capture` or `nothing`.
+    pub action: &'static str,
+    /// The thread, when one was touched.
+    pub thread: Option<String>,
+    /// The turn written or found.
+    pub turn: Option<u64>,
+}
+
+fn field<'a>(v: &'a serde_json::Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(serde_json::Value::as_str)
+}
+
+fn open_in(cwd: Option<&str>) -> Result<&'static gix::Repository> {
+    if let Some(dir) = cwd {
+        std::env::set_current_dir(Path::new(dir))
+            .map_err(|e| Error::Failed(format!("cannot change to the hook's cwd {dir}: {e}")))?;
+    }
+    let repo = crate::git::open(Path::new("."))?;
+    crate::git::workdir(&repo)?;
+    Ok(Box::leak(Box::new(repo)))
+}
+
+/// Handle one hook event of `agent` with `payload` (the raw JSON).
+pub fn run(agent: &str, payload: &[u8]) -> Result<HookOutcome> {
+    let v: serde_json::Value = serde_json::from_slice(payload)
+        .map_err(|e| Error::Failed(format!("the {agent} hook payload is not JSON: {e}")))?;
+    match agent {
+        "claude-code" => claude_code(&v),
+        "codex" => codex(&v),
+        other => Err(Error::usage(format!(
+            "unknown agent '{other}': use claude-code or codex"
+        ))),
+    }
+}
+
+fn claude_code(v: &serde_json::Value) -> Result<HookOutcome> {
+    let event = field(v, "hook_event_name").unwrap_or_default().to_owned();
+    let nothing = |event: String| HookOutcome {
+        agent: "claude-code".into(),
+        event,
+        action: "nothing",
+        thread: None,
+        turn: None,
+    };
+    let stop_reentry = v.get("stop_hook_active").and_then(serde_json::Value::as_bool) == Some(true);
+    if !matches!(event.as_str(), "UserPromptSubmit" | "Stop") || (event == "Stop" && stop_reentry) {
+        return Ok(nothing(event));
+    }
+    let session =
+        field(v, "session_id").ok_or_else(|| Error::Failed("the hook payload has no session_id".into()))?;
+    let thread = ThreadId::parse(session)?;
+    let repo = open_in(field(v, "cwd"))?;
+    let (action, outcome) = if event == "UserPromptSubmit" {
+        let out = baseline::run(
+            repo,
+            baseline::Options {
+                thread: thread.clone(),
+                provider: Some("claude-code".into()),
+            },
+        )?;
+        ("baseline", out)
+    } else {
+        let out = capture::run(
+            repo,
+            capture::Options {
+                thread: thread.clone(),
+                turn: None,
+                state: Some("completed".into()),
+                turn_id: None,
+                message_id: None,
+                replace: false,
+                provider: None,
+            },
+        )?;
+        ("capture", out)
+    };
+    Ok(HookOutcome {
+        agent: "claude-code".into(),
+        event,
+        action,
+        thread: Some(thread.to_string()),
+        turn: Some(outcome.checkpoint.note.turn),
+    })
+}
+
+fn codex(v: &serde_json::Value) -> Result<HookOutcome> {
+    let event = field(v, "type").unwrap_or_default().to_owned();
+    if event != "agent-turn-complete" {
+        return Ok(HookOutcome {
+            agent: "codex".into(),
+            event,
+            action: "nothing",
+            thread: None,
+            turn: None,
+        });
+    }
+    let id =
+        field(v, "thread-id").ok_or_else(|| Error::Failed("the notify payload has no thread-id".into()))?;
+    let thread = ThreadId::parse(id)?;
+    let repo = open_in(field(v, "cwd"))?;
+    let out = capture::run(
+        repo,
+        capture::Options {
+            thread: thread.clone(),
+            turn: None,
+            state: Some("completed".into()),
+            turn_id: field(v, "turn-id").map(str::to_owned),
+            message_id: None,
+            replace: false,
+            provider: None,
+        },
+    )?;
+    Ok(HookOutcome {
+        agent: "codex".into(),
+        event,
+        action: "capture",
+        thread: Some(thread.to_string()),
+        turn: Some(out.checkpoint.note.turn),
+    })
+}
