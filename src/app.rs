@@ -98,6 +98,16 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             )?;
             Outcome::Verify(outcome)
         }
+        Command::Completions(a) => {
+            Outcome::Text(crate::cli::completions(&a.shell).map_err(crate::Error::usage)?)
+        }
+        Command::Mangen(a) => Outcome::Files(
+            crate::cli::mangen(&a.dir)
+                .context(|| format!("could not write man pages into {}", a.dir.display()))?
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
+        ),
         Command::Hook(a) => {
             // A hook never breaks the agent: every failure becomes a message.
             let payload = match a.payload {

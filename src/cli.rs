@@ -49,6 +49,11 @@ pub enum Command {
     Fetch(SyncArgs),
     /// Entry point for agent hooks (claude-code: JSON on stdin; codex: JSON argument or stdin)
     Hook(HookArgs),
+    /// Print a completion script for bash, zsh or fish
+    Completions(CompletionsArgs),
+    /// Write the man pages (git-t3.1 and one per command) into DIR
+    #[command(hide = true)]
+    Mangen(MangenArgs),
 }
 
 /// The thread a command works on.
@@ -226,6 +231,69 @@ pub struct HookArgs {
     pub agent: String,
     /// The payload (Codex passes it as an argument); read from stdin when absent
     pub payload: Option<String>,
+}
+
+/// Arguments of `completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// bash, zsh or fish
+    pub shell: String,
+}
+
+/// Arguments of `mangen`.
+#[derive(Debug, Args)]
+pub struct MangenArgs {
+    /// The folder to write the pages into (e.g. ~/.local/share/man/man1)
+    pub dir: std::path::PathBuf,
+}
+
+/// The completion script for `shell`.
+///
+/// bash: clap_complete 4.6 breaks subcommand completion for a hyphenated
+/// name (clap-rs/clap#6421), so the script is generated as `gitt3` and bound
+/// to `git-t3`; a `_git_t3` function lets git's own completion complete
+/// `git t3 <TAB>` through it.
+pub fn completions(shell: &str) -> Result<String, String> {
+    use clap::CommandFactory as _;
+    use clap_complete::Shell;
+    let mut cmd = Cli::command();
+    let mut buf = Vec::new();
+    match shell {
+        "bash" => {
+            clap_complete::generate(Shell::Bash, &mut cmd, "gitt3", &mut buf);
+            let script = String::from_utf8_lossy(&buf).replace(" gitt3\n", " git-t3\n");
+            Ok(format!(
+                "{script}\n# git t3 <TAB>: git's completion calls _git_t3 with no arguments.\n\
+                 _git_t3() {{\n    COMP_WORDS=(\"git-t3\" \"${{COMP_WORDS[@]:2}}\"); COMP_CWORD=$((COMP_CWORD - 1))\n    \
+                 _gitt3 \"git-t3\" \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"\n}}\n"
+            ))
+        }
+        "zsh" => {
+            clap_complete::generate(Shell::Zsh, &mut cmd, "git-t3", &mut buf);
+            Ok(String::from_utf8_lossy(&buf).into_owned())
+        }
+        "fish" => {
+            clap_complete::generate(Shell::Fish, &mut cmd, "git-t3", &mut buf);
+            Ok(String::from_utf8_lossy(&buf).into_owned())
+        }
+        other => Err(format!("no completions for '{other}': use bash, zsh or fish")),
+    }
+}
+
+/// Write `git-t3.1` and one page per command into `dir`; returns the files.
+pub fn mangen(dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    use clap::CommandFactory as _;
+    std::fs::create_dir_all(dir)?;
+    clap_mangen::generate_to(Cli::command(), dir)?;
+    let mut files: Vec<_> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("git-t3"))
+        })
+        .collect();
+    files.sort();
+    Ok(files)
 }
 
 /// Arguments of `drop`.

@@ -36,6 +36,10 @@ pub enum Outcome {
     Verify(verify::VerifyOutcome),
     /// `push` and `fetch`.
     Sync(crate::sync::SyncOutcome),
+    /// Text to print as it is (`completions`).
+    Text(String),
+    /// Files written (`mangen`).
+    Files(Vec<String>),
     /// `hook`: what was done, or why nothing could be (reported, exit 0).
     Hook(Result<hook::HookOutcome, String>),
 }

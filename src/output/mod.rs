@@ -172,6 +172,15 @@ pub fn render(outcome: &Outcome, format: Format, quiet: bool, out: &mut dyn Writ
             }
             Ok(())
         }
+        Outcome::Text(t) => out.write_all(t.as_bytes()),
+        Outcome::Files(files) => {
+            if !quiet {
+                for f in files {
+                    writeln!(out, "{f}")?;
+                }
+            }
+            Ok(())
+        }
         // Claude Code adds a UserPromptSubmit hook's stdout to the model's
         // context: a hook prints nothing there (errors go to stderr).
         Outcome::Hook(_) => Ok(()),

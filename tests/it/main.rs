@@ -5,6 +5,7 @@ mod bad_input;
 mod capture;
 mod diff;
 mod durability;
+mod extension;
 mod hook;
 mod revert;
 mod store;
