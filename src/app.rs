@@ -98,6 +98,12 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             )?;
             Outcome::Verify(outcome)
         }
+        Command::InstallHooks(a) => {
+            Outcome::Install(commands::install::install(open()?, install_options(&a))?)
+        }
+        Command::UninstallHooks(a) => {
+            Outcome::Install(commands::install::uninstall(open()?, install_options(&a))?)
+        }
         Command::Completions(a) => {
             Outcome::Text(crate::cli::completions(&a.shell).map_err(crate::Error::usage)?)
         }
@@ -228,4 +234,13 @@ fn parse_age(raw: &str) -> Result<u64> {
     };
     n.checked_mul(factor)
         .ok_or_else(|| crate::Error::usage(format!("'{raw}' is too long an age")))
+}
+
+fn install_options(a: &crate::cli::InstallArgs) -> commands::install::Options {
+    let all = !(a.claude_code || a.codex || a.git);
+    commands::install::Options {
+        claude_code: a.claude_code || all,
+        codex: a.codex || all,
+        git: a.git || all,
+    }
 }

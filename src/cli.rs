@@ -49,6 +49,10 @@ pub enum Command {
     Fetch(SyncArgs),
     /// Entry point for agent hooks (claude-code: JSON on stdin; codex: JSON argument or stdin)
     Hook(HookArgs),
+    /// Set up agent hooks (Claude Code settings, Codex snippet) and the git pre-push block
+    InstallHooks(InstallArgs),
+    /// Remove exactly what install-hooks added
+    UninstallHooks(InstallArgs),
     /// Print a completion script for bash, zsh or fish
     Completions(CompletionsArgs),
     /// Write the man pages (git-t3.1 and one per command) into DIR
@@ -231,6 +235,20 @@ pub struct HookArgs {
     pub agent: String,
     /// The payload (Codex passes it as an argument); read from stdin when absent
     pub payload: Option<String>,
+}
+
+/// Arguments of `install-hooks` and `uninstall-hooks` (none given: all).
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// Claude Code: .claude/settings.json in this project
+    #[arg(long)]
+    pub claude_code: bool,
+    /// Codex: print the ~/.codex/config.toml snippet
+    #[arg(long)]
+    pub codex: bool,
+    /// git: a pre-push block pushing checkpoints when t3.pushCheckpoints is true
+    #[arg(long)]
+    pub git: bool,
 }
 
 /// Arguments of `completions`.

@@ -7,6 +7,7 @@ pub mod capture;
 pub mod diff;
 pub mod drop;
 pub mod hook;
+pub mod install;
 pub mod list;
 pub mod placeholder;
 pub mod show;
@@ -36,6 +37,8 @@ pub enum Outcome {
     Verify(verify::VerifyOutcome),
     /// `push` and `fetch`.
     Sync(crate::sync::SyncOutcome),
+    /// `install-hooks`, `uninstall-hooks`.
+    Install(install::InstallOutcome),
     /// Text to print as it is (`completions`).
     Text(String),
     /// Files written (`mangen`).

@@ -173,6 +173,20 @@ pub fn render(outcome: &Outcome, format: Format, quiet: bool, out: &mut dyn Writ
             Ok(())
         }
         Outcome::Text(t) => out.write_all(t.as_bytes()),
+        Outcome::Install(i) => {
+            if !quiet {
+                for c in &i.changed {
+                    writeln!(out, "{c}")?;
+                }
+                if i.changed.is_empty() && i.snippets.is_empty() {
+                    writeln!(out, "nothing to do")?;
+                }
+            }
+            for snippet in &i.snippets {
+                out.write_all(snippet.as_bytes())?;
+            }
+            Ok(())
+        }
         Outcome::Files(files) => {
             if !quiet {
                 for f in files {

@@ -99,3 +99,73 @@ fn a_hook_never_fails_the_agent() {
         );
     }
 }
+
+#[test]
+fn install_and_uninstall_leave_existing_settings_and_hooks_byte_identical() {
+    let r = TestRepo::seeded();
+    let settings = r.root.join(".claude/settings.json");
+    // Odd formatting and a hook of the user's own must survive exactly.
+    let original = "{\"model\": \"x\",\n  \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"say done\"}]}]}}";
+    r.write(".claude/settings.json", original);
+    let hook = r.root.join(".git/hooks/pre-push");
+    let user_hook = "#!/bin/sh\necho user pre-push"; // no trailing newline
+    r.write(".git/hooks/pre-push", user_hook);
+    r.t3(&["install-hooks", "--claude-code", "--git"]).ok();
+    let installed: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(installed["model"], "x");
+    assert_eq!(installed["hooks"]["Stop"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        installed["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"],
+        "git t3 hook claude-code"
+    );
+    assert!(
+        std::fs::read_to_string(&hook)
+            .unwrap()
+            .contains("t3.pushCheckpoints")
+    );
+    r.t3(&["install-hooks", "--claude-code", "--git"]).ok(); // idempotent
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&settings).unwrap()).unwrap(),
+        installed
+    );
+    r.t3(&["uninstall-hooks", "--claude-code", "--git"]).ok();
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
+    assert_eq!(std::fs::read_to_string(&hook).unwrap(), user_hook);
+}
+
+#[test]
+fn install_creates_what_is_missing_and_uninstall_removes_it() {
+    let r = TestRepo::seeded();
+    r.git(&["config", "core.hooksPath", "myhooks"]);
+    let out = r.t3(&["install-hooks"]).ok().out();
+    assert!(
+        out.contains("notify = [\"git\", \"t3\", \"hook\", \"codex\"]"),
+        "{out}"
+    );
+    assert!(r.root.join(".claude/settings.json").is_file());
+    let hook = r.root.join("myhooks/pre-push");
+    assert!(hook.is_file(), "core.hooksPath not honoured");
+    // The block pushes the checkpoints along with a branch when asked to.
+    let remote = r.tmp().join("remote.git");
+    r.git_in(r.tmp(), &["init", "-q", "--bare", remote.to_str().unwrap()])
+        .ok();
+    r.git(&["remote", "add", "origin", remote.to_str().unwrap()]);
+    r.t3(&["baseline", "--thread", "t"]).ok();
+    r.git(&["config", "t3.pushCheckpoints", "true"]);
+    r.git(&["push", "-q", "origin", "main"]);
+    let remote_refs = r
+        .git_in(
+            r.tmp(),
+            &["--git-dir", remote.to_str().unwrap(), "for-each-ref", "refs/t3/"],
+        )
+        .ok()
+        .out();
+    assert!(remote_refs.contains(&ref_for("t", 0)), "{remote_refs}");
+    r.t3(&["uninstall-hooks"]).ok();
+    assert!(!hook.exists(), "the hook git t3 created is still there");
+    assert!(
+        !r.root.join(".claude").exists(),
+        "the settings git t3 created are still there"
+    );
+}
