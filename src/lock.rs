@@ -15,6 +15,19 @@ use crate::error::{Context as _, Error, Result};
 
 /// Default time to wait for another git-t3 process, overridable with `T3_LOCK_TIMEOUT` (seconds).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+/// What an agent hook waits at most: agents stop hooks after 60 s by default.
+pub const HOOK_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Milliseconds to wait by default, when `T3_LOCK_TIMEOUT` is not set.
+static DEFAULT_WAIT_MS: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(DEFAULT_TIMEOUT.as_secs() * 1000);
+
+/// Change how long this process waits for the lock by default (agent hooks
+/// must finish well within the agent's own hook timeout).
+pub fn set_default_timeout(timeout: Duration) {
+    let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+    DEFAULT_WAIT_MS.store(ms, std::sync::atomic::Ordering::Relaxed);
+}
 
 /// A held repository lock; released on drop.
 #[derive(Debug)]
@@ -31,7 +44,10 @@ impl RepoLock {
             .ok()
             .and_then(|v| v.trim().parse::<f64>().ok())
             .filter(|s| s.is_finite() && *s >= 0.0)
-            .map_or(DEFAULT_TIMEOUT, Duration::from_secs_f64);
+            .map_or_else(
+                || Duration::from_millis(DEFAULT_WAIT_MS.load(std::sync::atomic::Ordering::Relaxed)),
+                Duration::from_secs_f64,
+            );
         Self::acquire_with_timeout(dir, what, timeout)
     }
 

@@ -50,6 +50,7 @@ fn open_in(cwd: Option<&str>) -> Result<&'static gix::Repository> {
 
 /// Handle one hook event of `agent` with `payload` (the raw JSON).
 pub fn run(agent: &str, payload: &[u8]) -> Result<HookOutcome> {
+    crate::lock::set_default_timeout(crate::lock::HOOK_TIMEOUT);
     let v: serde_json::Value = serde_json::from_slice(payload)
         .map_err(|e| Error::Failed(format!("the {agent} hook payload is not JSON: {e}")))?;
     match agent {

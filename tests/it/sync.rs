@@ -1,4 +1,7 @@
-//! `git t3 push` / `fetch` against a local bare repository, with diverged notes.
+//! `git t3 push` / `fetch` against a local bare repository and a real
+//! `git daemon`, with diverged notes.
+
+use std::os::unix::process::CommandExt as _;
 
 use crate::util::{TestRepo, ref_for};
 
@@ -81,4 +84,88 @@ fn a_refusing_remote_fails_with_gits_message() {
     let out = r.t3(&["push", "nowhere"]).fails(1);
     assert!(out.stderr.contains("git push failed"), "{}", out.stderr);
     assert_eq!(r.t3(&["push", "--upload-pack=evil"]).code, 2);
+}
+
+/// A `git daemon` on 127.0.0.1 serving `base` (receive-pack enabled), stopped on drop.
+struct Daemon {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        // `git daemon` runs git-daemon as a process of its own: stop the group.
+        if let Ok(pid) = i32::try_from(self.child.id()) {
+            // SAFETY: signals the process group this test started.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+        let _ = self.child.wait();
+    }
+}
+
+fn daemon(base: &std::path::Path) -> Option<Daemon> {
+    for attempt in 0..20u16 {
+        let port = 20_000 + (std::process::id() as u16 % 20_000) + attempt * 7;
+        let child = std::process::Command::new("git")
+            .args([
+                "daemon",
+                "--reuseaddr",
+                "--listen=127.0.0.1",
+                &format!("--port={port}"),
+                "--export-all",
+                "--enable=receive-pack",
+                &format!("--base-path={}", base.display()),
+                base.to_str().unwrap(),
+            ])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .process_group(0)
+            .spawn()
+            .ok()?;
+        let mut d = Daemon { child, port };
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Some(d);
+            }
+            if let Ok(Some(_)) = d.child.try_wait() {
+                break; // port taken: try the next one
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        drop(d);
+    }
+    None
+}
+
+#[test]
+fn push_and_fetch_over_a_real_git_daemon() {
+    let r = TestRepo::seeded();
+    let base = r.tmp().join("served");
+    std::fs::create_dir_all(&base).unwrap();
+    let bare = base.join("repo.git");
+    r.git_in(r.tmp(), &["init", "-q", "--bare", bare.to_str().unwrap()])
+        .ok();
+    let Some(d) = daemon(&base) else {
+        panic!("could not start git daemon on 127.0.0.1 (is git-daemon installed?)");
+    };
+    let url = format!("git://127.0.0.1:{}/repo.git", d.port);
+    r.git(&["remote", "add", "origin", &url]);
+    r.git(&["push", "-q", "origin", "main"]);
+    r.t3(&["baseline", "--thread", "t"]).ok();
+    r.write("x.txt", "x\n");
+    r.t3(&["capture", "--thread", "t"]).ok();
+    r.t3(&["push", "origin"]).ok();
+    let clone = r.tmp().join("clone");
+    r.git_in(r.tmp(), &["clone", "-q", &url, clone.to_str().unwrap()])
+        .ok();
+    r.t3_in(&clone, &["fetch", "origin"]).ok();
+    let s = r
+        .t3_in(&clone, &["--json", "show", "--thread", "t", "--turn", "1"])
+        .ok()
+        .json();
+    assert_eq!(s["files"][0]["path"], "x.txt");
+    r.t3_in(&clone, &["verify"]).ok();
 }
