@@ -82,21 +82,25 @@ fn checkpoint_refspec(thread: Option<&ThreadId>) -> String {
     }
 }
 
-/// Fetch checkpoint refs and notes from `remote`, merging the notes.
-pub fn fetch(repo: &gix::Repository, remote: &str, thread: Option<&ThreadId>) -> Result<SyncOutcome> {
-    let workdir = repo.workdir().unwrap_or(repo.git_dir()).to_owned();
-    let args = vec![
+/// `git fetch` of `refspecs` from `remote`, quietly and without FETCH_HEAD.
+fn fetch_args(remote: &str, refspecs: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut args = vec![
         "fetch".to_owned(),
         "--quiet".into(),
         "--no-write-fetch-head".into(),
         remote.to_owned(),
-        checkpoint_refspec(thread),
-        format!("+{NOTES_REF}:{INCOMING}"),
     ];
-    let fetched = run_git(&workdir, &args);
+    args.extend(refspecs);
+    args
+}
+
+/// Fetch checkpoint refs and notes from `remote`, merging the notes.
+pub fn fetch(repo: &gix::Repository, remote: &str, thread: Option<&ThreadId>) -> Result<SyncOutcome> {
+    let workdir = repo.workdir().unwrap_or(repo.git_dir()).to_owned();
+    let notes = format!("+{NOTES_REF}:{INCOMING}");
     // A remote without notes yet is not an error: retry without the notes.
-    if fetched.is_err() {
-        run_git(&workdir, &args[..5])?;
+    if run_git(&workdir, &fetch_args(remote, [checkpoint_refspec(thread), notes])).is_err() {
+        run_git(&workdir, &fetch_args(remote, [checkpoint_refspec(thread)]))?;
     }
     let (merged, conflicts) = merge_incoming(repo)?;
     Ok(SyncOutcome {
@@ -111,13 +115,7 @@ pub fn fetch(repo: &gix::Repository, remote: &str, thread: Option<&ThreadId>) ->
 pub fn push(repo: &gix::Repository, remote: &str, thread: Option<&ThreadId>) -> Result<SyncOutcome> {
     let workdir = repo.workdir().unwrap_or(repo.git_dir()).to_owned();
     // Bring the other side's notes in first, so the notes push fast-forwards.
-    let args = vec![
-        "fetch".to_owned(),
-        "--quiet".into(),
-        "--no-write-fetch-head".into(),
-        remote.to_owned(),
-        format!("+{NOTES_REF}:{INCOMING}"),
-    ];
+    let args = fetch_args(remote, [format!("+{NOTES_REF}:{INCOMING}")]);
     let (merged, conflicts) = if run_git(&workdir, &args).is_ok() {
         merge_incoming(repo)?
     } else {

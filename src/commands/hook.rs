@@ -89,18 +89,7 @@ fn claude_code(v: &serde_json::Value) -> Result<HookOutcome> {
         )?;
         ("baseline", out)
     } else {
-        let out = capture::run(
-            repo,
-            capture::Options {
-                thread: thread.clone(),
-                turn: None,
-                state: Some("completed".into()),
-                turn_id: None,
-                message_id: None,
-                replace: false,
-                provider: None,
-            },
-        )?;
+        let out = capture_completed(repo, &thread, None)?;
         ("capture", out)
     };
     Ok(HookOutcome {
@@ -127,18 +116,7 @@ fn codex(v: &serde_json::Value) -> Result<HookOutcome> {
         field(v, "thread-id").ok_or_else(|| Error::Failed("the notify payload has no thread-id".into()))?;
     let thread = ThreadId::parse(id)?;
     let repo = open_in(field(v, "cwd"))?;
-    let out = capture::run(
-        repo,
-        capture::Options {
-            thread: thread.clone(),
-            turn: None,
-            state: Some("completed".into()),
-            turn_id: field(v, "turn-id").map(str::to_owned),
-            message_id: None,
-            replace: false,
-            provider: None,
-        },
-    )?;
+    let out = capture_completed(repo, &thread, field(v, "turn-id"))?;
     Ok(HookOutcome {
         agent: "codex".into(),
         event,
@@ -146,4 +124,24 @@ fn codex(v: &serde_json::Value) -> Result<HookOutcome> {
         thread: Some(thread.to_string()),
         turn: Some(out.checkpoint.note.turn),
     })
+}
+
+/// Capture the next turn of `thread` as completed.
+fn capture_completed(
+    repo: &gix::Repository,
+    thread: &ThreadId,
+    turn_id: Option<&str>,
+) -> Result<capture::CaptureOutcome> {
+    capture::run(
+        repo,
+        capture::Options {
+            thread: thread.clone(),
+            turn: None,
+            state: Some("completed".into()),
+            turn_id: turn_id.map(str::to_owned),
+            message_id: None,
+            replace: false,
+            provider: None,
+        },
+    )
 }

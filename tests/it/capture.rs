@@ -1,5 +1,7 @@
 //! Capture semantics equal git's `read-tree HEAD; add -A; write-tree`.
 
+use std::time::{Duration, SystemTime};
+
 use crate::util::{THREAD, TestRepo, ref_for};
 
 fn capture_matches_oracle(r: &TestRepo) {
@@ -231,11 +233,20 @@ fn racy_same_size_edit_is_seen() {
     r.git(&["config", "core.checkStat", "minimal"]);
     r.git(&["config", "core.trustctime", "false"]);
     r.t3(&["baseline", "--thread", THREAD]).ok();
+    // An edit is racy when the file's mtime is at or after the moment the
+    // capture's walk started: only then can stat data not tell two versions
+    // apart. A shared future mtime makes that so regardless of timing (a
+    // restored *past* mtime would be undetectable, for git too).
+    let racy = SystemTime::now() + Duration::from_secs(3600);
     for round in 0..5u8 {
         let path = r.root.join("src/lib.rs");
-        let first = format!("round {round} A\n");
-        std::fs::write(&path, &first).unwrap();
-        let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+        std::fs::write(&path, format!("round {round} A\n")).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(racy)
+            .unwrap();
         capture_matches_oracle(&r);
         // Same size, same mtime: only the racy-git rule can tell.
         std::fs::write(&path, format!("round {round} B\n")).unwrap();
@@ -243,7 +254,7 @@ fn racy_same_size_edit_is_seen() {
             .write(true)
             .open(&path)
             .unwrap()
-            .set_modified(mtime)
+            .set_modified(racy)
             .unwrap();
         capture_matches_oracle(&r);
         let shown = r.t3_json(&["show", "--thread", THREAD]);
