@@ -348,6 +348,9 @@ pub fn update_refs(repo: &gix::Repository, updates: &[RefUpdate], log_message: &
             deref: false,
         });
     }
+    // Only directories whose entries change need a flush: each ref's parent,
+    // and the parent of every directory this update creates.
+    let changed_dirs = durable::dirs_to_flush(repo.common_dir(), updates.iter().map(|u| u.name.as_str()));
     let mut tb = gix::date::parse::TimeBuf::default();
     let sig = signature(&mut tb);
     match repo.edit_references_as(edits, Some(sig)) {
@@ -368,7 +371,11 @@ pub fn update_refs(repo: &gix::Repository, updates: &[RefUpdate], log_message: &
             });
         }
     }
-    durable::sync_refs(repo, updates.iter().map(|u| (u.name.as_str(), u.new.is_some())))
+    durable::sync_refs(
+        repo,
+        updates.iter().map(|u| (u.name.as_str(), u.new.is_some())),
+        changed_dirs,
+    )
 }
 
 /// The note blob attached to `object` in `refs/notes/t3`, if any.
@@ -396,15 +403,19 @@ impl<'r> NotesReader<'r> {
         Ok(NotesReader { repo, state })
     }
 
-    /// The note's bytes for `object`, or `None` without a note.
-    pub fn get(&mut self, object: ObjectId) -> Result<Option<Vec<u8>>> {
+    /// The id of the note blob on `object`, or `None` without a note.
+    pub fn blob_id(&mut self, object: ObjectId) -> Result<Option<ObjectId>> {
         let Some(state) = self.state.as_mut() else {
             return Ok(None);
         };
-        let Some(blob) = state
+        state
             .get(&object, self.repo)
-            .context(|| format!("could not look up the note of {object}"))?
-        else {
+            .context(|| format!("could not look up the note of {object}"))
+    }
+
+    /// The note's bytes for `object`, or `None` without a note.
+    pub fn get(&mut self, object: ObjectId) -> Result<Option<Vec<u8>>> {
+        let Some(blob) = self.blob_id(object)? else {
             return Ok(None);
         };
         let blob = self
@@ -567,28 +578,42 @@ pub mod durable {
         sync_paths(&files, &dirs)
     }
 
-    /// fsync loose ref files just written (and the directories of all changed refs).
-    pub fn sync_refs<'a>(repo: &gix::Repository, refs: impl Iterator<Item = (&'a str, bool)>) -> Result<()> {
+    /// The directories a ref update will change, found before it runs: each
+    /// ref's parent, and every directory up to the first existing ancestor
+    /// (their entries are created by the update).
+    pub fn dirs_to_flush<'a>(base: &Path, names: impl Iterator<Item = &'a str>) -> BTreeSet<PathBuf> {
+        let mut dirs = BTreeSet::new();
+        for name in names {
+            let mut dir = base.join(name).parent().map(Path::to_owned);
+            while let Some(d) = dir {
+                if !d.starts_with(base) || d == base {
+                    break;
+                }
+                let existed = d.is_dir();
+                dir = d.parent().map(Path::to_owned);
+                dirs.insert(d);
+                if existed {
+                    break;
+                }
+            }
+        }
+        dirs
+    }
+
+    /// fsync loose ref files just written and the directories `dirs_to_flush` named.
+    pub fn sync_refs<'a>(
+        repo: &gix::Repository,
+        refs: impl Iterator<Item = (&'a str, bool)>,
+        dirs: BTreeSet<PathBuf>,
+    ) -> Result<()> {
         let base = repo.common_dir();
         let mut files = Vec::new();
-        let mut dirs = BTreeSet::new();
         let mut deleted = false;
         for (name, exists) in refs {
             deleted |= !exists;
             let path = base.join(name);
             if exists && path.is_file() {
-                files.push(path.clone());
-            }
-            // Every directory from the ref up to refs/ may have been created.
-            let mut dir = path.parent();
-            while let Some(d) = dir {
-                if !d.starts_with(base) || d == base {
-                    break;
-                }
-                if d.is_dir() {
-                    dirs.insert(d.to_owned());
-                }
-                dir = d.parent();
+                files.push(path);
             }
         }
         // A deletion may have rewritten packed-refs.
@@ -596,20 +621,8 @@ pub mod durable {
         if deleted && packed.is_file() {
             files.push(packed);
         }
+        let dirs: BTreeSet<PathBuf> = dirs.into_iter().filter(|d| d.is_dir()).collect();
         sync_paths(&files, &dirs)
-    }
-
-    /// Write `data` to `path` atomically (temp file, fsync, rename).
-    pub fn write_atomic(path: &Path, data: &[u8]) -> Result<()> {
-        use std::io::Write as _;
-        let dir = path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir).context(|| format!("could not create {}", dir.display()))?;
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        let mut f = File::create(&tmp).context(|| format!("could not create {}", tmp.display()))?;
-        f.write_all(data)
-            .and_then(|()| f.sync_all())
-            .context(|| format!("could not write {}", tmp.display()))?;
-        std::fs::rename(&tmp, path).context(|| format!("could not rename {} into place", tmp.display()))
     }
 }
 

@@ -251,7 +251,7 @@ pub fn start(repo: &gix::Repository, opts: Options) -> Result<RevertOutcome> {
         removed.push(RemovedRef {
             turn: t.turn,
             commit: t.commit.to_string(),
-            note: notes_blob(repo, t.commit)?,
+            note: notes.blob_id(t.commit)?.map(|id| id.to_string()),
         });
     }
 
@@ -332,15 +332,6 @@ pub fn start(repo: &gix::Repository, opts: Options) -> Result<RevertOutcome> {
     )?;
     outcome.notices.splice(0..0, notices);
     Ok(outcome)
-}
-
-fn notes_blob(repo: &gix::Repository, commit: ObjectId) -> Result<Option<String>> {
-    let mut notes = NotesReader::open(repo)?;
-    Ok(notes.get(commit)?.map(|data| {
-        gix::objs::compute_hash(repo.object_hash(), gix::objs::Kind::Blob, &data)
-            .map(|id| id.to_string())
-            .unwrap_or_default()
-    }))
 }
 
 fn fault(point: &str) {

@@ -7,7 +7,7 @@
 //! interned line tokens, because gix has no whitespace-ignoring diff.
 
 use gix::ObjectId;
-use gix::bstr::{BStr, BString, ByteSlice};
+use gix::bstr::BString;
 use gix::diff::blob::{Algorithm, Diff, InternedInput};
 use gix::objs::tree::{EntryKind, EntryMode};
 
@@ -407,9 +407,9 @@ pub fn files(
         .zip(counts)
         .filter(|(change, counts)| is_visible(change, counts, ignore_whitespace))
         .map(|(change, counts)| FileChange {
-            path: display(change.path.as_bstr()),
+            path: crate::git::path_string(&change.path),
             kind: change.kind,
-            old_path: change.old_path.as_ref().map(|p| display(p.as_bstr())),
+            old_path: change.old_path.as_ref().map(|p| crate::git::path_string(p)),
             additions: counts.additions,
             deletions: counts.deletions,
             binary: counts.binary,
@@ -524,10 +524,6 @@ pub mod cache {
             let _ = std::fs::remove_file(p);
         }
     }
-}
-
-fn display(path: &BStr) -> String {
-    path.to_str_lossy().into_owned()
 }
 
 #[cfg(test)]

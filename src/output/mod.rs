@@ -353,31 +353,7 @@ fn file_line(f: &FileChange, out: &mut dyn Write) -> io::Result<()> {
 /// Quote a path like git's `core.quotePath` does: in double quotes with C
 /// escapes when it holds a quote, backslash, control or non-ASCII byte.
 pub fn quote_path(path: &str) -> String {
-    let needs = path
-        .bytes()
-        .any(|b| !(0x20..0x7f).contains(&b) || b == b'"' || b == b'\\');
-    if !needs {
-        return path.to_owned();
-    }
-    let mut s = String::with_capacity(path.len() + 2);
-    s.push('"');
-    for b in path.bytes() {
-        match b {
-            b'"' => s.push_str("\\\""),
-            b'\\' => s.push_str("\\\\"),
-            b'\n' => s.push_str("\\n"),
-            b'\t' => s.push_str("\\t"),
-            b'\r' => s.push_str("\\r"),
-            0x07 => s.push_str("\\a"),
-            0x08 => s.push_str("\\b"),
-            0x0b => s.push_str("\\v"),
-            0x0c => s.push_str("\\f"),
-            0x20..=0x7e => s.push(char::from(b)),
-            _ => s.push_str(&format!("\\{b:03o}")),
-        }
-    }
-    s.push('"');
-    s
+    String::from_utf8_lossy(&crate::patch::quote(gix::bstr::BStr::new(path))).into_owned()
 }
 
 #[cfg(test)]
