@@ -4,7 +4,7 @@
 use crate::cli::{Cli, Command};
 use crate::commands::{self, Outcome};
 use crate::error::{Context as _, Result};
-use crate::thread::ThreadId;
+use crate::model::thread::ThreadId;
 
 /// Run the command `cli` describes.
 pub fn run(cli: Cli) -> Result<Outcome> {
@@ -17,7 +17,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         let _t = crate::trace::span("open repository");
         // Discover from "." so that gix keeps worktree paths relative: every
         // lstat of the capture walk then resolves fewer path components.
-        let repo = crate::git::open(std::path::Path::new("."))?;
+        let repo = crate::repo::open(std::path::Path::new("."))?;
         // One command per process: the repository lives until exit, which
         // frees it anyway (unmapping it first was ~6 % of a quick diff).
         Ok(Box::leak(Box::new(repo)))
@@ -49,7 +49,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
                 turn_id: a.turn_id,
             };
             let repo = open()?;
-            crate::git::workdir(repo)?;
+            crate::repo::workdir(repo)?;
             Outcome::Checkpoint(commands::placeholder::run(repo, opts)?)
         }
         Command::List(a) => match a.thread {
@@ -125,7 +125,10 @@ pub fn run(cli: Cli) -> Result<Outcome> {
                         .take(8 << 20)
                         .read_to_end(&mut buf)
                         .map(|_| buf)
-                        .map_err(|e| crate::Error::Failed(format!("could not read the hook payload: {e}")))
+                        .map_err(|e| crate::Error::BadInput {
+                            source_name: format!("the {} hook payload", a.agent),
+                            problem: format!("could not read it: {e}"),
+                        })
                 }
             };
             let result = payload.and_then(|p| commands::hook::run(&a.agent, &p));

@@ -84,9 +84,71 @@ pub enum Error {
         /// Its ref.
         reference: String,
     },
-    /// The operation cannot be done, for the reason given.
+    /// A git operation (merge, rebase, cherry-pick, …) is in progress in the repository.
+    #[error("a {state} is in progress in this repository; finish or abort it first")]
+    RepositoryBusy {
+        /// What git is in the middle of.
+        state: String,
+    },
+    /// A revert of the thread stopped half-way and must be finished first.
+    #[error(
+        "a revert of thread '{thread}' to turn {to_turn} stopped before its {step} step; \
+         run `git t3 revert --continue --thread {thread}` or `--abort`"
+    )]
+    RevertInProgress {
+        /// The thread.
+        thread: String,
+        /// The turn it reverts to.
+        to_turn: u64,
+        /// The step that has not run yet.
+        step: String,
+    },
+    /// `--continue` or `--abort` without a revert in progress.
+    #[error("no revert of thread '{thread}' is in progress")]
+    NoRevertInProgress {
+        /// The thread.
+        thread: String,
+    },
+    /// `--undo` without a completed revert to reverse.
+    #[error("thread '{thread}' has no completed revert to undo")]
+    NothingToUndo {
+        /// The thread.
+        thread: String,
+    },
+    /// A provider helper could not roll the conversation back.
+    #[error("provider '{name}': {problem}")]
+    Provider {
+        /// The provider's name.
+        name: String,
+        /// What went wrong, with the helper's stderr when it said something.
+        problem: String,
+    },
+    /// `git push` or `git fetch` failed.
+    #[error("git {action} failed: {message}")]
+    Remote {
+        /// `push` or `fetch`.
+        action: &'static str,
+        /// The remote.
+        remote: String,
+        /// git's own words.
+        message: String,
+    },
+    /// Data read from a hook payload, a settings file or another outside
+    /// source is malformed.
+    #[error("{source_name}: {problem}")]
+    BadInput {
+        /// Where the data came from (a file, "the claude-code hook payload").
+        source_name: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// The request makes no sense for this data (e.g. the diff of a baseline);
+    /// nothing was changed.
     #[error("{0}")]
-    Failed(String),
+    Refused(String),
+    /// A bug in git-t3 (a worker thread panicked, an impossible state).
+    #[error("internal error: {0}")]
+    Internal(String),
     /// Another process changed a ref between our read and our write.
     #[error(
         "{reference} was changed by another process while this one was writing it; run the command again"
@@ -114,10 +176,12 @@ pub enum Error {
         problem: String,
     },
     /// A file-system operation failed.
-    #[error("{context}: {source}")]
+    #[error("{context}{}: {source}", path.as_ref().map(|p| format!(" {}", p.display())).unwrap_or_default())]
     Io {
-        /// What was being done.
+        /// What was being done ("could not write").
         context: String,
+        /// The file concerned, when there is one.
+        path: Option<PathBuf>,
         /// The underlying error.
         #[source]
         source: std::io::Error,
@@ -133,11 +197,85 @@ pub enum Error {
     },
 }
 
+/// What kind of failure an [`Error`] is, for callers that decide what to do
+/// next (and for the `kind` of `--json` errors).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// Bad arguments: fix the command line.
+    Usage,
+    /// Not inside a git repository with a working tree.
+    NotARepository,
+    /// The thread or turn does not exist.
+    NotFound,
+    /// Someone else holds the lock or moved a ref, or the data already exists.
+    Conflict,
+    /// The repository's state forbids it now (a revert or git operation in
+    /// progress, a placeholder, nothing to undo); nothing was changed.
+    Refused,
+    /// Data read from the repository or from outside is malformed or hostile.
+    UntrustedData,
+    /// A provider helper failed.
+    Provider,
+    /// A remote refused or could not be reached.
+    Remote,
+    /// A file-system operation failed.
+    Io,
+    /// A git (gix) operation failed.
+    Git,
+    /// A bug in git-t3.
+    Internal,
+}
+
+impl ErrorKind {
+    /// The name used in JSON (`not_a_repository`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Usage => "usage",
+            ErrorKind::NotARepository => "not_a_repository",
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::Conflict => "conflict",
+            ErrorKind::Refused => "refused",
+            ErrorKind::UntrustedData => "untrusted_data",
+            ErrorKind::Provider => "provider",
+            ErrorKind::Remote => "remote",
+            ErrorKind::Io => "io",
+            ErrorKind::Git => "git",
+            ErrorKind::Internal => "internal",
+        }
+    }
+}
+
 impl Error {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Usage(_) => ErrorKind::Usage,
+            Error::NotARepository { .. } | Error::Bare { .. } => ErrorKind::NotARepository,
+            Error::UnknownThread { .. } | Error::NoSuchTurn { .. } => ErrorKind::NotFound,
+            Error::TurnExists { .. }
+            | Error::PlaceholderOverReal { .. }
+            | Error::Conflict { .. }
+            | Error::LockTimeout { .. } => ErrorKind::Conflict,
+            Error::Placeholder { .. }
+            | Error::RepositoryBusy { .. }
+            | Error::RevertInProgress { .. }
+            | Error::NoRevertInProgress { .. }
+            | Error::NothingToUndo { .. }
+            | Error::Refused(_) => ErrorKind::Refused,
+            Error::BadMetadata { .. } | Error::BadInput { .. } => ErrorKind::UntrustedData,
+            Error::Provider { .. } => ErrorKind::Provider,
+            Error::Remote { .. } => ErrorKind::Remote,
+            Error::Io { .. } => ErrorKind::Io,
+            Error::Git { .. } => ErrorKind::Git,
+            Error::Internal(_) => ErrorKind::Internal,
+        }
+    }
+
     /// The process exit status for this error.
     pub fn exit_code(&self) -> i32 {
-        match self {
-            Error::Usage(_) => EXIT_USAGE,
+        match self.kind() {
+            ErrorKind::Usage => EXIT_USAGE,
             _ => EXIT_FAILED,
         }
     }
@@ -172,6 +310,23 @@ impl<T> Context<T> for std::result::Result<T, std::io::Error> {
     fn context(self, context: impl FnOnce() -> String) -> Result<T> {
         self.map_err(|source| Error::Io {
             context: context(),
+            path: None,
+            source,
+        })
+    }
+}
+
+/// Attach what was being done and the file concerned to an I/O error.
+pub trait IoContext<T> {
+    /// Wrap the error as [`Error::Io`] naming `path`.
+    fn at(self, action: &str, path: &std::path::Path) -> Result<T>;
+}
+
+impl<T> IoContext<T> for std::result::Result<T, std::io::Error> {
+    fn at(self, action: &str, path: &std::path::Path) -> Result<T> {
+        self.map_err(|source| Error::Io {
+            context: action.to_owned(),
+            path: Some(path.to_owned()),
             source,
         })
     }

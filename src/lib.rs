@@ -1,27 +1,36 @@
 //! git-t3: per-turn checkpoints of the working tree for coding agents,
 //! stored as plain git refs with their metadata in git notes.
 //!
-//! The binary (`src/main.rs`) parses the command line with [`cli`], runs it
-//! with [`app::run`] and renders the typed outcome with [`output`].
+//! Layers, from the bottom up (a module only calls into layers below it):
+//! - [`model`]: thread ids, ref names, the note schema (no I/O);
+//! - [`repo`]: gix plumbing — open, objects, refs, notes, flush, the lock;
+//! - [`store`], [`snapshot`], [`diff`], [`restore`]: the checkpoint store and
+//!   the engines that capture, compare and put back trees;
+//! - [`revert`], [`sync`], [`provider`]: the revert saga, push/fetch, and
+//!   provider helpers;
+//! - [`commands`]: one use case per subcommand, returning typed outcomes;
+//!   [`output`] renders them;
+//! - [`cli`], [`app`]: the command line and the environment (the edge).
 #![warn(missing_docs)]
 
-pub mod capture;
 pub mod error;
-pub mod git;
-pub mod lock;
-pub mod note;
-pub mod summary;
-pub mod sync;
-pub mod thread;
+pub mod model;
+pub mod repo;
 pub mod trace;
 
-pub use error::{Error, Result};
-pub mod app;
-pub mod cli;
+pub mod diff;
+pub mod restore;
+pub mod snapshot;
+pub mod store;
+
+pub mod provider;
+pub mod revert;
+pub mod sync;
+
 pub mod commands;
 pub mod output;
-pub mod patch;
-pub mod provider;
-pub mod restore;
-pub mod revert;
-pub mod store;
+
+pub mod app;
+pub mod cli;
+
+pub use error::{Error, Result};

@@ -60,7 +60,10 @@ pub fn resolve(repo: &gix::Repository, workdir: &Path, name: Option<&str>) -> Re
     if let Some(cmd) = configured {
         let argv: Vec<String> = cmd.split_whitespace().map(str::to_owned).collect();
         if argv.is_empty() {
-            return Err(Error::Failed(format!("provider '{name}' has an empty command")));
+            return Err(Error::Provider {
+                name: name.to_owned(),
+                problem: "its configured command is empty".into(),
+            });
         }
         return Ok(Provider::Helper {
             name: name.to_owned(),
@@ -73,10 +76,13 @@ pub fn resolve(repo: &gix::Repository, workdir: &Path, name: Option<&str>) -> Re
             name: name.to_owned(),
             argv: vec![path.to_string_lossy().into_owned()],
         }),
-        None => Err(Error::Failed(format!(
-            "provider '{name}' cannot roll back: no {program} on PATH and no t3.provider.{name}.command; \
-             install the helper, or revert the files only with --files-only"
-        ))),
+        None => Err(Error::Provider {
+            name: name.to_owned(),
+            problem: format!(
+                "cannot roll back: no {program} on PATH and no t3.provider.{name}.command; \
+                 install the helper, or revert the files only with --files-only"
+            ),
+        }),
     }
 }
 
@@ -121,7 +127,7 @@ pub fn rollback(provider: &Provider, request: &Rollback<'_>, timeout: Duration) 
         return Ok(());
     };
     let input = serde_json::to_vec(request)
-        .map_err(|e| Error::Failed(format!("could not encode the request: {e}")))?;
+        .map_err(|e| Error::Internal(format!("could not encode the provider request: {e}")))?;
     use std::os::unix::process::CommandExt as _;
     let mut child = Command::new(program)
         .args(args)
@@ -133,7 +139,10 @@ pub fn rollback(provider: &Provider, request: &Rollback<'_>, timeout: Duration) 
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| Error::Failed(format!("provider '{name}': could not run {program}: {e}")))?;
+        .map_err(|e| Error::Provider {
+            name: name.clone(),
+            problem: format!("could not run {program}: {e}"),
+        })?;
     if let Some(mut stdin) = child.stdin.take() {
         // A helper that does not read its input is its own business.
         let _ = stdin.write_all(&input);
@@ -163,30 +172,41 @@ pub fn rollback(provider: &Provider, request: &Rollback<'_>, timeout: Duration) 
                 break None;
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-            Err(e) => return Err(Error::Failed(format!("provider '{name}': {e}"))),
+            Err(e) => {
+                return Err(Error::Provider {
+                    name: name.clone(),
+                    problem: e.to_string(),
+                });
+            }
         }
     };
     let text = reader.join().unwrap_or_default();
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     match status {
         Some(s) if s.success() => Ok(()),
-        Some(s) => Err(Error::Failed(format!(
-            "provider '{name}' failed to roll back {} turn(s) ({s}){}",
-            request.turns,
-            if text.is_empty() {
-                String::new()
-            } else {
-                format!(": {text}")
-            }
-        ))),
-        None => Err(Error::Failed(format!(
-            "provider '{name}' did not answer within {}s and was stopped{}",
-            timeout.as_secs_f64(),
-            if text.is_empty() {
-                String::new()
-            } else {
-                format!(": {text}")
-            }
-        ))),
+        Some(s) => Err(Error::Provider {
+            name: name.clone(),
+            problem: format!(
+                "failed to roll back {} turn(s) ({s}){}",
+                request.turns,
+                if text.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {text}")
+                }
+            ),
+        }),
+        None => Err(Error::Provider {
+            name: name.clone(),
+            problem: format!(
+                "did not answer within {}s and was stopped{}",
+                timeout.as_secs_f64(),
+                if text.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {text}")
+                }
+            ),
+        }),
     }
 }

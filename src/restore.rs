@@ -14,10 +14,10 @@ use gix::bstr::{BString, ByteSlice};
 use gix::objs::tree::EntryKind;
 use serde::Serialize;
 
+use crate::diff::summary;
 use crate::error::{Context as _, Error, Result};
-use crate::git;
-use crate::note::ChangeKind;
-use crate::summary;
+use crate::model::note::ChangeKind;
+use crate::repo;
 
 /// What a restore changes in the worktree.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -70,8 +70,8 @@ pub fn plan(repo: &gix::Repository, current: ObjectId, target: ObjectId) -> Resu
     }
     p.write_raw.sort();
     p.delete_raw.sort();
-    p.write = p.write_raw.iter().map(|b| git::path_string(b)).collect();
-    p.delete = p.delete_raw.iter().map(|b| git::path_string(b)).collect();
+    p.write = p.write_raw.iter().map(|b| repo::path_string(b)).collect();
+    p.delete = p.delete_raw.iter().map(|b| repo::path_string(b)).collect();
     Ok(p)
 }
 
@@ -85,7 +85,7 @@ fn abs(workdir: &Path, rela: &BString) -> Result<PathBuf> {
 
 /// Carry out `plan`: delete, prune emptied folders, then write from `target`.
 pub fn apply(repo: &gix::Repository, target: ObjectId, plan: &Plan) -> Result<()> {
-    let workdir = git::workdir(repo)?;
+    let workdir = repo::workdir(repo)?;
     for rela in &plan.delete_raw {
         let path = abs(&workdir, rela)?;
         match std::fs::symlink_metadata(&path) {
@@ -131,14 +131,14 @@ pub fn apply(repo: &gix::Repository, target: ObjectId, plan: &Plan) -> Result<()
     )
     .context(|| format!("could not write files into {}", workdir.display()))?;
     if let Some(e) = outcome.errors.first() {
-        return Err(Error::Failed(format!(
-            "could not write {}: {}",
-            e.path.to_str_lossy(),
-            e.error
-        )));
+        return Err(Error::Io {
+            context: format!("could not write {}", e.path.to_str_lossy()),
+            path: None,
+            source: std::io::Error::other(e.error.to_string()),
+        });
     }
     if let Some(c) = outcome.collisions.first() {
-        return Err(Error::Failed(format!(
+        return Err(Error::Refused(format!(
             "could not write {}: it collides with another path",
             c.path.to_str_lossy()
         )));
@@ -160,7 +160,7 @@ fn prune_empty_parents(workdir: &Path, path: &Path) {
 /// Reset the user's index to HEAD (to `target` on an unborn branch), keeping
 /// the stat data of entries that did not change so `git status` stays fast.
 pub fn reset_index(repo: &gix::Repository, target: ObjectId) -> Result<()> {
-    let base = git::head_tree(repo)?.unwrap_or(target);
+    let base = repo::head_tree(repo)?.unwrap_or(target);
     let path = repo.index_path();
     if path.is_file()
         && let Ok(old) = repo.open_index()

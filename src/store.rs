@@ -10,9 +10,9 @@ use gix::bstr::ByteSlice;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::git::{self, Expect, NotesReader, Recorder, RefUpdate};
-use crate::note::Note;
-use crate::thread::{CHECKPOINTS_PREFIX, ThreadId, parse_checkpoint_ref, parse_turn};
+use crate::model::note::Note;
+use crate::model::thread::{CHECKPOINTS_PREFIX, ThreadId, parse_checkpoint_ref, parse_turn};
+use crate::repo::{self, Expect, NotesReader, Recorder, RefUpdate};
 
 /// A checkpoint: its note plus the commit and tree it describes.
 #[derive(Debug, Clone, Serialize)]
@@ -45,7 +45,7 @@ pub struct TurnRef {
 /// canonical turn numbers are skipped here (`verify` reports them).
 pub fn thread_refs(repo: &gix::Repository, thread: &ThreadId) -> Result<Vec<TurnRef>> {
     let prefix = thread.checkpoints_prefix();
-    let mut turns: Vec<TurnRef> = git::list_refs(repo, &prefix)?
+    let mut turns: Vec<TurnRef> = repo::list_refs(repo, &prefix)?
         .into_iter()
         .filter_map(|r| {
             let rest = r.name.strip_prefix(prefix.as_bytes())?;
@@ -62,7 +62,7 @@ pub fn thread_refs(repo: &gix::Repository, thread: &ThreadId) -> Result<Vec<Turn
 
 /// The ref of one turn, looked up directly (no listing), if it exists.
 pub fn turn_ref(repo: &gix::Repository, thread: &ThreadId, turn: u64) -> Result<Option<TurnRef>> {
-    Ok(git::find_ref(repo, &thread.checkpoint_ref(turn))?.map(|commit| TurnRef { turn, commit }))
+    Ok(repo::find_ref(repo, &thread.checkpoint_ref(turn))?.map(|commit| TurnRef { turn, commit }))
 }
 
 /// The highest turn of `thread`, if it has any checkpoint.
@@ -78,7 +78,7 @@ pub fn load(
     turn: TurnRef,
 ) -> Result<Checkpoint> {
     let reference = thread.checkpoint_ref(turn.turn);
-    let tree = git::commit_tree(repo, turn.commit).map_err(|e| Error::BadMetadata {
+    let tree = repo::commit_tree(repo, turn.commit).map_err(|e| Error::BadMetadata {
         reference: reference.clone(),
         problem: format!("does not point at a checkpoint commit ({e})"),
     })?;
@@ -143,7 +143,7 @@ pub fn real_checkpoint_below(
             Ok(_) => continue,
             // A checkpoint whose note is damaged still holds a real snapshot.
             Err(Error::BadMetadata { .. }) => {
-                let tree = git::commit_tree(repo, t.commit)?;
+                let tree = repo::commit_tree(repo, t.commit)?;
                 return Ok(Some(Checkpoint {
                     // Not written back: only its tree and turn are used.
                     note: Note::new(thread, t.turn),
@@ -173,7 +173,7 @@ pub struct ThreadSummary {
 /// Every thread with checkpoints, sorted by id.
 pub fn list_threads(repo: &gix::Repository) -> Result<Vec<ThreadSummary>> {
     let mut by_thread: std::collections::BTreeMap<ThreadId, Vec<TurnRef>> = Default::default();
-    for r in git::list_refs(repo, CHECKPOINTS_PREFIX)? {
+    for r in repo::list_refs(repo, CHECKPOINTS_PREFIX)? {
         let Ok(name) = r.name.to_str() else { continue };
         let (Ok(parsed), Some(commit)) = (parse_checkpoint_ref(name), r.target) else {
             continue;
@@ -214,8 +214,8 @@ pub fn write(
     expect: Expect,
 ) -> Result<Checkpoint> {
     let reference = thread.checkpoint_ref(note.turn);
-    git::ensure_tree_object(rec, tree)?;
-    let commit = git::write_commit(rec, tree, Vec::new(), &format!("t3 checkpoint ref={reference}"))?;
+    repo::ensure_tree_object(rec, tree)?;
+    let commit = repo::write_commit(rec, tree, Vec::new(), &format!("t3 checkpoint ref={reference}"))?;
     let t = crate::trace::span("sync objects");
     rec.sync()?;
     drop(t);
@@ -223,7 +223,7 @@ pub fn write(
         std::process::abort();
     }
     let t = crate::trace::span("notes");
-    git::edit_notes(
+    repo::edit_notes(
         repo,
         &[(commit, Some(note.to_toml().into_bytes()))],
         &format!("t3: note for {reference}"),
@@ -232,7 +232,7 @@ pub fn write(
     if testing::fault("after-note") {
         std::process::abort();
     }
-    git::update_refs(
+    repo::update_refs(
         repo,
         &[RefUpdate {
             name: reference.clone(),

@@ -2,10 +2,10 @@
 
 use crate::commands::capture::{self, CaptureOutcome};
 use crate::error::{Error, Result};
-use crate::git;
-use crate::lock::RepoLock;
+use crate::model::thread::ThreadId;
+use crate::repo;
+use crate::repo::lock::RepoLock;
 use crate::store;
-use crate::thread::ThreadId;
 
 /// Inputs of `baseline`.
 #[derive(Debug, Clone)]
@@ -39,8 +39,8 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<CaptureOutcome> {
     if let Some(p) = &provider {
         check_provider(p)?;
     }
-    git::workdir(repo)?;
-    let lock = RepoLock::acquire(&git::t3_common_dir(repo), "baseline")?;
+    repo::workdir(repo)?;
+    let lock = RepoLock::acquire(&repo::t3_common_dir(repo), "baseline")?;
     if let Some(latest) = store::thread_refs(repo, &thread)?.last() {
         let checkpoint = store::load_turn(repo, &thread, Some(latest.turn))?;
         return Ok(CaptureOutcome {

@@ -2,13 +2,14 @@
 
 use serde::Serialize;
 
+use crate::diff::summary;
 use crate::error::{Error, Result};
-use crate::git::{self, Expect, NotesReader, Recorder};
-use crate::lock::RepoLock;
-use crate::note::{self, Note, Status};
+use crate::model::note::{self, Note, Status};
+use crate::model::thread::ThreadId;
+use crate::repo::lock::RepoLock;
+use crate::repo::{self, Expect, NotesReader, Recorder};
+use crate::snapshot as capture;
 use crate::store::{self, Checkpoint};
-use crate::thread::ThreadId;
-use crate::{capture, summary};
 
 /// Inputs of `capture`.
 #[derive(Debug, Clone)]
@@ -45,8 +46,8 @@ pub struct CaptureOutcome {
 /// Capture the worktree of `repo` as a turn of `opts.thread`.
 pub fn run(repo: &gix::Repository, opts: Options) -> Result<CaptureOutcome> {
     let _t = crate::trace::span("capture total (after open)");
-    git::workdir(repo)?;
-    let lock = RepoLock::acquire(&git::t3_common_dir(repo), "capture")?;
+    repo::workdir(repo)?;
+    let lock = RepoLock::acquire(&repo::t3_common_dir(repo), "capture")?;
     capture_locked(repo, &lock, opts)
 }
 

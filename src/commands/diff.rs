@@ -4,14 +4,14 @@
 use gix::ObjectId;
 use serde::Serialize;
 
+use crate::diff::patch::{self, FilePatch};
+use crate::diff::summary::{self, TreeChange};
 use crate::error::{Error, Result};
-use crate::git::{self, NotesReader, Recorder};
-use crate::lock::RepoLock;
-use crate::note::FileChange;
-use crate::patch::{self, FilePatch};
+use crate::model::note::FileChange;
+use crate::model::thread::ThreadId;
+use crate::repo::lock::RepoLock;
+use crate::repo::{self, NotesReader, Recorder};
 use crate::store;
-use crate::summary::{self, TreeChange};
-use crate::thread::ThreadId;
 
 /// What to compare.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -208,8 +208,8 @@ fn checkpoints(
         Mode::Turn(t) => t,
         Mode::Range { to, .. } | Mode::Full { to } => to,
         Mode::Worktree | Mode::Branch(_) => {
-            return Err(Error::Failed(
-                "internal error: a live mode reached the checkpoint resolver".into(),
+            return Err(Error::Internal(
+                "a live mode reached the checkpoint resolver".into(),
             ));
         }
     };
@@ -221,13 +221,13 @@ fn checkpoints(
     };
     let from = match *mode {
         Mode::Turn(_) if to == 0 => {
-            return Err(Error::Failed(format!(
+            return Err(Error::Refused(format!(
                 "turn 0 of thread '{thread}' is its baseline: nothing before it to compare with (try --full)"
             )));
         }
         Mode::Turn(_) => Some(to - 1),
         Mode::Range { from, .. } if from > to => {
-            return Err(Error::Failed(format!(
+            return Err(Error::Refused(format!(
                 "--from {from} is after --to {to}: give the older turn first"
             )));
         }
@@ -276,7 +276,7 @@ fn checkpoint<'r>(
         });
     };
     let reference = thread.checkpoint_ref(turn);
-    let tree = git::commit_tree(repo, found.commit).map_err(|_| Error::BadMetadata {
+    let tree = repo::commit_tree(repo, found.commit).map_err(|_| Error::BadMetadata {
         reference: reference.clone(),
         problem: "does not point at a checkpoint commit".into(),
     })?;
@@ -308,19 +308,19 @@ fn notes_reader<'a, 'r>(
     }
     notes
         .as_mut()
-        .ok_or_else(|| Error::Failed("internal error: notes reader missing".into()))
+        .ok_or_else(|| Error::Internal("notes reader missing".into()))
 }
 
 fn head_tree(repo: &gix::Repository) -> Result<ObjectId> {
-    Ok(git::head_tree(repo)?.unwrap_or_else(|| ObjectId::empty_tree(repo.object_hash())))
+    Ok(repo::head_tree(repo)?.unwrap_or_else(|| ObjectId::empty_tree(repo.object_hash())))
 }
 
 /// HEAD against a snapshot of the worktree (which writes blobs, never refs).
 fn worktree(repo: &gix::Repository) -> Result<(Side, Side)> {
-    git::workdir(repo)?;
-    let lock = RepoLock::acquire(&git::t3_common_dir(repo), "diff --worktree")?;
+    repo::workdir(repo)?;
+    let lock = RepoLock::acquire(&repo::t3_common_dir(repo), "diff --worktree")?;
     let rec = Recorder::new(repo);
-    let snapshot = crate::capture::snapshot(repo, &rec, lock.acquired_at())?;
+    let snapshot = crate::snapshot::snapshot(repo, &rec, lock.acquired_at())?;
     Ok((
         Side {
             label: "HEAD".into(),
@@ -339,12 +339,12 @@ fn worktree(repo: &gix::Repository) -> Result<(Side, Side)> {
 fn branch(repo: &gix::Repository, base: Option<&str>) -> Result<(Side, Side)> {
     let head = repo
         .head_id()
-        .map_err(|_| Error::Failed("--branch: HEAD has no commit yet".into()))?
+        .map_err(|_| Error::Refused("--branch: HEAD has no commit yet".into()))?
         .detach();
     let base_id = match base {
         Some(name) => repo
             .rev_parse_single(name)
-            .map_err(|_| Error::Failed(format!("--branch: '{name}' does not name a commit")))?
+            .map_err(|_| Error::Usage(format!("--branch: '{name}' does not name a commit")))?
             .detach(),
         None => default_base(repo)?,
     };
@@ -352,13 +352,13 @@ fn branch(repo: &gix::Repository, base: Option<&str>) -> Result<(Side, Side)> {
         .merge_base(base_id, head)
         .ok()
         .flatten()
-        .ok_or_else(|| Error::Failed(format!("--branch: HEAD and {base_id} have no common ancestor")))?
+        .ok_or_else(|| Error::Refused(format!("--branch: HEAD and {base_id} have no common ancestor")))?
         .detach();
     Ok((
         Side {
             label: merge_base.to_string(),
             turn: None,
-            tree: git::commit_tree(repo, merge_base)?,
+            tree: repo::commit_tree(repo, merge_base)?,
         },
         Side {
             label: "HEAD".into(),
@@ -380,7 +380,7 @@ fn default_base(repo: &gix::Repository) -> Result<ObjectId> {
             .branch_remote_ref_name(head.as_ref(), gix::remote::Direction::Fetch)
             .and_then(std::result::Result::ok);
         for name in [tracking, merge].into_iter().flatten() {
-            if let Some(id) = git::find_ref(repo, &name.as_bstr().to_string())? {
+            if let Some(id) = repo::find_ref(repo, &name.as_bstr().to_string())? {
                 return Ok(id);
             }
         }
@@ -391,11 +391,11 @@ fn default_base(repo: &gix::Repository) -> Result<ObjectId> {
         "refs/remotes/origin/main",
         "refs/remotes/origin/master",
     ] {
-        if let Some(id) = git::find_ref(repo, name)? {
+        if let Some(id) = repo::find_ref(repo, name)? {
             return Ok(id);
         }
     }
-    Err(Error::Failed(
+    Err(Error::Refused(
         "--branch: no base found (no upstream, no main, no master); name one: git t3 diff --branch BASE"
             .into(),
     ))

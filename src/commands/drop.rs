@@ -3,11 +3,11 @@
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::git::{self, Expect, RefUpdate};
-use crate::lock::RepoLock;
+use crate::model::thread::ThreadId;
+use crate::repo::lock::RepoLock;
+use crate::repo::{self, Expect, RefUpdate};
 use crate::revert::{self, Step};
 use crate::store;
-use crate::thread::ThreadId;
 
 /// What `drop` removed.
 #[derive(Debug, Serialize)]
@@ -21,12 +21,12 @@ pub struct DropOutcome {
 /// Delete every ref of `thread` and the notes on their commits; a half-done
 /// revert's journal only with `force`.
 pub fn run(repo: &gix::Repository, thread: &ThreadId, force: bool) -> Result<DropOutcome> {
-    let _lock = RepoLock::acquire(&git::t3_common_dir(repo), "drop")?;
+    let _lock = RepoLock::acquire(&repo::t3_common_dir(repo), "drop")?;
     if let Some(j) = revert::in_progress(repo, thread)?
         && j.step != Step::Done
         && !force
     {
-        return Err(Error::Failed(format!(
+        return Err(Error::Refused(format!(
             "a revert of thread '{thread}' is half-done (its journal keeps the worktree as it was); \
              finish it with `git t3 revert --continue` or `--abort`, or drop it anyway with --force"
         )));
@@ -36,7 +36,7 @@ pub fn run(repo: &gix::Repository, thread: &ThreadId, force: bool) -> Result<Dro
         .map(|t| (thread.checkpoint_ref(t.turn), t.commit))
         .collect();
     for name in [thread.revert_journal_ref(), thread.undo_ref()] {
-        if let Some(id) = git::find_ref(repo, &name)? {
+        if let Some(id) = repo::find_ref(repo, &name)? {
             targets.push((name, id));
         }
     }
@@ -54,9 +54,9 @@ pub fn run(repo: &gix::Repository, thread: &ThreadId, force: bool) -> Result<Dro
             expect: Expect::Is(*id),
         })
         .collect();
-    git::update_refs(repo, &updates, "t3: drop")?;
+    repo::update_refs(repo, &updates, "t3: drop")?;
     let edits: Vec<_> = targets.iter().map(|(_, id)| (*id, None)).collect();
-    git::edit_notes(repo, &edits, &format!("t3: drop thread {thread}"))?;
+    repo::edit_notes(repo, &edits, &format!("t3: drop thread {thread}"))?;
     Ok(DropOutcome {
         thread: thread.to_string(),
         removed: targets.len(),

@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use crate::commands::{baseline, capture};
 use crate::error::{Error, Result};
-use crate::thread::ThreadId;
+use crate::model::thread::ThreadId;
 
 /// What a hook did.
 #[derive(Debug, Serialize)]
@@ -40,19 +40,23 @@ fn field<'a>(v: &'a serde_json::Value, key: &str) -> Option<&'a str> {
 
 fn open_in(cwd: Option<&str>) -> Result<&'static gix::Repository> {
     if let Some(dir) = cwd {
-        std::env::set_current_dir(Path::new(dir))
-            .map_err(|e| Error::Failed(format!("cannot change to the hook's cwd {dir}: {e}")))?;
+        std::env::set_current_dir(Path::new(dir)).map_err(|e| Error::BadInput {
+            source_name: "the hook payload".into(),
+            problem: format!("cannot change to its cwd {dir}: {e}"),
+        })?;
     }
-    let repo = crate::git::open(Path::new("."))?;
-    crate::git::workdir(&repo)?;
+    let repo = crate::repo::open(Path::new("."))?;
+    crate::repo::workdir(&repo)?;
     Ok(Box::leak(Box::new(repo)))
 }
 
 /// Handle one hook event of `agent` with `payload` (the raw JSON).
 pub fn run(agent: &str, payload: &[u8]) -> Result<HookOutcome> {
-    crate::lock::set_default_timeout(crate::lock::HOOK_TIMEOUT);
-    let v: serde_json::Value = serde_json::from_slice(payload)
-        .map_err(|e| Error::Failed(format!("the {agent} hook payload is not JSON: {e}")))?;
+    crate::repo::lock::set_default_timeout(crate::repo::lock::HOOK_TIMEOUT);
+    let v: serde_json::Value = serde_json::from_slice(payload).map_err(|e| Error::BadInput {
+        source_name: format!("the {agent} hook payload"),
+        problem: format!("not JSON: {e}"),
+    })?;
     match agent {
         "claude-code" => claude_code(&v),
         "codex" => codex(&v),
@@ -75,8 +79,10 @@ fn claude_code(v: &serde_json::Value) -> Result<HookOutcome> {
     if !matches!(event.as_str(), "UserPromptSubmit" | "Stop") || (event == "Stop" && stop_reentry) {
         return Ok(nothing(event));
     }
-    let session =
-        field(v, "session_id").ok_or_else(|| Error::Failed("the hook payload has no session_id".into()))?;
+    let session = field(v, "session_id").ok_or_else(|| Error::BadInput {
+        source_name: "the claude-code hook payload".into(),
+        problem: "no session_id".into(),
+    })?;
     let thread = ThreadId::parse(session)?;
     let repo = open_in(field(v, "cwd"))?;
     let (action, outcome) = if event == "UserPromptSubmit" {
@@ -112,8 +118,10 @@ fn codex(v: &serde_json::Value) -> Result<HookOutcome> {
             turn: None,
         });
     }
-    let id =
-        field(v, "thread-id").ok_or_else(|| Error::Failed("the notify payload has no thread-id".into()))?;
+    let id = field(v, "thread-id").ok_or_else(|| Error::BadInput {
+        source_name: "the codex notify payload".into(),
+        problem: "no thread-id".into(),
+    })?;
     let thread = ThreadId::parse(id)?;
     let repo = open_in(field(v, "cwd"))?;
     let out = capture_completed(repo, &thread, field(v, "turn-id"))?;

@@ -18,7 +18,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::error::{Context as _, Error, Result};
-use crate::git;
+use crate::repo;
 
 const HOOK_COMMAND: &str = "git t3 hook claude-code";
 const EVENTS: [&str; 2] = ["UserPromptSubmit", "Stop"];
@@ -48,7 +48,7 @@ pub struct InstallOutcome {
 }
 
 fn backup_path(repo: &gix::Repository) -> PathBuf {
-    git::t3_common_dir(repo)
+    repo::t3_common_dir(repo)
         .join("install")
         .join("claude-settings.json.orig")
 }
@@ -112,14 +112,15 @@ fn without_our_entries(mut settings: Value) -> Value {
 fn read_settings(path: &Path) -> Result<Option<(Vec<u8>, Value)>> {
     match std::fs::read(path) {
         Ok(bytes) => {
-            let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
-                Error::Failed(format!(
-                    "{} is not valid JSON ({e}); fix it before installing hooks",
-                    path.display()
-                ))
+            let value: Value = serde_json::from_slice(&bytes).map_err(|e| Error::BadInput {
+                source_name: path.display().to_string(),
+                problem: format!("not valid JSON ({e}); fix it before installing hooks"),
             })?;
             if !value.is_object() {
-                return Err(Error::Failed(format!("{} is not a JSON object", path.display())));
+                return Err(Error::BadInput {
+                    source_name: path.display().to_string(),
+                    problem: "not a JSON object".into(),
+                });
             }
             Ok(Some((bytes, value)))
         }
@@ -129,7 +130,7 @@ fn read_settings(path: &Path) -> Result<Option<(Vec<u8>, Value)>> {
 }
 
 fn write_json(path: &Path, value: &Value) -> Result<()> {
-    let mut text = serde_json::to_string_pretty(value).map_err(|e| Error::Failed(e.to_string()))?;
+    let mut text = serde_json::to_string_pretty(value).map_err(|e| Error::Internal(e.to_string()))?;
     text.push('\n');
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).context(|| format!("could not create {}", dir.display()))?;
@@ -139,7 +140,7 @@ fn write_json(path: &Path, value: &Value) -> Result<()> {
 
 /// Install the chosen integrations.
 pub fn install(repo: &gix::Repository, opts: Options) -> Result<InstallOutcome> {
-    let workdir = git::workdir(repo)?;
+    let workdir = repo::workdir(repo)?;
     let mut out = InstallOutcome::default();
     if opts.claude_code {
         let path = workdir.join(".claude/settings.json");
@@ -147,18 +148,23 @@ pub fn install(repo: &gix::Repository, opts: Options) -> Result<InstallOutcome> 
         let mut settings = existing.as_ref().map_or_else(|| json!({}), |(_, v)| v.clone());
         let hooks = settings
             .as_object_mut()
-            .ok_or_else(|| Error::Failed(format!("{} is not a JSON object", path.display())))?
+            .ok_or_else(|| Error::BadInput {
+                source_name: path.display().to_string(),
+                problem: "not a JSON object".into(),
+            })?
             .entry("hooks")
             .or_insert_with(|| json!({}));
-        let hooks = hooks
-            .as_object_mut()
-            .ok_or_else(|| Error::Failed(format!("\"hooks\" in {} is not an object", path.display())))?;
+        let hooks = hooks.as_object_mut().ok_or_else(|| Error::BadInput {
+            source_name: path.display().to_string(),
+            problem: "\"hooks\" is not an object".into(),
+        })?;
         let mut added = false;
         for event in EVENTS {
             let groups = hooks.entry(event).or_insert_with(|| json!([]));
             if !has_our_entry(groups) {
-                let arr = groups.as_array_mut().ok_or_else(|| {
-                    Error::Failed(format!("hooks.{event} in {} is not a list", path.display()))
+                let arr = groups.as_array_mut().ok_or_else(|| Error::BadInput {
+                    source_name: path.display().to_string(),
+                    problem: format!("hooks.{event} is not a list"),
                 })?;
                 arr.push(json!({"hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": 60}]}));
                 added = true;
@@ -208,13 +214,13 @@ pub fn install(repo: &gix::Repository, opts: Options) -> Result<InstallOutcome> 
                 .context(|| format!("could not make {} executable", hook.display()))?;
             if current.is_none() {
                 std::fs::write(
-                    git::t3_common_dir(repo).join("install").join("pre-push.created"),
+                    repo::t3_common_dir(repo).join("install").join("pre-push.created"),
                     b"",
                 )
                 .or_else(|_| {
-                    std::fs::create_dir_all(git::t3_common_dir(repo).join("install"))?;
+                    std::fs::create_dir_all(repo::t3_common_dir(repo).join("install"))?;
                     std::fs::write(
-                        git::t3_common_dir(repo).join("install").join("pre-push.created"),
+                        repo::t3_common_dir(repo).join("install").join("pre-push.created"),
                         b"",
                     )
                 })
@@ -231,7 +237,7 @@ pub fn install(repo: &gix::Repository, opts: Options) -> Result<InstallOutcome> 
 
 /// Remove exactly what [`install`] added.
 pub fn uninstall(repo: &gix::Repository, opts: Options) -> Result<InstallOutcome> {
-    let workdir = git::workdir(repo)?;
+    let workdir = repo::workdir(repo)?;
     let mut out = InstallOutcome::default();
     if opts.claude_code {
         let path = workdir.join(".claude/settings.json");
@@ -267,7 +273,7 @@ pub fn uninstall(repo: &gix::Repository, opts: Options) -> Result<InstallOutcome
         let hook = hooks_dir(repo, &workdir).join("pre-push");
         if let Ok(text) = std::fs::read(&hook) {
             let block = block();
-            let created = git::t3_common_dir(repo).join("install").join("pre-push.created");
+            let created = repo::t3_common_dir(repo).join("install").join("pre-push.created");
             if let Some(at) = text.windows(block.len()).position(|w| w == block.as_bytes()) {
                 let mut rest = text[..at].to_vec();
                 rest.extend_from_slice(&text[at + block.len()..]);

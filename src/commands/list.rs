@@ -3,9 +3,9 @@
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::git::NotesReader;
+use crate::model::thread::ThreadId;
+use crate::repo::NotesReader;
 use crate::store::{self, Checkpoint, ThreadSummary};
-use crate::thread::ThreadId;
 
 /// One thread's checkpoints.
 #[derive(Debug, Serialize)]

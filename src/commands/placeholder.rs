@@ -2,11 +2,11 @@
 
 use crate::commands::capture::CaptureOutcome;
 use crate::error::{Error, Result};
-use crate::git::{self, Expect, NotesReader, Recorder};
-use crate::lock::RepoLock;
-use crate::note::{Note, Status};
+use crate::model::note::{Note, Status};
+use crate::model::thread::ThreadId;
+use crate::repo::lock::RepoLock;
+use crate::repo::{self, Expect, NotesReader, Recorder};
 use crate::store;
-use crate::thread::ThreadId;
 
 /// Inputs of `placeholder`.
 #[derive(Debug, Clone)]
@@ -26,7 +26,7 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<CaptureOutcome> {
         turn,
         turn_id,
     } = opts;
-    let _lock = RepoLock::acquire(&git::t3_common_dir(repo), "placeholder")?;
+    let _lock = RepoLock::acquire(&repo::t3_common_dir(repo), "placeholder")?;
     let refs = store::thread_refs(repo, &thread)?;
     let turn = match (turn, refs.last()) {
         (Some(t), _) => t,

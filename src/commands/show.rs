@@ -3,8 +3,8 @@
 use serde::Serialize;
 
 use crate::error::Result;
+use crate::model::thread::ThreadId;
 use crate::store::{self, Checkpoint};
-use crate::thread::ThreadId;
 
 /// The checkpoint shown.
 #[derive(Debug, Serialize)]

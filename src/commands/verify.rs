@@ -13,12 +13,12 @@ use gix::ObjectId;
 use gix::bstr::ByteSlice;
 use serde::Serialize;
 
+use crate::diff::summary;
 use crate::error::Result;
-use crate::git::{self, IDENTITY_EMAIL, IDENTITY_NAME, NotesReader};
-use crate::note::Note;
+use crate::model::note::Note;
+use crate::model::thread::{CHECKPOINTS_PREFIX, NOTES_REF, T3_PREFIX, ThreadId, parse_checkpoint_ref};
+use crate::repo::{self, IDENTITY_EMAIL, IDENTITY_NAME, NotesReader};
 use crate::store;
-use crate::summary;
-use crate::thread::{CHECKPOINTS_PREFIX, NOTES_REF, T3_PREFIX, ThreadId, parse_checkpoint_ref};
 
 /// Inputs of `verify`.
 #[derive(Debug, Clone)]
@@ -76,7 +76,7 @@ impl Check<'_> {
 
     /// The fixed identity and no parent.
     fn commit_shape(&mut self, name: &str, id: ObjectId) -> bool {
-        match git::commit_identity(self.repo, id) {
+        match repo::commit_identity(self.repo, id) {
             Err(_) => {
                 self.error(name, format!("points at {id}, which is not a readable commit"));
                 false
@@ -126,7 +126,7 @@ impl Check<'_> {
                 ),
             );
         }
-        let Ok(tree) = git::commit_tree(self.repo, id) else {
+        let Ok(tree) = repo::commit_tree(self.repo, id) else {
             return self.error(name, format!("commit {id} has no readable tree"));
         };
         if note.placeholder {
@@ -143,7 +143,7 @@ impl Check<'_> {
         };
         let from_ref = parsed.thread.checkpoint_ref(from);
         let base = match store::turn_ref(self.repo, &parsed.thread, from) {
-            Ok(Some(t)) => git::commit_tree(self.repo, t.commit).ok(),
+            Ok(Some(t)) => repo::commit_tree(self.repo, t.commit).ok(),
             _ => None,
         };
         let Some(base) = base else {
@@ -204,7 +204,7 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<VerifyOutcome> {
         thread,
         max_journal_age_secs,
     } = opts;
-    let refs = git::list_refs(repo, T3_PREFIX)?;
+    let refs = repo::list_refs(repo, T3_PREFIX)?;
     let mut check = Check {
         repo,
         notes: NotesReader::open(repo)?,
@@ -242,8 +242,8 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<VerifyOutcome> {
         }
     }
     if thread.is_none() {
-        let annotated = match git::find_ref(repo, NOTES_REF)? {
-            Some(commit) => git::list_notes(repo, commit)?,
+        let annotated = match repo::find_ref(repo, NOTES_REF)? {
+            Some(commit) => repo::list_notes(repo, commit)?,
             None => Vec::new(),
         };
         for (id, _) in annotated {

@@ -6,8 +6,8 @@ use std::io::{self, Write};
 use gix::bstr::ByteSlice;
 
 use crate::commands::diff::{DiffOutcome, Format};
-use crate::note::FileChange;
-use crate::patch::{FilePatch, quote};
+use crate::diff::patch::{FilePatch, quote};
+use crate::model::note::FileChange;
 
 const BOLD: &str = "\x1b[1m";
 const CYAN: &str = "\x1b[36m";

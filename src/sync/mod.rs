@@ -15,8 +15,8 @@ use gix::ObjectId;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::git::{self, Expect, Recorder, RefUpdate};
-use crate::thread::{CHECKPOINTS_PREFIX, NOTES_REF, ThreadId};
+use crate::model::thread::{CHECKPOINTS_PREFIX, NOTES_REF, ThreadId};
+use crate::repo::{self, Expect, Recorder, RefUpdate};
 
 const INCOMING: &str = "refs/notes/t3-incoming";
 
@@ -44,16 +44,29 @@ fn run_git(workdir: &Path, args: &[String]) -> Result<()> {
         .env_remove("GIT_INDEX_FILE")
         .env("LC_MESSAGES", "C")
         .output()
-        .map_err(|e| Error::Failed(format!("could not run git: {e}")))?;
+        .map_err(|e| Error::Io {
+            context: "could not run git".into(),
+            path: None,
+            source: e,
+        })?;
     if out.status.success() {
         return Ok(());
     }
     let stderr = String::from_utf8_lossy(&out.stderr);
     let msg = stderr.split_whitespace().collect::<Vec<_>>().join(" ");
-    Err(Error::Failed(format!(
-        "git {} failed: {msg}",
-        args.first().map_or("", String::as_str)
-    )))
+    Err(Error::Remote {
+        action: if args.first().is_some_and(|a| a == "push") {
+            "push"
+        } else {
+            "fetch"
+        },
+        remote: args
+            .iter()
+            .find(|a| !a.starts_with('-') && *a != "push" && *a != "fetch")
+            .cloned()
+            .unwrap_or_default(),
+        message: msg,
+    })
 }
 
 /// The remote to use: the given one, the branch's upstream remote, else `origin`.
@@ -128,7 +141,7 @@ pub fn push(repo: &gix::Repository, remote: &str, thread: Option<&ThreadId>) -> 
         remote.to_owned(),
     ];
     push.push(checkpoint_refspec(thread));
-    if git::find_ref(repo, NOTES_REF)?.is_some() {
+    if repo::find_ref(repo, NOTES_REF)?.is_some() {
         push.push(format!("{NOTES_REF}:{NOTES_REF}"));
     }
     run_git(&workdir, &push)?;
@@ -142,11 +155,11 @@ pub fn push(repo: &gix::Repository, remote: &str, thread: Option<&ThreadId>) -> 
 
 /// Merge `refs/notes/t3-incoming` into `refs/notes/t3` (union, local wins).
 fn merge_incoming(repo: &gix::Repository) -> Result<(usize, Vec<String>)> {
-    let Some(theirs) = git::find_ref(repo, INCOMING)? else {
+    let Some(theirs) = repo::find_ref(repo, INCOMING)? else {
         return Ok((0, Vec::new()));
     };
     let result = merge_notes(repo, theirs);
-    git::update_refs(
+    repo::update_refs(
         repo,
         &[RefUpdate {
             name: INCOMING.into(),
@@ -160,9 +173,9 @@ fn merge_incoming(repo: &gix::Repository) -> Result<(usize, Vec<String>)> {
 
 fn merge_notes(repo: &gix::Repository, theirs: ObjectId) -> Result<(usize, Vec<String>)> {
     for _ in 0..20 {
-        let ours = git::find_ref(repo, NOTES_REF)?;
+        let ours = repo::find_ref(repo, NOTES_REF)?;
         let Some(ours) = ours else {
-            git::update_refs(
+            repo::update_refs(
                 repo,
                 &[RefUpdate {
                     name: NOTES_REF.into(),
@@ -171,21 +184,21 @@ fn merge_notes(repo: &gix::Repository, theirs: ObjectId) -> Result<(usize, Vec<S
                 }],
                 "t3: notes fetched",
             )?;
-            return Ok((git::list_notes(repo, theirs)?.len(), Vec::new()));
+            return Ok((repo::list_notes(repo, theirs)?.len(), Vec::new()));
         };
         if ours == theirs || is_ancestor(repo, theirs, ours) {
             return Ok((0, Vec::new()));
         }
         let mine: std::collections::HashMap<ObjectId, ObjectId> =
-            git::list_notes(repo, ours)?.into_iter().collect();
-        let root = git::commit_tree(repo, ours)?;
+            repo::list_notes(repo, ours)?.into_iter().collect();
+        let root = repo::commit_tree(repo, ours)?;
         let mut state = gix::note::plumbing::State::new(root, repo).map_err(|e| Error::Git {
             context: "could not read the local notes".into(),
             source: Box::new(e),
         })?;
         let mut merged = 0;
         let mut conflicts = Vec::new();
-        for (object, blob) in git::list_notes(repo, theirs)? {
+        for (object, blob) in repo::list_notes(repo, theirs)? {
             match mine.get(&object) {
                 None => {
                     state.edit(object, Some(blob), repo).map_err(|e| Error::Git {
@@ -203,10 +216,10 @@ fn merge_notes(repo: &gix::Repository, theirs: ObjectId) -> Result<(usize, Vec<S
             context: "could not write the merged notes".into(),
             source: Box::new(e),
         })?;
-        git::ensure_tree_object(&rec, tree)?;
-        let commit = git::write_commit(&rec, tree, vec![ours, theirs], "t3: merge notes")?;
+        repo::ensure_tree_object(&rec, tree)?;
+        let commit = repo::write_commit(&rec, tree, vec![ours, theirs], "t3: merge notes")?;
         rec.sync()?;
-        match git::update_refs(
+        match repo::update_refs(
             repo,
             &[RefUpdate {
                 name: NOTES_REF.into(),

@@ -162,7 +162,7 @@ pub struct Note {
 
 impl Note {
     /// A `ready` note for turn `turn` of `thread`, written now, with no files.
-    pub fn new(thread: &crate::thread::ThreadId, turn: u64) -> Self {
+    pub fn new(thread: &crate::model::thread::ThreadId, turn: u64) -> Self {
         Note {
             schema: SCHEMA,
             thread: thread.to_string(),

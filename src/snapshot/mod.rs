@@ -42,7 +42,7 @@ use gix::status::plumbing::index_as_worktree::{Change, EntryStatus};
 use gix::status::plumbing::index_as_worktree_with_renames::{Entry as StatusEntry, VisitEntry};
 
 use crate::error::{Context as _, Error, Result, git_err};
-use crate::git::{self, Recorder};
+use crate::repo::{self, Recorder};
 
 const CACHE_VERSION: &str = "t3-cache 1";
 
@@ -79,9 +79,9 @@ impl Drop for CacheWrite {
 /// through `rec`. `walk_started` is the file-system time before the walk (see
 /// the module docs); the caller holds the repository lock.
 pub fn snapshot(repo: &gix::Repository, rec: &Recorder<'_>, walk_started: SystemTime) -> Result<Snapshot> {
-    let workdir = git::workdir(repo)?;
-    let dir = git::t3_worktree_dir(repo);
-    let head = git::head_tree(repo)?.unwrap_or_else(|| ObjectId::empty_tree(repo.object_hash()));
+    let workdir = repo::workdir(repo)?;
+    let dir = repo::t3_worktree_dir(repo);
+    let head = repo::head_tree(repo)?.unwrap_or_else(|| ObjectId::empty_tree(repo.object_hash()));
     let t = crate::trace::span("load cache");
     let cache = Cache::load(repo, &dir);
     drop(t);
@@ -544,10 +544,10 @@ impl<'r> Ctx<'_, 'r> {
                     .collect();
                 let mut all = Vec::with_capacity(paths.len());
                 for h in handles {
-                    all.extend(h.join().map_err(|_| Error::Io {
-                        context: "a hashing thread panicked".into(),
-                        source: std::io::Error::other("thread panic"),
-                    })??);
+                    all.extend(
+                        h.join()
+                            .map_err(|_| Error::Internal("a hashing thread panicked".into()))??,
+                    );
                 }
                 Ok::<_, Error>(all)
             })?
@@ -559,7 +559,7 @@ impl<'r> Ctx<'_, 'r> {
     /// Apply `edits` to `base` and write the changed trees.
     fn apply(&self, base: ObjectId, edits: Vec<Edit>) -> Result<ObjectId> {
         if edits.is_empty() {
-            git::ensure_tree_object(self.rec, base)?;
+            repo::ensure_tree_object(self.rec, base)?;
             return Ok(base);
         }
         let repo = self.repo;
@@ -591,7 +591,7 @@ impl<'r> Ctx<'_, 'r> {
             }
         }
         let tree = editor.write(|t| self.rec.write_object(t))?;
-        git::ensure_tree_object(self.rec, tree)?;
+        repo::ensure_tree_object(self.rec, tree)?;
         Ok(tree)
     }
 }

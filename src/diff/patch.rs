@@ -10,9 +10,9 @@ use gix::bstr::{BStr, ByteSlice};
 use gix::diff::blob::{Algorithm, Diff};
 use gix::objs::tree::EntryKind;
 
+use crate::diff::summary::{self, Side, TreeChange};
 use crate::error::{Context as _, Result};
-use crate::note::ChangeKind;
-use crate::summary::{self, Side, TreeChange};
+use crate::model::note::ChangeKind;
 
 /// Lines of context around changes, like git's default `-U3`.
 pub const CONTEXT: u32 = 3;

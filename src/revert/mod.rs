@@ -18,13 +18,13 @@ use gix::ObjectId;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::git::{self, Expect, NotesReader, Recorder, RefUpdate};
-use crate::lock::RepoLock;
-use crate::note::{self, RemovedRef, RevertRecord};
+use crate::model::note::{self, RemovedRef, RevertRecord};
+use crate::model::thread::ThreadId;
 use crate::provider::{self, Provider};
+use crate::repo::lock::RepoLock;
+use crate::repo::{self, Expect, NotesReader, Recorder, RefUpdate};
 use crate::restore;
 use crate::store::{self, testing};
-use crate::thread::ThreadId;
 
 /// The saga's next step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -109,7 +109,7 @@ fn oid(s: &str) -> Result<ObjectId> {
 }
 
 fn read_journal(repo: &gix::Repository, reference: &str) -> Result<Option<(ObjectId, Journal)>> {
-    let Some(commit) = git::find_ref(repo, reference)? else {
+    let Some(commit) = repo::find_ref(repo, reference)? else {
         return Ok(None);
     };
     let data = NotesReader::open(repo)?
@@ -135,7 +135,7 @@ fn journal_bytes(j: &Journal) -> Vec<u8> {
 
 fn set_step(repo: &gix::Repository, commit: ObjectId, journal: &mut Journal, step: Step) -> Result<()> {
     journal.step = step;
-    git::edit_notes(
+    repo::edit_notes(
         repo,
         &[(commit, Some(journal_bytes(journal)))],
         "t3: revert journal",
@@ -173,11 +173,11 @@ pub fn start(repo: &gix::Repository, opts: Options) -> Result<RevertOutcome> {
         files_only,
         dry_run,
     } = opts;
-    let workdir = git::workdir(repo)?;
+    let workdir = repo::workdir(repo)?;
     if let Some(state) = repo.state() {
-        return Err(Error::Failed(format!(
-            "a {state:?} is in progress in this repository; finish or abort it before reverting"
-        )));
+        return Err(Error::RepositoryBusy {
+            state: format!("{state:?}"),
+        });
     }
     let refs = store::thread_refs(repo, &thread)?;
     let Some(latest) = refs.last().map(|t| t.turn) else {
@@ -193,11 +193,11 @@ pub fn start(repo: &gix::Repository, opts: Options) -> Result<RevertOutcome> {
         });
     }
     if let Some(j) = in_progress(repo, &thread)? {
-        return Err(Error::Failed(format!(
-            "a revert of thread '{thread}' to turn {} stopped before its {:?} step; \
-             run `git t3 revert --continue --thread {thread}` or `--abort`",
-            j.to_turn, j.step
-        )));
+        return Err(Error::RevertInProgress {
+            thread: thread.to_string(),
+            to_turn: j.to_turn,
+            step: format!("{:?}", j.step),
+        });
     }
     let mut notes = NotesReader::open(repo)?;
     let mut notices = Vec::new();
@@ -223,7 +223,7 @@ pub fn start(repo: &gix::Repository, opts: Options) -> Result<RevertOutcome> {
             ));
             Target {
                 label: "HEAD".into(),
-                tree: git::head_tree(repo)?.unwrap_or_else(|| ObjectId::empty_tree(repo.object_hash())),
+                tree: repo::head_tree(repo)?.unwrap_or_else(|| ObjectId::empty_tree(repo.object_hash())),
             }
         }
         None => {
@@ -255,10 +255,10 @@ pub fn start(repo: &gix::Repository, opts: Options) -> Result<RevertOutcome> {
         });
     }
 
-    let lock = RepoLock::acquire(&git::t3_common_dir(repo), "revert")?;
+    let lock = RepoLock::acquire(&repo::t3_common_dir(repo), "revert")?;
     let rec = Recorder::new(repo);
     let t = crate::trace::span("safety snapshot");
-    let safety = crate::capture::snapshot(repo, &rec, lock.acquired_at())?;
+    let safety = crate::snapshot::snapshot(repo, &rec, lock.acquired_at())?;
     drop(t);
     let files = restore::plan(repo, safety.tree, target.tree)?;
     if dry_run {
@@ -298,20 +298,20 @@ pub fn start(repo: &gix::Repository, opts: Options) -> Result<RevertOutcome> {
         removed,
         started_at: note::now_rfc3339(),
     };
-    git::ensure_tree_object(&rec, safety.tree)?;
-    let safety_commit = git::write_commit(
+    repo::ensure_tree_object(&rec, safety.tree)?;
+    let safety_commit = repo::write_commit(
         &rec,
         safety.tree,
         Vec::new(),
         &format!("t3 checkpoint ref={journal_ref}"),
     )?;
     rec.sync()?;
-    git::edit_notes(
+    repo::edit_notes(
         repo,
         &[(safety_commit, Some(journal_bytes(&journal)))],
         "t3: revert journal",
     )?;
-    git::update_refs(
+    repo::update_refs(
         repo,
         &[RefUpdate {
             name: journal_ref.clone(),
@@ -350,7 +350,7 @@ fn run(
     first_plan: Option<restore::Plan>,
     provider: &Provider,
 ) -> Result<RevertOutcome> {
-    let workdir = git::workdir(repo)?;
+    let workdir = repo::workdir(repo)?;
     let target_tree = oid(&journal.target_tree)?;
     let mut files = restore::Plan::default();
     let mut rolled_back = 0;
@@ -361,7 +361,7 @@ fn run(
             // A resumed restore: compare with the worktree as it is now.
             None => {
                 let rec = Recorder::new(repo);
-                let now = crate::capture::snapshot(repo, &rec, lock.acquired_at())?;
+                let now = crate::snapshot::snapshot(repo, &rec, lock.acquired_at())?;
                 restore::plan(repo, now.tree, target_tree)?
             }
         };
@@ -407,7 +407,7 @@ fn run(
         let mut updates = Vec::new();
         for r in &journal.removed {
             let name = thread.checkpoint_ref(r.turn);
-            if let Some(current) = git::find_ref(repo, &name)? {
+            if let Some(current) = repo::find_ref(repo, &name)? {
                 updates.push(RefUpdate {
                     name,
                     new: None,
@@ -415,7 +415,7 @@ fn run(
                 });
             }
         }
-        git::update_refs(repo, &updates, "t3: revert")?;
+        repo::update_refs(repo, &updates, "t3: revert")?;
         fault("after-refs");
         // Deleting again finds nothing; recording happens once, with `Done`.
         journal.step = Step::Record;
@@ -439,7 +439,7 @@ fn run(
         }
         journal.step = Step::Done;
         edits.push((safety_commit, Some(journal_bytes(journal))));
-        git::edit_notes(repo, &edits, "t3: revert recorded")?;
+        repo::edit_notes(repo, &edits, "t3: revert recorded")?;
         fault("after-record");
         finish(repo, thread, safety_commit)?;
     }
@@ -472,25 +472,25 @@ fn finish(repo: &gix::Repository, thread: &ThreadId, safety_commit: ObjectId) ->
         new: Some(safety_commit),
         expect: Expect::Any,
     }];
-    if git::find_ref(repo, &journal_ref)?.is_some() {
+    if repo::find_ref(repo, &journal_ref)?.is_some() {
         updates.push(RefUpdate {
             name: journal_ref,
             new: None,
             expect: Expect::Is(safety_commit),
         });
     }
-    git::update_refs(repo, &updates, "t3: revert done")
+    repo::update_refs(repo, &updates, "t3: revert done")
 }
 
 /// Resume a half-done revert from the step that failed.
 pub fn resume(repo: &gix::Repository, thread: &ThreadId) -> Result<RevertOutcome> {
-    let lock = RepoLock::acquire(&git::t3_common_dir(repo), "revert --continue")?;
+    let lock = RepoLock::acquire(&repo::t3_common_dir(repo), "revert --continue")?;
     let Some((commit, mut journal)) = read_journal(repo, &thread.revert_journal_ref())? else {
-        return Err(Error::Failed(format!(
-            "no revert of thread '{thread}' is in progress"
-        )));
+        return Err(Error::NoRevertInProgress {
+            thread: thread.to_string(),
+        });
     };
-    let workdir = git::workdir(repo)?;
+    let workdir = repo::workdir(repo)?;
     let provider = if journal.files_only || journal.step > Step::Provider {
         Provider::None
     } else {
@@ -511,7 +511,7 @@ fn put_back(
 ) -> Result<restore::Plan> {
     let safety_tree = oid(&journal.safety_tree)?;
     let rec = Recorder::new(repo);
-    let now = crate::capture::snapshot(repo, &rec, lock.acquired_at())?;
+    let now = crate::snapshot::snapshot(repo, &rec, lock.acquired_at())?;
     let plan = restore::plan(repo, now.tree, safety_tree)?;
     restore::apply(repo, safety_tree, &plan)?;
     restore::reset_index(repo, safety_tree)?;
@@ -524,7 +524,7 @@ fn put_back(
         {
             note_edits.push((c, Some(blob.data.clone())));
         }
-        if git::find_ref(repo, &thread.checkpoint_ref(r.turn))?.is_none() {
+        if repo::find_ref(repo, &thread.checkpoint_ref(r.turn))?.is_none() {
             updates.push(RefUpdate {
                 name: thread.checkpoint_ref(r.turn),
                 new: Some(c),
@@ -533,8 +533,8 @@ fn put_back(
         }
     }
     // Notes first, then refs: a ref never exists without its note.
-    git::edit_notes(repo, &note_edits, "t3: revert undone")?;
-    git::update_refs(repo, &updates, "t3: revert undone")?;
+    repo::edit_notes(repo, &note_edits, "t3: revert undone")?;
+    repo::update_refs(repo, &updates, "t3: revert undone")?;
     Ok(plan)
 }
 
@@ -545,14 +545,14 @@ fn put_back_from(
     thread: &ThreadId,
     reference: String,
     action: &'static str,
-    missing: impl FnOnce() -> String,
+    missing: impl FnOnce() -> Error,
 ) -> Result<(Journal, RevertOutcome)> {
-    let lock = RepoLock::acquire(&git::t3_common_dir(repo), &format!("revert --{action}"))?;
+    let lock = RepoLock::acquire(&repo::t3_common_dir(repo), &format!("revert --{action}"))?;
     let Some((commit, journal)) = read_journal(repo, &reference)? else {
-        return Err(Error::Failed(missing()));
+        return Err(missing());
     };
     let files = put_back(repo, &lock, thread, &journal)?;
-    git::update_refs(
+    repo::update_refs(
         repo,
         &[RefUpdate {
             name: reference,
@@ -579,7 +579,9 @@ fn put_back_from(
 /// Abort a half-done revert: the files as they were, every ref back.
 pub fn abort(repo: &gix::Repository, thread: &ThreadId) -> Result<RevertOutcome> {
     let (journal, mut outcome) = put_back_from(repo, thread, thread.revert_journal_ref(), "abort", || {
-        format!("no revert of thread '{thread}' is in progress")
+        Error::NoRevertInProgress {
+            thread: thread.to_string(),
+        }
     })?;
     if journal.step > Step::Provider && !journal.files_only && journal.from_turn > journal.to_turn {
         outcome
@@ -591,13 +593,15 @@ pub fn abort(repo: &gix::Repository, thread: &ThreadId) -> Result<RevertOutcome>
 
 /// Reverse the last completed revert of `thread` (files and refs).
 pub fn undo(repo: &gix::Repository, thread: &ThreadId) -> Result<RevertOutcome> {
-    if in_progress(repo, thread)?.is_some() {
-        return Err(Error::Failed(format!(
-            "a revert of thread '{thread}' is half-done: finish it with --continue or --abort first"
-        )));
+    if let Some(j) = in_progress(repo, thread)? {
+        return Err(Error::RevertInProgress {
+            thread: thread.to_string(),
+            to_turn: j.to_turn,
+            step: format!("{:?}", j.step),
+        });
     }
-    let (_, mut outcome) = put_back_from(repo, thread, thread.undo_ref(), "undo", || {
-        format!("thread '{thread}' has no completed revert to undo")
+    let (_, mut outcome) = put_back_from(repo, thread, thread.undo_ref(), "undo", || Error::NothingToUndo {
+        thread: thread.to_string(),
     })?;
     outcome
         .notices

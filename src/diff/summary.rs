@@ -12,7 +12,7 @@ use gix::diff::blob::{Algorithm, Diff, InternedInput};
 use gix::objs::tree::{EntryKind, EntryMode};
 
 use crate::error::{Context as _, Result};
-use crate::note::{ChangeKind, FileChange};
+use crate::model::note::{ChangeKind, FileChange};
 
 /// How git decides that a blob is binary: a NUL in its first 8000 bytes.
 const BINARY_SNIFF: usize = 8000;
@@ -307,7 +307,7 @@ pub fn count_all(
         for h in handles {
             let part = h
                 .join()
-                .map_err(|_| crate::Error::Failed("a diff thread panicked".into()))??;
+                .map_err(|_| crate::Error::Internal("a diff thread panicked".into()))??;
             all.extend(part);
         }
         Ok(all)
@@ -407,9 +407,9 @@ pub fn files(
         .zip(counts)
         .filter(|(change, counts)| is_visible(change, counts, ignore_whitespace))
         .map(|(change, counts)| FileChange {
-            path: crate::git::path_string(&change.path),
+            path: crate::repo::path_string(&change.path),
             kind: change.kind,
-            old_path: change.old_path.as_ref().map(|p| crate::git::path_string(p)),
+            old_path: change.old_path.as_ref().map(|p| crate::repo::path_string(p)),
             additions: counts.additions,
             deletions: counts.deletions,
             binary: counts.binary,
@@ -458,7 +458,7 @@ pub mod cache {
 
     use gix::ObjectId;
 
-    use crate::note::FileChange;
+    use crate::model::note::FileChange;
 
     const VERSION: &str = "summaries-v1";
     /// Entries kept; older ones are pruned now and then.
@@ -466,7 +466,7 @@ pub mod cache {
 
     fn path(repo: &gix::Repository, from: ObjectId, to: ObjectId, ignore_whitespace: bool) -> PathBuf {
         let mode = if ignore_whitespace { "w" } else { "exact" };
-        crate::git::t3_common_dir(repo)
+        crate::repo::t3_common_dir(repo)
             .join(VERSION)
             .join(format!("{from}-{to}.{mode}.json"))
     }

@@ -14,7 +14,9 @@ use gix::refs::Target;
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 
 use crate::error::{Context as _, Error, Result, git_err};
-use crate::thread::NOTES_REF;
+
+pub mod lock;
+use crate::model::thread::NOTES_REF;
 
 /// Name of the identity on every object git-t3 writes.
 pub const IDENTITY_NAME: &str = "T3 Checkpoint";

@@ -1,0 +1,5 @@
+//! The diff engine: changed paths between two trees, line counts, the
+//! summary cache, and patches as structured data (rendered by `output`).
+
+pub mod patch;
+pub mod summary;

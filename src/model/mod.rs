@@ -1,0 +1,5 @@
+//! The domain's plain data: thread ids and the ref names derived from them,
+//! and the note schema. No I/O happens here.
+
+pub mod note;
+pub mod thread;
