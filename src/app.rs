@@ -1,34 +1,88 @@
-//! Turn a parsed command line into a call of the library: validate, open the
-//! repository once, dispatch to the command.
+//! The edge of the library: turn a parsed command line and the process
+//! environment into plain options, open the repository once, and dispatch
+//! to the command. Environment variables are read here and nowhere else.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::cli::{Cli, Command};
-use crate::commands::{self, Outcome};
-use crate::error::{Context as _, Result};
+use crate::commands::{self, Context, Outcome, Settings};
+use crate::error::{Context as _, Error, Result};
 use crate::model::thread::ThreadId;
+use crate::repo::lock::{DEFAULT_TIMEOUT, HOOK_TIMEOUT};
 
-/// Run the command `cli` describes.
-pub fn run(cli: Cli) -> Result<Outcome> {
-    // Validate what needs no repository first, so usage errors win.
-    let thread = |raw: &str| ThreadId::parse(raw);
-    if let Some(dir) = &cli.directory {
-        std::env::set_current_dir(dir).context(|| format!("cannot change to {}", dir.display()))?;
+/// What the environment says, read once.
+#[derive(Debug, Clone, Default)]
+pub struct Environment {
+    /// `T3_LOCK_TIMEOUT`, seconds.
+    pub lock_timeout: Option<Duration>,
+    /// `T3_PROVIDER_TIMEOUT`, seconds.
+    pub provider_timeout: Option<Duration>,
+    /// `T3_TRACE` is set.
+    pub trace: bool,
+}
+
+impl Environment {
+    /// Read the variables git-t3 knows from the process environment.
+    pub fn from_process() -> Self {
+        let seconds = |name: &str| {
+            std::env::var(name).ok().and_then(|v| {
+                crate::provider::parse_seconds(&v).or((v.trim() == "0").then_some(Duration::ZERO))
+            })
+        };
+        Environment {
+            lock_timeout: seconds("T3_LOCK_TIMEOUT"),
+            provider_timeout: seconds("T3_PROVIDER_TIMEOUT"),
+            trace: std::env::var_os("T3_TRACE").is_some(),
+        }
     }
-    let open = || -> Result<&'static gix::Repository> {
+
+    fn settings(&self, default_lock_timeout: Duration) -> Settings {
+        Settings {
+            lock_timeout: self.lock_timeout.unwrap_or(default_lock_timeout),
+            provider_timeout: self.provider_timeout,
+        }
+    }
+}
+
+/// Run the command `cli` describes, in the environment `env`.
+pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
+    crate::trace::enable(env.trace);
+    let base = cli.directory.clone().unwrap_or_else(|| PathBuf::from("."));
+    // Validate what needs no repository first, so usage errors win.
+    let open = |settings: Settings| -> Result<Context> {
         let _t = crate::trace::span("open repository");
-        // Discover from "." so that gix keeps worktree paths relative: every
-        // lstat of the capture walk then resolves fewer path components.
-        let repo = crate::repo::open(std::path::Path::new("."))?;
-        // One command per process: the repository lives until exit, which
-        // frees it anyway (unmapping it first was ~6 % of a quick diff).
-        Ok(Box::leak(Box::new(repo)))
+        Context::open(&base, settings)
     };
-    Ok(match cli.command {
+    let settings = env.settings(DEFAULT_TIMEOUT);
+    match cli.command {
+        Command::Hook(a) => Ok(Outcome::Hook(hook(a, &base, &env.settings(HOOK_TIMEOUT)))),
+        Command::Completions(a) => Ok(Outcome::Text(
+            crate::cli::completions(&a.shell).map_err(Error::usage)?,
+        )),
+        Command::Mangen(a) => {
+            let dir = base.join(&a.dir);
+            let written = crate::cli::mangen(&dir)
+                .context(|| format!("could not write man pages into {}", dir.display()))?;
+            Ok(Outcome::Files(
+                written.iter().map(|p| p.display().to_string()).collect(),
+            ))
+        }
+        command => repository_command(command, cli.json, &|| open(settings.clone())),
+    }
+}
+
+/// The commands that work on a repository.
+fn repository_command(command: Command, json: bool, open: &dyn Fn() -> Result<Context>) -> Result<Outcome> {
+    let thread = |raw: &str| ThreadId::parse(raw);
+    let optional = |raw: Option<&str>| raw.map(ThreadId::parse).transpose();
+    Ok(match command {
         Command::Baseline(a) => {
             let opts = commands::baseline::Options {
                 thread: thread(&a.thread.thread)?,
                 provider: a.provider,
             };
-            Outcome::Checkpoint(commands::baseline::run(open()?, opts)?)
+            Outcome::Checkpoint(commands::baseline::run(&open()?, opts)?)
         }
         Command::Capture(a) => {
             let opts = commands::capture::Options {
@@ -40,7 +94,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
                 replace: a.replace,
                 provider: None,
             };
-            Outcome::Checkpoint(commands::capture::run(open()?, opts)?)
+            Outcome::Checkpoint(commands::capture::run(&open()?, opts)?)
         }
         Command::Placeholder(a) => {
             let opts = commands::placeholder::Options {
@@ -48,118 +102,116 @@ pub fn run(cli: Cli) -> Result<Outcome> {
                 turn: a.turn,
                 turn_id: a.turn_id,
             };
-            let repo = open()?;
-            crate::repo::workdir(repo)?;
-            Outcome::Checkpoint(commands::placeholder::run(repo, opts)?)
+            Outcome::Checkpoint(commands::placeholder::run(&open()?, opts)?)
         }
-        Command::List(a) => match a.thread {
-            Some(t) => {
-                let t = thread(&t)?;
-                Outcome::Turns(commands::list::turns(open()?, &t)?)
-            }
-            None => Outcome::Threads(commands::list::threads(open()?)?),
+        Command::List(a) => match optional(a.thread.as_deref())? {
+            Some(t) => Outcome::Turns(commands::list::turns(&open()?.repo, &t)?),
+            None => Outcome::Threads(commands::list::threads(&open()?.repo)?),
         },
         Command::Show(a) => {
             let t = thread(&a.thread.thread)?;
-            Outcome::Show(commands::show::run(open()?, &t, a.turn)?)
+            Outcome::Show(commands::show::run(&open()?.repo, &t, a.turn)?)
         }
-        Command::Diff(a) => Outcome::Diff(diff(a, cli.json, &open)?),
+        Command::Diff(a) => Outcome::Diff(diff(a, json, open)?),
         Command::Revert(a) => {
             let t = thread(&a.thread.thread)?;
-            let repo = open()?;
-            Outcome::Revert(if a.resume {
-                crate::revert::resume(repo, &t)?
-            } else if a.abort {
-                crate::revert::abort(repo, &t)?
-            } else if a.undo {
-                crate::revert::undo(repo, &t)?
-            } else {
-                let to = a.to.ok_or_else(|| crate::Error::usage("revert needs --to <N>"))?;
-                crate::revert::start(
-                    repo,
-                    crate::revert::Options {
-                        thread: t,
-                        to,
-                        files_only: a.files_only,
-                        dry_run: a.dry_run,
-                    },
-                )?
-            })
+            let action = revert_action(&a)?;
+            Outcome::Revert(commands::revert::run(&open()?, &t, action)?)
         }
         Command::Verify(a) => {
-            let thread = a.thread.as_deref().map(ThreadId::parse).transpose()?;
-            let max_journal_age_secs = parse_age(&a.max_journal_age)?;
-            let outcome = commands::verify::run(
-                open()?,
-                commands::verify::Options {
-                    thread,
-                    max_journal_age_secs,
-                },
-            )?;
-            Outcome::Verify(outcome)
+            let opts = commands::verify::Options {
+                thread: optional(a.thread.as_deref())?,
+                max_journal_age_secs: parse_age(&a.max_journal_age)?,
+            };
+            Outcome::Verify(commands::verify::run(&open()?.repo, opts)?)
         }
         Command::InstallHooks(a) => {
-            Outcome::Install(commands::install::install(open()?, install_options(&a))?)
+            Outcome::Install(commands::install::install(&open()?.repo, install_options(&a))?)
         }
         Command::UninstallHooks(a) => {
-            Outcome::Install(commands::install::uninstall(open()?, install_options(&a))?)
-        }
-        Command::Completions(a) => {
-            Outcome::Text(crate::cli::completions(&a.shell).map_err(crate::Error::usage)?)
-        }
-        Command::Mangen(a) => Outcome::Files(
-            crate::cli::mangen(&a.dir)
-                .context(|| format!("could not write man pages into {}", a.dir.display()))?
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect(),
-        ),
-        Command::Hook(a) => {
-            // A hook never breaks the agent: every failure becomes a message.
-            let payload = match a.payload {
-                Some(p) => Ok(p.into_bytes()),
-                None => {
-                    use std::io::Read as _;
-                    let mut buf = Vec::new();
-                    std::io::stdin()
-                        .take(8 << 20)
-                        .read_to_end(&mut buf)
-                        .map(|_| buf)
-                        .map_err(|e| crate::Error::BadInput {
-                            source_name: format!("the {} hook payload", a.agent),
-                            problem: format!("could not read it: {e}"),
-                        })
-                }
-            };
-            let result = payload.and_then(|p| commands::hook::run(&a.agent, &p));
-            Outcome::Hook(result.map_err(|e| format!("hook {}: {}", a.agent, crate::error::one_line(&e))))
+            Outcome::Install(commands::install::uninstall(&open()?.repo, install_options(&a))?)
         }
         Command::Push(a) | Command::Fetch(a) if a.remote.as_deref().is_some_and(|r| r.starts_with('-')) => {
-            return Err(crate::Error::usage("a remote name cannot start with '-'"));
+            return Err(Error::usage("a remote name cannot start with '-'"));
         }
         Command::Push(a) => {
-            let t = a.thread.as_deref().map(ThreadId::parse).transpose()?;
-            let repo = open()?;
-            let remote = crate::sync::default_remote(repo, a.remote.as_deref());
-            Outcome::Sync(crate::sync::push(repo, &remote, t.as_ref())?)
+            let t = optional(a.thread.as_deref())?;
+            let dir = commands::sync::Direction::Push;
+            Outcome::Sync(commands::sync::run(
+                &open()?,
+                dir,
+                a.remote.as_deref(),
+                t.as_ref(),
+            )?)
         }
         Command::Fetch(a) => {
-            let t = a.thread.as_deref().map(ThreadId::parse).transpose()?;
-            let repo = open()?;
-            let remote = crate::sync::default_remote(repo, a.remote.as_deref());
-            Outcome::Sync(crate::sync::fetch(repo, &remote, t.as_ref())?)
+            let t = optional(a.thread.as_deref())?;
+            let dir = commands::sync::Direction::Fetch;
+            Outcome::Sync(commands::sync::run(
+                &open()?,
+                dir,
+                a.remote.as_deref(),
+                t.as_ref(),
+            )?)
         }
         Command::Drop(a) => {
             let t = thread(&a.thread.thread)?;
-            Outcome::Drop(commands::drop::run(open()?, &t, a.force)?)
+            Outcome::Drop(commands::drop::run(&open()?, &t, a.force)?)
+        }
+        Command::Hook(_) | Command::Completions(_) | Command::Mangen(_) => {
+            return Err(Error::Internal(
+                "a command without a repository reached the dispatch".into(),
+            ));
         }
     })
+}
+
+fn revert_action(a: &crate::cli::RevertArgs) -> Result<commands::revert::Action> {
+    use commands::revert::Action;
+    Ok(if a.resume {
+        Action::Continue
+    } else if a.abort {
+        Action::Abort
+    } else if a.undo {
+        Action::Undo
+    } else {
+        Action::To {
+            turn: a.to.ok_or_else(|| Error::usage("revert needs --to <N>"))?,
+            files_only: a.files_only,
+            dry_run: a.dry_run,
+        }
+    })
+}
+
+/// A hook never breaks the agent: every failure becomes a message.
+fn hook(
+    a: crate::cli::HookArgs,
+    base: &Path,
+    settings: &Settings,
+) -> std::result::Result<commands::hook::HookOutcome, String> {
+    let payload = match a.payload {
+        Some(p) => Ok(p.into_bytes()),
+        None => {
+            use std::io::Read as _;
+            let mut buf = Vec::new();
+            std::io::stdin()
+                .take(8 << 20)
+                .read_to_end(&mut buf)
+                .map(|_| buf)
+                .map_err(|e| Error::BadInput {
+                    source_name: format!("the {} hook payload", a.agent),
+                    problem: format!("could not read it: {e}"),
+                })
+        }
+    };
+    let result = payload.and_then(|p| commands::hook::run(&a.agent, &p, base, settings));
+    result.map_err(|e| format!("hook {}: {}", a.agent, crate::error::one_line(&e)))
 }
 
 fn diff(
     a: crate::cli::DiffArgs,
     json: bool,
-    open: &dyn Fn() -> Result<&'static gix::Repository>,
+    open: &dyn Fn() -> Result<Context>,
 ) -> Result<commands::diff::DiffOutcome> {
     use commands::diff::{Format, Mode};
     let mode = if a.worktree {
@@ -179,9 +231,7 @@ fn diff(
     let thread = match (a.thread, needs_thread) {
         (Some(t), true) => Some(ThreadId::parse(&t)?),
         (None, true) => {
-            return Err(crate::Error::usage(
-                "this diff needs --thread <ID> (or T3_THREAD)",
-            ));
+            return Err(Error::usage("this diff needs --thread <ID> (or T3_THREAD)"));
         }
         (_, false) => None,
     };
@@ -194,9 +244,9 @@ fn diff(
     } else {
         Format::Patch
     };
-    let repo = open()?;
+    let ctx = open()?;
     let mut outcome = commands::diff::run(
-        repo,
+        &ctx,
         commands::diff::Options {
             thread,
             mode,
@@ -208,11 +258,11 @@ fn diff(
     )?;
     outcome.format = format;
     outcome.null_terminated = a.null;
-    outcome.color = !json && crate::output::pager::use_color(repo);
+    outcome.color = !json && crate::output::pager::use_color(&ctx.repo);
     outcome.pager = if json {
         None
     } else {
-        crate::output::pager::pager_command(Some(repo))
+        crate::output::pager::pager_command(Some(&ctx.repo))
     };
     Ok(outcome)
 }
@@ -221,22 +271,17 @@ fn diff(
 fn parse_age(raw: &str) -> Result<u64> {
     let raw = raw.trim();
     let (digits, unit) = raw.split_at(raw.find(|c: char| !c.is_ascii_digit()).unwrap_or(raw.len()));
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| crate::Error::usage(format!("'{raw}' is not an age like 30m, 12h or 2d")))?;
+    let bad = || Error::usage(format!("'{raw}' is not an age like 30m, 12h or 2d"));
+    let n: u64 = digits.parse().map_err(|_| bad())?;
     let factor = match unit {
         "" | "s" => 1,
         "m" => 60,
         "h" => 3600,
         "d" => 86_400,
-        _ => {
-            return Err(crate::Error::usage(format!(
-                "'{raw}' is not an age like 30m, 12h or 2d"
-            )));
-        }
+        _ => return Err(bad()),
     };
     n.checked_mul(factor)
-        .ok_or_else(|| crate::Error::usage(format!("'{raw}' is too long an age")))
+        .ok_or_else(|| Error::usage(format!("'{raw}' is too long an age")))
 }
 
 fn install_options(a: &crate::cli::InstallArgs) -> commands::install::Options {

@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod error;
+pub mod fault;
 pub mod model;
 pub mod repo;
 pub mod trace;

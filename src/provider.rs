@@ -104,18 +104,22 @@ fn find_on_path(program: &str) -> Option<PathBuf> {
         .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
 }
 
-/// How long a helper may run.
-pub fn timeout(repo: &gix::Repository) -> Duration {
-    let secs = std::env::var("T3_PROVIDER_TIMEOUT")
-        .ok()
+/// How long a helper may run: `given` (from the environment, read by the
+/// caller), else `t3.providerTimeout` (seconds), else [`DEFAULT_TIMEOUT`].
+pub fn timeout(repo: &gix::Repository, given: Option<Duration>) -> Duration {
+    given
         .or_else(|| {
             repo.config_snapshot()
                 .string("t3.providerTimeout")
-                .map(|v| v.to_string())
+                .and_then(|v| parse_seconds(&v.to_string()))
         })
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|s| s.is_finite() && *s > 0.0);
-    secs.map_or(DEFAULT_TIMEOUT, Duration::from_secs_f64)
+        .unwrap_or(DEFAULT_TIMEOUT)
+}
+
+/// A positive, finite number of seconds (fractions allowed), capped at a day.
+pub fn parse_seconds(raw: &str) -> Option<Duration> {
+    let secs = raw.trim().parse::<f64>().ok()?;
+    (secs.is_finite() && secs > 0.0).then(|| Duration::from_secs_f64(secs.min(86_400.0)))
 }
 
 /// Ask `provider` to roll back; an error carries the helper's stderr.

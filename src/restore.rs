@@ -17,7 +17,7 @@ use serde::Serialize;
 use crate::diff::summary;
 use crate::error::{Context as _, Error, Result};
 use crate::model::note::ChangeKind;
-use crate::repo;
+use crate::repo::{self, Locked};
 
 /// What a restore changes in the worktree.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -84,7 +84,8 @@ fn abs(workdir: &Path, rela: &BString) -> Result<PathBuf> {
 }
 
 /// Carry out `plan`: delete, prune emptied folders, then write from `target`.
-pub fn apply(repo: &gix::Repository, target: ObjectId, plan: &Plan) -> Result<()> {
+pub fn apply(lock: &Locked<'_>, target: ObjectId, plan: &Plan) -> Result<()> {
+    let repo = lock.repo();
     let workdir = repo::workdir(repo)?;
     for rela in &plan.delete_raw {
         let path = abs(&workdir, rela)?;
@@ -159,7 +160,8 @@ fn prune_empty_parents(workdir: &Path, path: &Path) {
 
 /// Reset the user's index to HEAD (to `target` on an unborn branch), keeping
 /// the stat data of entries that did not change so `git status` stays fast.
-pub fn reset_index(repo: &gix::Repository, target: ObjectId) -> Result<()> {
+pub fn reset_index(lock: &Locked<'_>, target: ObjectId) -> Result<()> {
+    let repo = lock.repo();
     let base = repo::head_tree(repo)?.unwrap_or(target);
     let path = repo.index_path();
     if path.is_file()

@@ -1,9 +1,8 @@
 //! The checkpoint store: a thread's checkpoints as refs and notes.
 //!
-//! Writing follows the order DESIGN.md asks for: objects, then the note, then
-//! the ref (compare-and-swap), each flushed to disk before the next step, so a
-//! ref never exists without its note. A killed writer leaves at most a note on
-//! an unreferenced commit, which is harmless.
+//! Writing goes through the one publish protocol ([`crate::repo::publish`]):
+//! objects, then the note, then the ref (compare-and-swap), each flushed to
+//! disk before the next step, so a ref never exists without its note.
 
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
@@ -12,7 +11,8 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::model::note::Note;
 use crate::model::thread::{CHECKPOINTS_PREFIX, ThreadId, parse_checkpoint_ref, parse_turn};
-use crate::repo::{self, Expect, NotesReader, Recorder, RefUpdate};
+use crate::repo::publish::{Publication, publish};
+use crate::repo::{self, Expect, Locked, NotesReader, Recorder};
 
 /// A checkpoint: its note plus the commit and tree it describes.
 #[derive(Debug, Clone, Serialize)]
@@ -203,10 +203,10 @@ pub fn list_threads(repo: &gix::Repository) -> Result<Vec<ThreadSummary>> {
     Ok(out)
 }
 
-/// Write a checkpoint commit for `tree` with `note`, then its note, then its
-/// ref with compare-and-swap against `expect`.
+/// Publish a checkpoint of `tree` with `note` (objects, note, ref with
+/// compare-and-swap against `expect`; see [`crate::repo::publish`]).
 pub fn write(
-    repo: &gix::Repository,
+    lock: &Locked<'_>,
     rec: &Recorder<'_>,
     thread: &ThreadId,
     tree: ObjectId,
@@ -214,45 +214,16 @@ pub fn write(
     expect: Expect,
 ) -> Result<Checkpoint> {
     let reference = thread.checkpoint_ref(note.turn);
-    repo::ensure_tree_object(rec, tree)?;
-    let commit = repo::write_commit(rec, tree, Vec::new(), &format!("t3 checkpoint ref={reference}"))?;
-    let t = crate::trace::span("sync objects");
-    rec.sync()?;
-    drop(t);
-    if testing::fault("after-objects") {
-        std::process::abort();
-    }
-    let t = crate::trace::span("notes");
-    repo::edit_notes(
-        repo,
-        &[(commit, Some(note.to_toml().into_bytes()))],
-        &format!("t3: note for {reference}"),
-    )?;
-    drop(t);
-    if testing::fault("after-note") {
-        std::process::abort();
-    }
-    repo::update_refs(
-        repo,
-        &[RefUpdate {
-            name: reference.clone(),
-            new: Some(commit),
+    let commit = publish(
+        lock,
+        rec,
+        Publication {
+            tree,
+            reference: &reference,
+            note: note.to_toml()?.into_bytes(),
             expect,
-        }],
-        &format!("t3: checkpoint turn {}", note.turn),
-    )
-    .map_err(|e| match e {
-        Error::Conflict { .. } => Error::Conflict { reference },
-        other => other,
-    })?;
+            message: &format!("t3: checkpoint turn {}", note.turn),
+        },
+    )?;
     Ok(Checkpoint { note, commit, tree })
-}
-
-/// Test-only fault injection: `T3_TEST_FAULT=<point>` aborts the process at
-/// that point, to prove that a kill anywhere leaves a consistent state.
-pub mod testing {
-    /// Whether the fault `point` was requested.
-    pub fn fault(point: &str) -> bool {
-        std::env::var_os("T3_TEST_FAULT").is_some_and(|v| v == point)
-    }
 }

@@ -1,6 +1,20 @@
-//! Phase timings on stderr when `T3_TRACE` is set, for performance work.
+//! Phase timings on stderr, for performance work (`T3_TRACE=1`; the edge
+//! turns it on with [`enable`], the library never reads the environment).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
+
+/// Whether spans and notes are printed; off unless the edge turns it on.
+static ENABLED: AtomicBool = AtomicBool::new(false);
+
+/// Turn tracing on or off for this process.
+pub fn enable(on: bool) {
+    ENABLED.store(on, Ordering::Relaxed);
+}
+
+fn enabled() -> bool {
+    ENABLED.load(Ordering::Relaxed)
+}
 
 /// Prints how long its scope took, on drop, when tracing is on.
 pub struct Span {
@@ -12,7 +26,7 @@ pub struct Span {
 pub fn span(name: &'static str) -> Span {
     Span {
         name,
-        start: std::env::var_os("T3_TRACE").map(|_| Instant::now()),
+        start: enabled().then(Instant::now),
     }
 }
 
@@ -30,7 +44,7 @@ impl Drop for Span {
 
 /// Print a message computed by `msg` when tracing is on.
 pub fn note(msg: impl FnOnce() -> String) {
-    if std::env::var_os("T3_TRACE").is_some() {
+    if enabled() {
         eprintln!("t3-trace {}", msg());
     }
 }

@@ -1,10 +1,10 @@
 //! `git t3 baseline`: turn 0, written only when the thread has no checkpoint.
 
+use crate::commands::Context;
 use crate::commands::capture::{self, CaptureOutcome};
 use crate::error::{Error, Result};
 use crate::model::thread::ThreadId;
 use crate::repo;
-use crate::repo::lock::RepoLock;
 use crate::store;
 
 /// Inputs of `baseline`.
@@ -34,13 +34,14 @@ pub fn check_provider(name: &str) -> Result<()> {
 }
 
 /// Write turn 0 of the thread unless it already has a checkpoint (then return the latest).
-pub fn run(repo: &gix::Repository, opts: Options) -> Result<CaptureOutcome> {
+pub fn run(ctx: &Context, opts: Options) -> Result<CaptureOutcome> {
+    let repo = &ctx.repo;
     let Options { thread, provider } = opts;
     if let Some(p) = &provider {
         check_provider(p)?;
     }
     repo::workdir(repo)?;
-    let lock = RepoLock::acquire(&repo::t3_common_dir(repo), "baseline")?;
+    let lock = ctx.lock("baseline")?;
     if let Some(latest) = store::thread_refs(repo, &thread)?.last() {
         let checkpoint = store::load_turn(repo, &thread, Some(latest.turn))?;
         return Ok(CaptureOutcome {
@@ -50,7 +51,6 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<CaptureOutcome> {
         });
     }
     capture::capture_locked(
-        repo,
         &lock,
         capture::Options {
             thread,

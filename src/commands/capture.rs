@@ -2,12 +2,12 @@
 
 use serde::Serialize;
 
+use crate::commands::Context;
 use crate::diff::summary;
 use crate::error::{Error, Result};
 use crate::model::note::{self, Note, Status};
 use crate::model::thread::ThreadId;
-use crate::repo::lock::RepoLock;
-use crate::repo::{self, Expect, NotesReader, Recorder};
+use crate::repo::{self, Expect, Locked, NotesReader, Recorder};
 use crate::snapshot as capture;
 use crate::store::{self, Checkpoint};
 
@@ -43,16 +43,17 @@ pub struct CaptureOutcome {
     pub notices: Vec<String>,
 }
 
-/// Capture the worktree of `repo` as a turn of `opts.thread`.
-pub fn run(repo: &gix::Repository, opts: Options) -> Result<CaptureOutcome> {
+/// Capture the worktree as a turn of `opts.thread`.
+pub fn run(ctx: &Context, opts: Options) -> Result<CaptureOutcome> {
     let _t = crate::trace::span("capture total (after open)");
-    repo::workdir(repo)?;
-    let lock = RepoLock::acquire(&repo::t3_common_dir(repo), "capture")?;
-    capture_locked(repo, &lock, opts)
+    repo::workdir(&ctx.repo)?;
+    let lock = ctx.lock("capture")?;
+    capture_locked(&lock, opts)
 }
 
 /// Capture with the repository lock already held.
-pub fn capture_locked(repo: &gix::Repository, lock: &RepoLock, opts: Options) -> Result<CaptureOutcome> {
+pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome> {
+    let repo = lock.repo();
     let Options {
         thread,
         turn,
@@ -62,9 +63,6 @@ pub fn capture_locked(repo: &gix::Repository, lock: &RepoLock, opts: Options) ->
         replace,
         provider,
     } = opts;
-    if store::testing::fault("pause-after-lock") {
-        std::thread::sleep(std::time::Duration::from_secs(120));
-    }
     let t = crate::trace::span("list refs");
     let refs = store::thread_refs(repo, &thread)?;
     drop(t);
@@ -99,7 +97,7 @@ pub fn capture_locked(repo: &gix::Repository, lock: &RepoLock, opts: Options) ->
 
     let rec = Recorder::new(repo);
     let t = crate::trace::span("snapshot");
-    let snapshot = capture::snapshot(repo, &rec, lock.acquired_at())?;
+    let snapshot = capture::snapshot(repo, &rec, lock.racy_timestamp())?;
     drop(t);
     let t = crate::trace::span("load base");
     let base = store::real_checkpoint_below(repo, &mut notes, &thread, &refs, turn)?;
@@ -132,7 +130,7 @@ pub fn capture_locked(repo: &gix::Repository, lock: &RepoLock, opts: Options) ->
         ..Note::new(&thread, turn)
     };
     let t = crate::trace::span("write commit, note, ref");
-    let checkpoint = store::write(repo, &rec, &thread, snapshot.tree, note, expect)?;
+    let checkpoint = store::write(lock, &rec, &thread, snapshot.tree, note, expect)?;
     drop(t);
     Ok(CaptureOutcome {
         checkpoint,

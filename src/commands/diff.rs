@@ -4,12 +4,12 @@
 use gix::ObjectId;
 use serde::Serialize;
 
+use crate::commands::Context;
 use crate::diff::patch::{self, FilePatch};
 use crate::diff::summary::{self, TreeChange};
 use crate::error::{Error, Result};
 use crate::model::note::FileChange;
 use crate::model::thread::ThreadId;
-use crate::repo::lock::RepoLock;
 use crate::repo::{self, NotesReader, Recorder};
 use crate::store;
 
@@ -119,7 +119,8 @@ struct Side {
 }
 
 /// Compute the diff `opts` asks for.
-pub fn run(repo: &gix::Repository, opts: Options) -> Result<DiffOutcome> {
+pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
+    let repo = &ctx.repo;
     let Options {
         thread,
         mode,
@@ -129,7 +130,7 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<DiffOutcome> {
     } = opts;
     let mut notices = Vec::new();
     let (from, to) = match &mode {
-        Mode::Worktree => worktree(repo)?,
+        Mode::Worktree => worktree(ctx)?,
         Mode::Branch(base) => branch(repo, base.as_deref())?,
         _ => {
             let _t = crate::trace::span("resolve checkpoints");
@@ -316,11 +317,12 @@ fn head_tree(repo: &gix::Repository) -> Result<ObjectId> {
 }
 
 /// HEAD against a snapshot of the worktree (which writes blobs, never refs).
-fn worktree(repo: &gix::Repository) -> Result<(Side, Side)> {
+fn worktree(ctx: &Context) -> Result<(Side, Side)> {
+    let repo = &ctx.repo;
     repo::workdir(repo)?;
-    let lock = RepoLock::acquire(&repo::t3_common_dir(repo), "diff --worktree")?;
+    let lock = ctx.lock("diff --worktree")?;
     let rec = Recorder::new(repo);
-    let snapshot = crate::snapshot::snapshot(repo, &rec, lock.acquired_at())?;
+    let snapshot = crate::snapshot::snapshot(repo, &rec, lock.racy_timestamp())?;
     Ok((
         Side {
             label: "HEAD".into(),

@@ -2,10 +2,10 @@
 
 use serde::Serialize;
 
+use crate::commands::Context;
 use crate::error::{Error, Result};
 use crate::model::thread::ThreadId;
-use crate::repo::lock::RepoLock;
-use crate::repo::{self, Expect, RefUpdate};
+use crate::repo::{self, Expect, NoteEdit, RefUpdate};
 use crate::revert::{self, Step};
 use crate::store;
 
@@ -20,8 +20,9 @@ pub struct DropOutcome {
 
 /// Delete every ref of `thread` and the notes on their commits; a half-done
 /// revert's journal only with `force`.
-pub fn run(repo: &gix::Repository, thread: &ThreadId, force: bool) -> Result<DropOutcome> {
-    let _lock = RepoLock::acquire(&repo::t3_common_dir(repo), "drop")?;
+pub fn run(ctx: &Context, thread: &ThreadId, force: bool) -> Result<DropOutcome> {
+    let lock = ctx.lock("drop")?;
+    let repo = lock.repo();
     if let Some(j) = revert::in_progress(repo, thread)?
         && j.step != Step::Done
         && !force
@@ -54,9 +55,9 @@ pub fn run(repo: &gix::Repository, thread: &ThreadId, force: bool) -> Result<Dro
             expect: Expect::Is(*id),
         })
         .collect();
-    repo::update_refs(repo, &updates, "t3: drop")?;
-    let edits: Vec<_> = targets.iter().map(|(_, id)| (*id, None)).collect();
-    repo::edit_notes(repo, &edits, &format!("t3: drop thread {thread}"))?;
+    repo::update_refs(&lock, &updates, "t3: drop")?;
+    let edits: Vec<_> = targets.iter().map(|(_, id)| NoteEdit::Remove(*id)).collect();
+    repo::edit_notes(&lock, &edits, &format!("t3: drop thread {thread}"))?;
     Ok(DropOutcome {
         thread: thread.to_string(),
         removed: targets.len(),

@@ -15,7 +15,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::commands::{baseline, capture};
+use crate::commands::{Context, Settings, baseline, capture};
 use crate::error::{Error, Result};
 use crate::model::thread::ThreadId;
 
@@ -38,35 +38,33 @@ fn field<'a>(v: &'a serde_json::Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(serde_json::Value::as_str)
 }
 
-fn open_in(cwd: Option<&str>) -> Result<&'static gix::Repository> {
-    if let Some(dir) = cwd {
-        std::env::set_current_dir(Path::new(dir)).map_err(|e| Error::BadInput {
-            source_name: "the hook payload".into(),
-            problem: format!("cannot change to its cwd {dir}: {e}"),
-        })?;
-    }
-    let repo = crate::repo::open(Path::new("."))?;
-    crate::repo::workdir(&repo)?;
-    Ok(Box::leak(Box::new(repo)))
+/// Open the repository holding the hook's `cwd` (else `default_dir`).
+fn open_in(cwd: Option<&str>, default_dir: &Path, settings: &Settings) -> Result<Context> {
+    let dir = cwd.map_or(default_dir, Path::new);
+    let ctx = Context::open(dir, settings.clone())?;
+    crate::repo::workdir(&ctx.repo)?;
+    Ok(ctx)
 }
 
-/// Handle one hook event of `agent` with `payload` (the raw JSON).
-pub fn run(agent: &str, payload: &[u8]) -> Result<HookOutcome> {
-    crate::repo::lock::set_default_timeout(crate::repo::lock::HOOK_TIMEOUT);
+/// Handle one hook event of `agent` with `payload` (the raw JSON); a payload
+/// without a `cwd` works in `default_dir`. The caller sets a lock timeout
+/// that fits the agent's hook limit ([`crate::repo::lock::HOOK_TIMEOUT`]).
+pub fn run(agent: &str, payload: &[u8], default_dir: &Path, settings: &Settings) -> Result<HookOutcome> {
     let v: serde_json::Value = serde_json::from_slice(payload).map_err(|e| Error::BadInput {
         source_name: format!("the {agent} hook payload"),
         problem: format!("not JSON: {e}"),
     })?;
+    let open = |cwd: Option<&str>| open_in(cwd, default_dir, settings);
     match agent {
-        "claude-code" => claude_code(&v),
-        "codex" => codex(&v),
+        "claude-code" => claude_code(&v, open),
+        "codex" => codex(&v, open),
         other => Err(Error::usage(format!(
             "unknown agent '{other}': use claude-code or codex"
         ))),
     }
 }
 
-fn claude_code(v: &serde_json::Value) -> Result<HookOutcome> {
+fn claude_code(v: &serde_json::Value, open: impl Fn(Option<&str>) -> Result<Context>) -> Result<HookOutcome> {
     let event = field(v, "hook_event_name").unwrap_or_default().to_owned();
     let nothing = |event: String| HookOutcome {
         agent: "claude-code".into(),
@@ -84,10 +82,10 @@ fn claude_code(v: &serde_json::Value) -> Result<HookOutcome> {
         problem: "no session_id".into(),
     })?;
     let thread = ThreadId::parse(session)?;
-    let repo = open_in(field(v, "cwd"))?;
+    let ctx = open(field(v, "cwd"))?;
     let (action, outcome) = if event == "UserPromptSubmit" {
         let out = baseline::run(
-            repo,
+            &ctx,
             baseline::Options {
                 thread: thread.clone(),
                 provider: Some("claude-code".into()),
@@ -95,7 +93,7 @@ fn claude_code(v: &serde_json::Value) -> Result<HookOutcome> {
         )?;
         ("baseline", out)
     } else {
-        let out = capture_completed(repo, &thread, None)?;
+        let out = capture_completed(&ctx, &thread, None)?;
         ("capture", out)
     };
     Ok(HookOutcome {
@@ -107,7 +105,7 @@ fn claude_code(v: &serde_json::Value) -> Result<HookOutcome> {
     })
 }
 
-fn codex(v: &serde_json::Value) -> Result<HookOutcome> {
+fn codex(v: &serde_json::Value, open: impl Fn(Option<&str>) -> Result<Context>) -> Result<HookOutcome> {
     let event = field(v, "type").unwrap_or_default().to_owned();
     if event != "agent-turn-complete" {
         return Ok(HookOutcome {
@@ -123,8 +121,8 @@ fn codex(v: &serde_json::Value) -> Result<HookOutcome> {
         problem: "no thread-id".into(),
     })?;
     let thread = ThreadId::parse(id)?;
-    let repo = open_in(field(v, "cwd"))?;
-    let out = capture_completed(repo, &thread, field(v, "turn-id"))?;
+    let ctx = open(field(v, "cwd"))?;
+    let out = capture_completed(&ctx, &thread, field(v, "turn-id"))?;
     Ok(HookOutcome {
         agent: "codex".into(),
         event,
@@ -136,12 +134,12 @@ fn codex(v: &serde_json::Value) -> Result<HookOutcome> {
 
 /// Capture the next turn of `thread` as completed.
 fn capture_completed(
-    repo: &gix::Repository,
+    ctx: &Context,
     thread: &ThreadId,
     turn_id: Option<&str>,
 ) -> Result<capture::CaptureOutcome> {
     capture::run(
-        repo,
+        ctx,
         capture::Options {
             thread: thread.clone(),
             turn: None,

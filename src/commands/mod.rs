@@ -4,16 +4,21 @@
 
 pub mod baseline;
 pub mod capture;
+pub mod context;
 pub mod diff;
 pub mod drop;
 pub mod hook;
 pub mod install;
 pub mod list;
 pub mod placeholder;
+pub mod revert;
 pub mod show;
+pub mod sync;
 pub mod verify;
 
 use serde::Serialize;
+
+pub use context::{Context, Settings};
 
 /// What a command produced, for [`crate::output::render`].
 #[derive(Debug, Serialize)]
@@ -30,13 +35,13 @@ pub enum Outcome {
     /// `diff`.
     Diff(diff::DiffOutcome),
     /// `revert` and its `--continue`, `--abort`, `--undo`, `--dry-run`.
-    Revert(crate::revert::RevertOutcome),
+    Revert(revert::RevertOutcome),
     /// `drop`.
     Drop(drop::DropOutcome),
     /// `verify`.
     Verify(verify::VerifyOutcome),
     /// `push` and `fetch`.
-    Sync(crate::sync::SyncOutcome),
+    Sync(sync::SyncOutcome),
     /// `install-hooks`, `uninstall-hooks`.
     Install(install::InstallOutcome),
     /// Text to print as it is (`completions`).

@@ -1,10 +1,10 @@
 //! `git t3 placeholder`: record a turn whose snapshot has not been taken.
 
+use crate::commands::Context;
 use crate::commands::capture::CaptureOutcome;
 use crate::error::{Error, Result};
 use crate::model::note::{Note, Status};
 use crate::model::thread::ThreadId;
-use crate::repo::lock::RepoLock;
 use crate::repo::{self, Expect, NotesReader, Recorder};
 use crate::store;
 
@@ -20,13 +20,15 @@ pub struct Options {
 }
 
 /// Write a `missing` placeholder (an empty tree) unless a real checkpoint is there.
-pub fn run(repo: &gix::Repository, opts: Options) -> Result<CaptureOutcome> {
+pub fn run(ctx: &Context, opts: Options) -> Result<CaptureOutcome> {
+    let repo = &ctx.repo;
     let Options {
         thread,
         turn,
         turn_id,
     } = opts;
-    let _lock = RepoLock::acquire(&repo::t3_common_dir(repo), "placeholder")?;
+    repo::workdir(repo)?;
+    let lock = ctx.lock("placeholder")?;
     let refs = store::thread_refs(repo, &thread)?;
     let turn = match (turn, refs.last()) {
         (Some(t), _) => t,
@@ -59,7 +61,7 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<CaptureOutcome> {
     };
     let rec = Recorder::new(repo);
     let empty = gix::ObjectId::empty_tree(repo.object_hash());
-    let checkpoint = store::write(repo, &rec, &thread, empty, note, expect)?;
+    let checkpoint = store::write(&lock, &rec, &thread, empty, note, expect)?;
     Ok(CaptureOutcome {
         checkpoint,
         created: true,

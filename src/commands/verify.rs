@@ -171,12 +171,9 @@ impl Check<'_> {
             Ok(None) => return self.error(name, format!("commit {id} has no note in {NOTES_REF}")),
             Err(e) => return self.error(name, e.to_string()),
         };
-        let journal: crate::revert::Journal = match std::str::from_utf8(&data)
-            .ok()
-            .and_then(|t| toml::from_str(t).ok())
-        {
-            Some(j) => j,
-            None => return self.error(name, "its note is not a revert journal"),
+        let journal = match crate::revert::Journal::parse(&data) {
+            Ok(j) => j,
+            Err(problem) => return self.error(name, format!("its note is not a revert journal: {problem}")),
         };
         if let Some(max) = max_age_secs
             && let Ok(started) = journal.started_at.parse::<jiff::Timestamp>()

@@ -182,10 +182,8 @@ impl Note {
     }
 
     /// Serialize as the TOML stored in the note blob.
-    pub fn to_toml(&self) -> String {
-        // Serialization of this plain struct cannot fail: every field is a
-        // string, number, bool or array of tables.
-        toml::to_string(self).unwrap_or_else(|e| format!("# unserializable note: {e}\n"))
+    pub fn to_toml(&self) -> crate::Result<String> {
+        toml::to_string(self).map_err(|e| crate::Error::Internal(format!("could not serialize a note: {e}")))
     }
 
     /// Parse a note blob, refusing oversized or malformed input.
@@ -256,7 +254,7 @@ mod tests {
     #[test]
     fn round_trips_through_toml() {
         let n = sample();
-        let text = n.to_toml();
+        let text = n.to_toml().unwrap();
         assert!(text.starts_with("schema = 1\n"), "{text}");
         assert!(text.contains("kind = \"renamed\""));
         assert_eq!(Note::parse(text.as_bytes()).unwrap(), n);
@@ -284,7 +282,7 @@ mod tests {
         ] {
             assert!(Note::parse(bad).is_err(), "{bad:?}");
         }
-        let mut n = sample().to_toml();
+        let mut n = sample().to_toml().unwrap();
         n = n.replace("additions = 3", "additions = -3");
         assert!(Note::parse(n.as_bytes()).is_err());
     }

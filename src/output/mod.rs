@@ -5,6 +5,7 @@ use std::io::{self, Write};
 
 use crate::commands::Outcome;
 use crate::commands::capture::CaptureOutcome;
+use crate::error::{EXIT_FAILED, EXIT_OK, Error};
 use crate::model::note::{ChangeKind, FileChange};
 use crate::store::Checkpoint;
 
@@ -19,6 +20,42 @@ pub enum Format {
     Human,
     /// One JSON document.
     Json,
+}
+
+/// Print `outcome` (warnings on stderr unless `quiet`) and return the exit
+/// status: verify fails when it found problems; a closed pipe is no failure.
+pub fn finish(outcome: &Outcome, format: Format, quiet: bool) -> i32 {
+    if !quiet {
+        for w in outcome.warnings() {
+            eprintln!("git t3: {w}");
+        }
+    }
+    let failed = matches!(outcome, Outcome::Verify(v) if !v.ok);
+    match emit(outcome, format, quiet) {
+        Ok(()) if failed => EXIT_FAILED,
+        Ok(()) => EXIT_OK,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => EXIT_OK,
+        Err(e) => {
+            eprintln!("git t3: could not write output: {e}");
+            EXIT_FAILED
+        }
+    }
+}
+
+/// Report `e` on stderr — one line, or with `--json` one JSON object
+/// `{"error": {"kind", "message"}}` — and return its exit status.
+pub fn fail(e: &Error, format: Format) -> i32 {
+    if e.is_broken_pipe() {
+        return EXIT_OK;
+    }
+    let message = crate::error::one_line(e);
+    if format == Format::Json {
+        let doc = serde_json::json!({"error": {"kind": e.kind().as_str(), "message": message}});
+        eprintln!("{doc}");
+    } else {
+        eprintln!("git t3: {message}");
+    }
+    e.exit_code()
 }
 
 /// Write `outcome` to stdout, through a pager when it asks for one.

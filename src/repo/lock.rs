@@ -1,35 +1,28 @@
-//! The repository-wide git-t3 lock.
+//! The repository-wide git-t3 lock, as a value.
 //!
-//! An OS file lock (`flock` on Unix, `LockFileEx` on Windows) on
-//! `<common dir>/t3/lock`: the kernel releases it when its holder exits, even
-//! on SIGKILL, so a lock left by a killed process is never stale — the file
-//! stays, the lock does not. The file holds the holder's pid and command for
-//! the message shown to whoever waits.
+//! An OS file lock (`flock`) on `<common dir>/t3/lock`: the kernel releases
+//! it when its holder exits, even on SIGKILL, so a lock left by a killed
+//! process is never stale — the file stays, the lock does not. The file
+//! holds the holder's pid and command for the message shown to whoever waits.
+//!
+//! [`RepoLock::acquire`] returns a [`Locked`]: the repository together with
+//! the held lock. Every function that writes refs, notes or the worktree
+//! takes `&Locked`, so holding the lock is checked by the compiler, and the
+//! racy-git timestamp ([`Locked::racy_timestamp`]) can only be had from it.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::error::{Context as _, Error, Result};
+use crate::error::{Error, IoContext as _, Result};
 
-/// Default time to wait for another git-t3 process, overridable with `T3_LOCK_TIMEOUT` (seconds).
+/// Default time to wait for another git-t3 process.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 /// What an agent hook waits at most: agents stop hooks after 60 s by default.
 pub const HOOK_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// Milliseconds to wait by default, when `T3_LOCK_TIMEOUT` is not set.
-static DEFAULT_WAIT_MS: std::sync::atomic::AtomicU64 =
-    std::sync::atomic::AtomicU64::new(DEFAULT_TIMEOUT.as_secs() * 1000);
-
-/// Change how long this process waits for the lock by default (agent hooks
-/// must finish well within the agent's own hook timeout).
-pub fn set_default_timeout(timeout: Duration) {
-    let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
-    DEFAULT_WAIT_MS.store(ms, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// A held repository lock; released on drop.
+/// A held OS lock on `<common dir>/t3/lock`; released on drop.
 #[derive(Debug)]
 pub struct RepoLock {
     file: File,
@@ -37,23 +30,23 @@ pub struct RepoLock {
     acquired_at: SystemTime,
 }
 
+/// The repository with its git-t3 lock held: the licence to write.
+#[derive(Debug)]
+pub struct Locked<'r> {
+    repo: &'r gix::Repository,
+    lock: RepoLock,
+}
+
 impl RepoLock {
-    /// Take the lock in `dir`, waiting up to the timeout for another holder.
-    pub fn acquire(dir: &Path, what: &str) -> Result<Self> {
-        let timeout = std::env::var("T3_LOCK_TIMEOUT")
-            .ok()
-            .and_then(|v| v.trim().parse::<f64>().ok())
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .map_or_else(
-                || Duration::from_millis(DEFAULT_WAIT_MS.load(std::sync::atomic::Ordering::Relaxed)),
-                Duration::from_secs_f64,
-            );
-        Self::acquire_with_timeout(dir, what, timeout)
+    /// Take the lock of `repo` for `what` (shown to waiters), waiting at most `timeout`.
+    pub fn acquire<'r>(repo: &'r gix::Repository, what: &str, timeout: Duration) -> Result<Locked<'r>> {
+        let lock = Self::acquire_in(&crate::repo::t3_common_dir(repo), what, timeout)?;
+        Ok(Locked { repo, lock })
     }
 
-    /// Take the lock in `dir`, waiting at most `timeout`.
-    pub fn acquire_with_timeout(dir: &Path, what: &str, timeout: Duration) -> Result<Self> {
-        std::fs::create_dir_all(dir).context(|| format!("could not create {}", dir.display()))?;
+    /// Take the lock file in `dir`, waiting at most `timeout`.
+    fn acquire_in(dir: &Path, what: &str, timeout: Duration) -> Result<Self> {
+        std::fs::create_dir_all(dir).at("could not create", dir)?;
         let path = dir.join("lock");
         let mut file = OpenOptions::new()
             .read(true)
@@ -61,7 +54,7 @@ impl RepoLock {
             .create(true)
             .truncate(false)
             .open(&path)
-            .context(|| format!("could not open the lock file {}", path.display()))?;
+            .at("could not open the lock file", &path)?;
         let start = Instant::now();
         let mut pause = Duration::from_millis(1);
         loop {
@@ -69,21 +62,12 @@ impl RepoLock {
                 Ok(()) => break,
                 Err(std::fs::TryLockError::WouldBlock) => {
                     if start.elapsed() >= timeout {
-                        let mut holder = String::new();
-                        let _ = file.read_to_string(&mut holder);
-                        let holder = holder.trim();
-                        return Err(Error::LockTimeout {
-                            path,
-                            holder: (!holder.is_empty()).then(|| holder.chars().take(200).collect()),
-                            secs: timeout.as_secs(),
-                        });
+                        return Err(timed_out(&mut file, path, timeout));
                     }
                     std::thread::sleep(pause);
                     pause = (pause * 2).min(Duration::from_millis(25));
                 }
-                Err(std::fs::TryLockError::Error(e)) => {
-                    return Err(e).context(|| format!("could not lock {}", path.display()));
-                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(e).at("could not lock", &path),
             }
         }
         // Say who holds it; this write also sets the file's mtime to the file
@@ -92,27 +76,46 @@ impl RepoLock {
         file.set_len(0)
             .and_then(|()| file.seek(SeekFrom::Start(0)).map(drop))
             .and_then(|()| file.write_all(info.as_bytes()))
-            .context(|| format!("could not write {}", path.display()))?;
+            .at("could not write", &path)?;
         let acquired_at = file
             .metadata()
             .and_then(|m| m.modified())
-            .context(|| format!("could not stat {}", path.display()))?;
+            .at("could not stat", &path)?;
+        crate::fault::point("pause-after-lock");
         Ok(RepoLock {
             file,
             path,
             acquired_at,
         })
     }
+}
+
+fn timed_out(file: &mut File, path: PathBuf, timeout: Duration) -> Error {
+    let mut holder = String::new();
+    let _ = file.read_to_string(&mut holder);
+    let holder = holder.trim();
+    Error::LockTimeout {
+        path,
+        holder: (!holder.is_empty()).then(|| holder.chars().filter(|c| !c.is_control()).take(200).collect()),
+        secs: timeout.as_secs(),
+    }
+}
+
+impl<'r> Locked<'r> {
+    /// The repository this lock belongs to.
+    pub fn repo(&self) -> &'r gix::Repository {
+        self.repo
+    }
 
     /// The file system's time when the lock was taken: every file changed
-    /// after that has an mtime at or after it.
-    pub fn acquired_at(&self) -> SystemTime {
-        self.acquired_at
+    /// after that has an mtime at or after it (the racy-git timestamp).
+    pub fn racy_timestamp(&self) -> SystemTime {
+        self.lock.acquired_at
     }
 
     /// The lock file.
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.lock.path
     }
 }
 

@@ -8,6 +8,7 @@
 //! the local note stays and the conflict is reported. The merge is a commit
 //! with both histories as parents, so the next push fast-forwards.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::process::Command;
 
@@ -16,13 +17,15 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::model::thread::{CHECKPOINTS_PREFIX, NOTES_REF, ThreadId};
-use crate::repo::{self, Expect, Recorder, RefUpdate};
+
+use crate::repo::notes::NotesChange;
+use crate::repo::{self, Expect, Locked, NoteEdit, RefUpdate};
 
 const INCOMING: &str = "refs/notes/t3-incoming";
 
 /// What a push or fetch did.
 #[derive(Debug, Serialize)]
-pub struct SyncOutcome {
+pub struct Report {
     /// `push` or `fetch`.
     pub action: &'static str,
     /// The remote.
@@ -107,16 +110,17 @@ fn fetch_args(remote: &str, refspecs: impl IntoIterator<Item = String>) -> Vec<S
     args
 }
 
-/// Fetch checkpoint refs and notes from `remote`, merging the notes.
-pub fn fetch(repo: &gix::Repository, remote: &str, thread: Option<&ThreadId>) -> Result<SyncOutcome> {
+/// Fetch checkpoint refs and notes from `remote`, merging the notes, under `lock`.
+pub fn fetch(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>) -> Result<Report> {
+    let repo = lock.repo();
     let workdir = repo.workdir().unwrap_or(repo.git_dir()).to_owned();
     let notes = format!("+{NOTES_REF}:{INCOMING}");
     // A remote without notes yet is not an error: retry without the notes.
     if run_git(&workdir, &fetch_args(remote, [checkpoint_refspec(thread), notes])).is_err() {
         run_git(&workdir, &fetch_args(remote, [checkpoint_refspec(thread)]))?;
     }
-    let (merged, conflicts) = merge_incoming(repo)?;
-    Ok(SyncOutcome {
+    let (merged, conflicts) = merge_incoming(lock)?;
+    Ok(Report {
         action: "fetch",
         remote: remote.to_owned(),
         notes_merged: merged,
@@ -124,13 +128,14 @@ pub fn fetch(repo: &gix::Repository, remote: &str, thread: Option<&ThreadId>) ->
     })
 }
 
-/// Push checkpoint refs and notes to `remote`, merging its notes first.
-pub fn push(repo: &gix::Repository, remote: &str, thread: Option<&ThreadId>) -> Result<SyncOutcome> {
+/// Push checkpoint refs and notes to `remote`, merging its notes first, under `lock`.
+pub fn push(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>) -> Result<Report> {
+    let repo = lock.repo();
     let workdir = repo.workdir().unwrap_or(repo.git_dir()).to_owned();
     // Bring the other side's notes in first, so the notes push fast-forwards.
     let args = fetch_args(remote, [format!("+{NOTES_REF}:{INCOMING}")]);
     let (merged, conflicts) = if run_git(&workdir, &args).is_ok() {
-        merge_incoming(repo)?
+        merge_incoming(lock)?
     } else {
         (0, Vec::new())
     };
@@ -145,7 +150,7 @@ pub fn push(repo: &gix::Repository, remote: &str, thread: Option<&ThreadId>) -> 
         push.push(format!("{NOTES_REF}:{NOTES_REF}"));
     }
     run_git(&workdir, &push)?;
-    Ok(SyncOutcome {
+    Ok(Report {
         action: "push",
         remote: remote.to_owned(),
         notes_merged: merged,
@@ -154,88 +159,51 @@ pub fn push(repo: &gix::Repository, remote: &str, thread: Option<&ThreadId>) -> 
 }
 
 /// Merge `refs/notes/t3-incoming` into `refs/notes/t3` (union, local wins).
-fn merge_incoming(repo: &gix::Repository) -> Result<(usize, Vec<String>)> {
+fn merge_incoming(lock: &Locked<'_>) -> Result<(usize, Vec<String>)> {
+    let repo = lock.repo();
     let Some(theirs) = repo::find_ref(repo, INCOMING)? else {
         return Ok((0, Vec::new()));
     };
-    let result = merge_notes(repo, theirs);
-    repo::update_refs(
-        repo,
-        &[RefUpdate {
-            name: INCOMING.into(),
-            new: None,
-            expect: Expect::Any,
-        }],
-        "t3: notes merged",
-    )?;
+    let result = merge_notes(lock, theirs);
+    let drop_incoming = RefUpdate {
+        name: INCOMING.into(),
+        new: None,
+        expect: Expect::Any,
+    };
+    repo::update_refs(lock, &[drop_incoming], "t3: notes merged")?;
     result
 }
 
-fn merge_notes(repo: &gix::Repository, theirs: ObjectId) -> Result<(usize, Vec<String>)> {
-    for _ in 0..20 {
-        let ours = repo::find_ref(repo, NOTES_REF)?;
-        let Some(ours) = ours else {
-            repo::update_refs(
-                repo,
-                &[RefUpdate {
-                    name: NOTES_REF.into(),
-                    new: Some(theirs),
-                    expect: Expect::Absent,
-                }],
-                "t3: notes fetched",
-            )?;
-            return Ok((repo::list_notes(repo, theirs)?.len(), Vec::new()));
+/// One notes commit with both histories as parents: notes only they have
+/// are added, equal ones kept, different ones keep ours and are reported.
+fn merge_notes(lock: &Locked<'_>, theirs: ObjectId) -> Result<(usize, Vec<String>)> {
+    let repo = lock.repo();
+    let their_notes = repo::list_notes(repo, theirs)?;
+    let mut counted = (0, Vec::new());
+    repo::commit_notes(lock, "t3: merge notes", |ours| {
+        let mine: HashMap<ObjectId, ObjectId> = match ours {
+            Some(o) if o == theirs || is_ancestor(repo, theirs, o) => return Ok(None),
+            Some(o) => repo::list_notes(repo, o)?.into_iter().collect(),
+            None => HashMap::new(),
         };
-        if ours == theirs || is_ancestor(repo, theirs, ours) {
-            return Ok((0, Vec::new()));
-        }
-        let mine: std::collections::HashMap<ObjectId, ObjectId> =
-            repo::list_notes(repo, ours)?.into_iter().collect();
-        let root = repo::commit_tree(repo, ours)?;
-        let mut state = gix::note::plumbing::State::new(root, repo).map_err(|e| Error::Git {
-            context: "could not read the local notes".into(),
-            source: Box::new(e),
-        })?;
-        let mut merged = 0;
-        let mut conflicts = Vec::new();
-        for (object, blob) in repo::list_notes(repo, theirs)? {
-            match mine.get(&object) {
+        let (mut merged, mut conflicts, mut edits) = (0, Vec::new(), Vec::new());
+        for (object, blob) in &their_notes {
+            match mine.get(object) {
                 None => {
-                    state.edit(object, Some(blob), repo).map_err(|e| Error::Git {
-                        context: format!("could not merge the note of {object}"),
-                        source: Box::new(e),
-                    })?;
+                    edits.push(NoteEdit::SetBlob(*object, *blob));
                     merged += 1;
                 }
-                Some(b) if *b == blob => {}
+                Some(b) if b == blob => {}
                 Some(_) => conflicts.push(object.to_string()),
             }
         }
-        let rec = Recorder::new(repo);
-        let tree = state.write(&rec).map_err(|e| Error::Git {
-            context: "could not write the merged notes".into(),
-            source: Box::new(e),
-        })?;
-        repo::ensure_tree_object(&rec, tree)?;
-        let commit = repo::write_commit(&rec, tree, vec![ours, theirs], "t3: merge notes")?;
-        rec.sync()?;
-        match repo::update_refs(
-            repo,
-            &[RefUpdate {
-                name: NOTES_REF.into(),
-                new: Some(commit),
-                expect: Expect::Is(ours),
-            }],
-            "t3: notes merged",
-        ) {
-            Ok(()) => return Ok((merged, conflicts)),
-            Err(Error::Conflict { .. }) => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    Err(Error::Conflict {
-        reference: NOTES_REF.into(),
-    })
+        counted = (merged, conflicts);
+        Ok(Some(NotesChange {
+            edits,
+            extra_parents: vec![theirs],
+        }))
+    })?;
+    Ok(counted)
 }
 
 fn is_ancestor(repo: &gix::Repository, ancestor: ObjectId, of: ObjectId) -> bool {

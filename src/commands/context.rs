@@ -1,0 +1,50 @@
+//! What every command runs with: the open repository and the settings the
+//! edge (`app`) read from the environment once.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::error::Result;
+use crate::repo::{self, Locked, RepoLock};
+
+/// Settings that come from outside the repository (environment, flags).
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// How long to wait for another git-t3 process holding the lock.
+    pub lock_timeout: Duration,
+    /// How long a provider helper may run; `None`: `t3.providerTimeout` or the default.
+    pub provider_timeout: Option<Duration>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            lock_timeout: repo::lock::DEFAULT_TIMEOUT,
+            provider_timeout: None,
+        }
+    }
+}
+
+/// An open repository and the settings to run commands with.
+#[derive(Debug)]
+pub struct Context {
+    /// The repository.
+    pub repo: gix::Repository,
+    /// The settings.
+    pub settings: Settings,
+}
+
+impl Context {
+    /// Open the repository holding `dir` (discovered like git does).
+    pub fn open(dir: &Path, settings: Settings) -> Result<Self> {
+        Ok(Context {
+            repo: repo::open(dir)?,
+            settings,
+        })
+    }
+
+    /// Take the repository lock for `what`, waiting at most the configured time.
+    pub fn lock(&self, what: &str) -> Result<Locked<'_>> {
+        RepoLock::acquire(&self.repo, what, self.settings.lock_timeout)
+    }
+}

@@ -1,0 +1,33 @@
+//! Test-only fault injection: `T3_TEST_FAULT=<point>` stops the process at
+//! that point, to prove that a kill anywhere leaves a consistent state.
+//!
+//! Compiled only with the cargo feature `fault-injection`, which the test
+//! build enables (see `Cargo.toml`); in a release build [`point`] is an empty
+//! function and nothing here is in the binary.
+
+/// Stop here when the test asked for the fault `name`: `pause-…` points
+/// wait until the file named by `T3_TEST_RELEASE` exists (at most 120 s);
+/// every other point aborts the process, like a SIGKILL would.
+#[cfg(feature = "fault-injection")]
+pub fn point(name: &str) {
+    if std::env::var_os("T3_TEST_FAULT").is_none_or(|v| v != name) {
+        return;
+    }
+    if name.starts_with("pause") {
+        let release = std::env::var_os("T3_TEST_RELEASE").map(std::path::PathBuf::from);
+        let start = std::time::Instant::now();
+        while start.elapsed() < std::time::Duration::from_secs(120) {
+            if release.as_deref().is_some_and(std::path::Path::exists) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        return;
+    }
+    std::process::abort();
+}
+
+/// Without the `fault-injection` feature this does nothing.
+#[cfg(not(feature = "fault-injection"))]
+#[inline(always)]
+pub fn point(_name: &str) {}

@@ -1,0 +1,150 @@
+//! Flushing objects and refs to disk: gix never fsyncs. A ref is published
+//! only after the objects it names (and the ref file itself) are on disk.
+
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use gix::ObjectId;
+
+use crate::error::{Context as _, Error, Result};
+
+fn sync_paths(files: &[PathBuf], dirs: &BTreeSet<PathBuf>) -> Result<()> {
+    let sync_one = |p: &Path, dir: bool| -> Result<()> {
+        let f = File::open(p).context(|| format!("could not open {} to flush it", p.display()))?;
+        let res = if dir {
+            f.sync_all().or_else(ignore_unsupported)
+        } else {
+            f.sync_all()
+        };
+        res.context(|| format!("could not flush {} to disk", p.display()))
+    };
+    // fsync is latency-bound: several in flight let the file system
+    // commit them together.
+    if files.len() > 4 {
+        let chunk = files.len().div_ceil(8);
+        std::thread::scope(|s| {
+            let handles: Vec<_> = files
+                .chunks(chunk)
+                .map(|c| s.spawn(move || c.iter().try_for_each(|p| sync_one(p, false))))
+                .collect();
+            join_all(handles)
+        })?;
+    } else {
+        files.iter().try_for_each(|p| sync_one(p, false))?;
+    }
+    dirs.iter().try_for_each(|d| sync_one(d, true))
+}
+
+/// Wait for every flush thread; one that panicked flushed nothing for sure,
+/// so it is an error, never a success.
+fn join_all(handles: Vec<std::thread::ScopedJoinHandle<'_, Result<()>>>) -> Result<()> {
+    let mut first_err = None;
+    for h in handles {
+        let result = h
+            .join()
+            .unwrap_or_else(|_| Err(Error::Internal("a thread flushing files to disk panicked".into())));
+        if let Err(e) = result {
+            first_err.get_or_insert(e);
+        }
+    }
+    first_err.map_or(Ok(()), Err)
+}
+
+fn ignore_unsupported(e: std::io::Error) -> std::io::Result<()> {
+    // Some file systems refuse fsync on directories; nothing more can be done there.
+    if matches!(e.raw_os_error(), Some(22) | Some(9)) {
+        Ok(())
+    } else {
+        Err(e)
+    }
+}
+
+/// fsync the loose object files of `ids` (those in packs are durable
+/// already) and the directories holding them.
+pub fn sync_objects(repo: &gix::Repository, ids: &[ObjectId]) -> Result<()> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let objects = repo.objects.store_ref().path().to_owned();
+    let mut files = Vec::with_capacity(ids.len());
+    let mut dirs = BTreeSet::new();
+    for id in ids {
+        let hex = id.to_hex().to_string();
+        let (fan, rest) = hex.split_at(2);
+        let dir = objects.join(fan);
+        let file = dir.join(rest);
+        if file.is_file() {
+            files.push(file);
+            dirs.insert(dir);
+        }
+    }
+    if !dirs.is_empty() {
+        dirs.insert(objects);
+    }
+    sync_paths(&files, &dirs)
+}
+
+/// The directories a ref update will change, found before it runs: each
+/// ref's parent, and every directory up to the first existing ancestor
+/// (their entries are created by the update).
+pub fn dirs_to_flush<'a>(base: &Path, names: impl Iterator<Item = &'a str>) -> BTreeSet<PathBuf> {
+    let mut dirs = BTreeSet::new();
+    for name in names {
+        let mut dir = base.join(name).parent().map(Path::to_owned);
+        while let Some(d) = dir {
+            if !d.starts_with(base) || d == base {
+                break;
+            }
+            let existed = d.is_dir();
+            dir = d.parent().map(Path::to_owned);
+            dirs.insert(d);
+            if existed {
+                break;
+            }
+        }
+    }
+    dirs
+}
+
+/// fsync loose ref files just written and the directories `dirs_to_flush` named.
+pub fn sync_refs<'a>(
+    repo: &gix::Repository,
+    refs: impl Iterator<Item = (&'a str, bool)>,
+    dirs: BTreeSet<PathBuf>,
+) -> Result<()> {
+    let base = repo.common_dir();
+    let mut files = Vec::new();
+    let mut deleted = false;
+    for (name, exists) in refs {
+        deleted |= !exists;
+        let path = base.join(name);
+        if exists && path.is_file() {
+            files.push(path);
+        }
+    }
+    // A deletion may have rewritten packed-refs.
+    let packed = base.join("packed-refs");
+    if deleted && packed.is_file() {
+        files.push(packed);
+    }
+    let dirs: BTreeSet<PathBuf> = dirs.into_iter().filter(|d| d.is_dir()).collect();
+    sync_paths(&files, &dirs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panicked_flush_thread_is_an_error() {
+        let result = std::thread::scope(|s| {
+            let handles = vec![
+                s.spawn(|| Ok(())),
+                s.spawn(|| -> Result<()> { panic!("simulated fsync thread panic") }),
+            ];
+            join_all(handles)
+        });
+        assert!(matches!(result, Err(Error::Internal(_))), "{result:?}");
+    }
+}

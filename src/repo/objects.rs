@@ -1,0 +1,189 @@
+//! Objects: the fixed identity, a [`Recorder`] that remembers which objects
+//! this process wrote so they can be flushed before anything points at them,
+//! and small readers of commits and HEAD.
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+
+use gix::ObjectId;
+
+use crate::error::{Context as _, Result};
+use crate::repo::durable;
+
+/// Name of the identity on every object git-t3 writes.
+pub const IDENTITY_NAME: &str = "T3 Checkpoint";
+/// Email of the identity on every object git-t3 writes.
+pub const IDENTITY_EMAIL: &str = "t3@checkpoint.invalid";
+
+/// The fixed identity, dated now.
+pub(crate) fn signature(tb: &mut gix::date::parse::TimeBuf) -> gix::actor::SignatureRef<'_> {
+    gix::actor::SignatureRef {
+        name: IDENTITY_NAME.into(),
+        email: IDENTITY_EMAIL.into(),
+        time: gix::date::Time::now_utc().to_str(tb),
+    }
+}
+
+/// Records the ids of objects this process wrote, so they can be flushed to disk.
+pub struct Recorder<'r> {
+    repo: &'r gix::Repository,
+    written: RefCell<BTreeSet<ObjectId>>,
+}
+
+impl<'r> Recorder<'r> {
+    /// A recorder writing into `repo`.
+    pub fn new(repo: &'r gix::Repository) -> Self {
+        Recorder {
+            repo,
+            written: RefCell::new(BTreeSet::new()),
+        }
+    }
+
+    /// The repository written to.
+    pub fn repo(&self) -> &'r gix::Repository {
+        self.repo
+    }
+
+    /// Remember `ids` as written by this process (e.g. blobs hashed elsewhere).
+    pub fn note_written(&self, ids: impl IntoIterator<Item = ObjectId>) {
+        self.written.borrow_mut().extend(ids);
+    }
+
+    /// Write a tree or commit object.
+    pub fn write_object(&self, obj: &dyn gix::objs::WriteTo) -> Result<ObjectId> {
+        gix::objs::Write::write(self, obj).context(|| "could not write an object".into())
+    }
+
+    /// Write a blob.
+    pub fn write_blob(&self, data: &[u8]) -> Result<ObjectId> {
+        gix::objs::Write::write_buf(self, gix::objs::Kind::Blob, data)
+            .context(|| "could not write a blob".into())
+    }
+
+    /// Flush every object written so far to disk.
+    pub fn sync(&self) -> Result<()> {
+        let ids: Vec<ObjectId> = std::mem::take(&mut *self.written.borrow_mut())
+            .into_iter()
+            .collect();
+        durable::sync_objects(self.repo, &ids)
+    }
+}
+
+impl gix::objs::Write for Recorder<'_> {
+    fn write_buf(&self, kind: gix::objs::Kind, from: &[u8]) -> gix::Result<ObjectId> {
+        let id = gix::objs::compute_hash(self.repo.object_hash(), kind, from)?;
+        if self.repo.has_object(id) {
+            return Ok(id);
+        }
+        let id = self.repo.objects.write_buf_with_known_id(kind, from, id)?;
+        self.written.borrow_mut().insert(id);
+        Ok(id)
+    }
+
+    fn write_buf_with_known_id(
+        &self,
+        kind: gix::objs::Kind,
+        from: &[u8],
+        _id: ObjectId,
+    ) -> gix::Result<ObjectId> {
+        self.write_buf(kind, from)
+    }
+
+    fn write_stream(
+        &self,
+        kind: gix::objs::Kind,
+        size: u64,
+        from: &mut dyn std::io::Read,
+    ) -> gix::Result<ObjectId> {
+        let mut buf = Vec::with_capacity(usize::try_from(size).unwrap_or(0).min(1 << 20));
+        from.read_to_end(&mut buf).map_err(gix::Error::from_error)?;
+        self.write_buf(kind, &buf)
+    }
+
+    fn write_stream_with_known_id(
+        &self,
+        kind: gix::objs::Kind,
+        size: u64,
+        from: &mut dyn std::io::Read,
+        _id: ObjectId,
+    ) -> gix::Result<ObjectId> {
+        self.write_stream(kind, size, from)
+    }
+}
+
+impl gix::objs::Find for Recorder<'_> {
+    fn try_find<'a>(
+        &self,
+        id: &gix::oid,
+        buffer: &'a mut Vec<u8>,
+    ) -> gix::Result<Option<gix::objs::Data<'a>>> {
+        gix::objs::Find::try_find(self.repo, id, buffer)
+    }
+}
+
+/// Write a parentless-or-not commit with the fixed identity.
+pub fn write_commit(
+    rec: &Recorder<'_>,
+    tree: ObjectId,
+    parents: Vec<ObjectId>,
+    message: &str,
+) -> Result<ObjectId> {
+    let mut tb = gix::date::parse::TimeBuf::default();
+    let sig: gix::actor::Signature = signature(&mut tb).into();
+    let commit = gix::objs::Commit {
+        tree,
+        parents: parents.into(),
+        author: sig.clone(),
+        committer: sig,
+        encoding: None,
+        message: message.into(),
+        extra_headers: Vec::new(),
+    };
+    rec.write_object(&commit)
+}
+
+/// Make sure the empty tree exists as a real object (git treats it as virtual,
+/// but other tools and transports expect it on disk).
+pub fn ensure_tree_object(rec: &Recorder<'_>, tree: ObjectId) -> Result<()> {
+    if tree == ObjectId::empty_tree(rec.repo().object_hash()) {
+        rec.write_object(&gix::objs::Tree::empty())?;
+    }
+    Ok(())
+}
+
+/// The tree of commit `id`.
+pub fn commit_tree(repo: &gix::Repository, id: ObjectId) -> Result<ObjectId> {
+    repo.find_commit(id)
+        .context(|| format!("{id} is not a commit"))?
+        .tree_id()
+        .map(gix::Id::detach)
+        .context(|| format!("could not read the tree of commit {id}"))
+}
+
+/// Author name and email, and the parent count, of commit `id`.
+pub fn commit_identity(repo: &gix::Repository, id: ObjectId) -> Result<(String, String, usize)> {
+    let commit = repo.find_commit(id).context(|| format!("{id} is not a commit"))?;
+    let decoded = commit
+        .decode()
+        .context(|| format!("commit {id} does not parse"))?;
+    let author = decoded
+        .author()
+        .context(|| format!("commit {id} has no valid author"))?;
+    Ok((
+        author.name.to_string(),
+        author.email.to_string(),
+        decoded.parents().count(),
+    ))
+}
+
+/// The tree HEAD points to, or `None` on an unborn branch.
+pub fn head_tree(repo: &gix::Repository) -> Result<Option<ObjectId>> {
+    let head = repo.head().context(|| "could not read HEAD".into())?;
+    if head.is_unborn() {
+        return Ok(None);
+    }
+    let id = repo
+        .head_tree_id_or_empty()
+        .context(|| "could not resolve HEAD to a tree".into())?;
+    Ok(Some(id.detach()))
+}

@@ -1,0 +1,67 @@
+//! The one publish protocol, for checkpoints and revert journals alike:
+//!
+//! 1. objects (the tree's blobs and trees, the commit), flushed to disk;
+//! 2. the note on the commit, in one notes commit, flushed;
+//! 3. the ref, with compare-and-swap, flushed.
+//!
+//! So a ref never exists without its note, and never points at an object a
+//! crash could lose. A process killed between the steps leaves at most a
+//! note on a commit no ref points to, which is harmless (`verify` names it).
+//! The merge of fetched notes follows the same order through
+//! [`commit_notes`](crate::repo::notes::commit_notes) with an extra parent.
+
+use gix::ObjectId;
+
+use crate::error::{Error, Result};
+use crate::repo::lock::Locked;
+use crate::repo::notes::{NoteEdit, edit_notes};
+use crate::repo::objects::{Recorder, ensure_tree_object, write_commit};
+use crate::repo::refs::{Expect, RefUpdate, update_refs};
+
+/// A snapshot to publish as a parentless commit under a ref, with its note.
+#[derive(Debug)]
+pub struct Publication<'a> {
+    /// The tree (written through the same [`Recorder`]).
+    pub tree: ObjectId,
+    /// The full ref name; the commit message is `t3 checkpoint ref=<ref>`.
+    pub reference: &'a str,
+    /// The note's bytes.
+    pub note: Vec<u8>,
+    /// What the ref must hold now.
+    pub expect: Expect,
+    /// The reflog and notes-commit message.
+    pub message: &'a str,
+}
+
+/// Publish `p`: objects, note, ref, each on disk before the next. Returns the commit.
+pub fn publish(lock: &Locked<'_>, rec: &Recorder<'_>, p: Publication<'_>) -> Result<ObjectId> {
+    let Publication {
+        tree,
+        reference,
+        note,
+        expect,
+        message,
+    } = p;
+    ensure_tree_object(rec, tree)?;
+    let commit = write_commit(rec, tree, Vec::new(), &format!("t3 checkpoint ref={reference}"))?;
+    let t = crate::trace::span("sync objects");
+    rec.sync()?;
+    drop(t);
+    crate::fault::point("after-objects");
+    let t = crate::trace::span("notes");
+    edit_notes(lock, &[NoteEdit::Set(commit, note)], message)?;
+    drop(t);
+    crate::fault::point("after-note");
+    let update = RefUpdate {
+        name: reference.to_owned(),
+        new: Some(commit),
+        expect,
+    };
+    update_refs(lock, &[update], message).map_err(|e| match e {
+        Error::Conflict { .. } => Error::Conflict {
+            reference: reference.to_owned(),
+        },
+        other => other,
+    })?;
+    Ok(commit)
+}

@@ -1,0 +1,165 @@
+//! Refs: lookups, listings, and updates as one compare-and-swap transaction
+//! whose ref files are flushed to disk before the call returns.
+
+use gix::ObjectId;
+use gix::refs::Target;
+use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+
+use crate::error::{Context as _, Error, Result, git_err};
+use crate::repo::durable;
+use crate::repo::lock::Locked;
+use crate::repo::objects::signature;
+
+/// The object a ref points to, or `None` if it does not exist.
+pub fn find_ref(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>> {
+    let found = repo
+        .try_find_reference(name)
+        .context(|| format!("could not read {name}"))?;
+    match found {
+        None => Ok(None),
+        Some(mut r) => Ok(Some(
+            r.peel_to_id()
+                .context(|| format!("could not resolve {name}"))?
+                .detach(),
+        )),
+    }
+}
+
+/// A ref name as bytes and the object it points to.
+#[derive(Debug, Clone)]
+pub struct RefEntry {
+    /// Full name; not necessarily UTF-8 when it came from elsewhere.
+    pub name: gix::bstr::BString,
+    /// The direct target, or `None` for a symbolic ref.
+    pub target: Option<ObjectId>,
+}
+
+/// All refs whose full name starts with `prefix` (which must end in `/`).
+pub fn list_refs(repo: &gix::Repository, prefix: &str) -> Result<Vec<RefEntry>> {
+    let platform = repo.references().context(|| "could not list refs".into())?;
+    let iter = platform
+        .prefixed(prefix)
+        .context(|| format!("could not list refs under {prefix}"))?;
+    let mut out = Vec::new();
+    for r in iter {
+        let r = r.map_err(git_err(format!("could not read a ref under {prefix}")))?;
+        let target = r.target().try_id().map(ToOwned::to_owned);
+        out.push(RefEntry {
+            name: r.name().as_bstr().to_owned(),
+            target,
+        });
+    }
+    Ok(out)
+}
+
+/// What a ref must hold for an update to go ahead.
+#[derive(Debug, Clone, Copy)]
+pub enum Expect {
+    /// The ref must not exist yet.
+    Absent,
+    /// The ref must point at this object.
+    Is(ObjectId),
+    /// Anything.
+    Any,
+}
+
+impl Expect {
+    fn previous(self) -> PreviousValue {
+        match self {
+            Expect::Absent => PreviousValue::MustNotExist,
+            Expect::Is(id) => PreviousValue::MustExistAndMatch(Target::Object(id)),
+            Expect::Any => PreviousValue::Any,
+        }
+    }
+}
+
+/// One ref change in a transaction.
+#[derive(Debug, Clone)]
+pub struct RefUpdate {
+    /// Full ref name.
+    pub name: String,
+    /// New target, or `None` to delete.
+    pub new: Option<ObjectId>,
+    /// What the ref must hold now.
+    pub expect: Expect,
+}
+
+/// Apply `updates` as one transaction with compare-and-swap, then flush the
+/// loose ref files to disk. A lost race becomes [`Error::Conflict`].
+/// Apply `updates` as one transaction with compare-and-swap, then flush the
+/// loose ref files to disk. A lost race becomes [`Error::Conflict`].
+pub fn update_refs(lock: &Locked<'_>, updates: &[RefUpdate], log_message: &str) -> Result<()> {
+    if updates.is_empty() {
+        return Ok(());
+    }
+    let repo = lock.repo();
+    let edits = updates
+        .iter()
+        .map(edit(log_message))
+        .collect::<Result<Vec<_>>>()?;
+    // Only directories whose entries change need a flush: each ref's parent,
+    // and the parent of every directory this update creates.
+    let changed_dirs = durable::dirs_to_flush(repo.common_dir(), updates.iter().map(|u| u.name.as_str()));
+    let mut tb = gix::date::parse::TimeBuf::default();
+    let sig = signature(&mut tb);
+    match repo.edit_references_as(edits, Some(sig)) {
+        Ok(_) => {}
+        Err(e) if e.dominant_class() == Some(gix::error::Class::Conflict) => {
+            return Err(Error::Conflict {
+                reference: updates
+                    .iter()
+                    .map(|u| u.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+        Err(e) => {
+            return Err(Error::Git {
+                context: format!(
+                    "could not update {}",
+                    updates.first().map_or("refs", |u| u.name.as_str())
+                ),
+                source: Box::new(e),
+            });
+        }
+    }
+    durable::sync_refs(
+        repo,
+        updates.iter().map(|u| (u.name.as_str(), u.new.is_some())),
+        changed_dirs,
+    )
+}
+
+/// The gix edit for one update.
+fn edit(log_message: &str) -> impl Fn(&RefUpdate) -> Result<RefEdit> + '_ {
+    move |u| {
+        let name: gix::refs::FullName =
+            u.name
+                .as_str()
+                .try_into()
+                .map_err(|e: gix::validate::reference::name::Error| Error::BadMetadata {
+                    reference: u.name.clone(),
+                    problem: format!("not a valid ref name: {e}"),
+                })?;
+        let change = match u.new {
+            Some(id) => Change::Update {
+                log: LogChange {
+                    mode: RefLog::AndReference,
+                    force_create_reflog: false,
+                    message: log_message.into(),
+                },
+                expected: u.expect.previous(),
+                new: Target::Object(id),
+            },
+            None => Change::Delete {
+                expected: u.expect.previous(),
+                log: RefLog::AndReference,
+            },
+        };
+        Ok(RefEdit {
+            change,
+            name,
+            deref: false,
+        })
+    }
+}

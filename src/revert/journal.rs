@@ -1,0 +1,220 @@
+//! The revert journal: the saga's state, stored as the note of the safety
+//! checkpoint that `refs/t3/reverts/<b64>` points to.
+//!
+//! Journals may come from other machines or be damaged, so they are parsed
+//! strictly (size limit, known fields only, valid ids) by one parser that
+//! `revert` and `verify` share. Writing one that cannot be serialized is an
+//! error, never an empty note.
+
+use gix::ObjectId;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::model::note::RemovedRef;
+use crate::repo::{self, NotesReader};
+
+/// The largest journal note accepted (a thread with thousands of removed turns fits).
+pub const MAX_JOURNAL_BYTES: usize = 4 << 20;
+
+/// The saga's steps, in order; the journal names the next one to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Step {
+    /// Write the target's files.
+    Restore,
+    /// Roll the conversation back.
+    Provider,
+    /// Delete the refs above the target.
+    Refs,
+    /// Record the revert and finish.
+    Record,
+    /// Finished (only the ref swap may be left).
+    Done,
+}
+
+impl Step {
+    /// The lowercase name used in the journal and in messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Step::Restore => "restore",
+            Step::Provider => "provider",
+            Step::Refs => "refs",
+            Step::Record => "record",
+            Step::Done => "done",
+        }
+    }
+}
+
+/// The saga's state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Journal {
+    /// Always 1.
+    pub schema: u32,
+    /// Always "revert".
+    pub kind: String,
+    /// The thread.
+    pub thread: String,
+    /// The latest turn before the revert.
+    pub from_turn: u64,
+    /// The turn reverted to.
+    pub to_turn: u64,
+    /// The target's ref, or `HEAD` when turn 0 was gone.
+    pub target: String,
+    /// The target tree.
+    pub target_tree: String,
+    /// The tree of the safety checkpoint (the worktree before the revert).
+    pub safety_tree: String,
+    /// The next step to run.
+    pub step: Step,
+    /// Leave the conversation alone.
+    pub files_only: bool,
+    /// The thread's provider.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// The refs above the target, with their notes.
+    #[serde(default)]
+    pub removed: Vec<RemovedRef>,
+    /// When the revert started.
+    pub started_at: String,
+}
+
+impl Journal {
+    /// Parse a journal note, refusing oversized, malformed or inconsistent input.
+    pub fn parse(data: &[u8]) -> std::result::Result<Self, String> {
+        if data.len() > MAX_JOURNAL_BYTES {
+            return Err(format!(
+                "the journal is {} bytes, more than the {MAX_JOURNAL_BYTES} accepted",
+                data.len()
+            ));
+        }
+        let text = std::str::from_utf8(data).map_err(|_| "the journal is not UTF-8".to_owned())?;
+        let j: Journal =
+            toml::from_str(text).map_err(|e| format!("the journal does not parse: {}", e.message()))?;
+        if j.schema != 1 || j.kind != "revert" {
+            return Err(format!(
+                "the journal has schema {} and kind '{}'; this git-t3 understands schema 1, kind 'revert'",
+                j.schema, j.kind
+            ));
+        }
+        if j.to_turn > j.from_turn {
+            return Err(format!(
+                "the journal reverts from turn {} to the later turn {}",
+                j.from_turn, j.to_turn
+            ));
+        }
+        for id in [&j.target_tree, &j.safety_tree]
+            .into_iter()
+            .chain(j.removed.iter().map(|r| &r.commit))
+            .chain(j.removed.iter().filter_map(|r| r.note.as_ref()))
+        {
+            oid(id)?;
+        }
+        Ok(j)
+    }
+
+    /// The journal as note bytes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        toml::to_string(self)
+            .map(String::into_bytes)
+            .map_err(|e| Error::Internal(format!("could not serialize the revert journal: {e}")))
+    }
+
+    /// The target tree.
+    pub fn target_tree(&self) -> Result<ObjectId> {
+        oid(&self.target_tree).map_err(bad)
+    }
+
+    /// The tree of the safety checkpoint.
+    pub fn safety_tree(&self) -> Result<ObjectId> {
+        oid(&self.safety_tree).map_err(bad)
+    }
+
+    /// Whether the saga calls a provider helper (a step a re-run would repeat).
+    pub fn calls_provider(&self) -> bool {
+        self.from_turn > self.to_turn
+            && !self.files_only
+            && self.provider.as_deref().is_some_and(|p| p != "none")
+    }
+}
+
+/// Parse a hex object id from the journal.
+pub fn oid(s: &str) -> std::result::Result<ObjectId, String> {
+    ObjectId::from_hex(s.as_bytes()).map_err(|_| format!("'{s}' is not an object id"))
+}
+
+fn bad(problem: String) -> Error {
+    Error::BadMetadata {
+        reference: "revert journal".into(),
+        problem,
+    }
+}
+
+/// The journal at `reference` and the commit it is the note of, if the ref exists.
+pub fn read(repo: &gix::Repository, reference: &str) -> Result<Option<(ObjectId, Journal)>> {
+    let Some(commit) = repo::find_ref(repo, reference)? else {
+        return Ok(None);
+    };
+    let data = NotesReader::open(repo)?
+        .get(commit)?
+        .ok_or_else(|| Error::BadMetadata {
+            reference: reference.to_owned(),
+            problem: "the journal has no note".into(),
+        })?;
+    let journal = Journal::parse(&data).map_err(|problem| Error::BadMetadata {
+        reference: reference.to_owned(),
+        problem,
+    })?;
+    Ok(Some((commit, journal)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Journal {
+        Journal {
+            schema: 1,
+            kind: "revert".into(),
+            thread: "t".into(),
+            from_turn: 3,
+            to_turn: 1,
+            target: "refs/t3/checkpoints/dA/turn/1".into(),
+            target_tree: "4b825dc642cb6eb9a060e54bf8d69288fbee4904".into(),
+            safety_tree: "4b825dc642cb6eb9a060e54bf8d69288fbee4904".into(),
+            step: Step::Provider,
+            files_only: false,
+            provider: Some("claude-code".into()),
+            removed: vec![RemovedRef {
+                turn: 2,
+                commit: "4b825dc642cb6eb9a060e54bf8d69288fbee4904".into(),
+                note: None,
+            }],
+            started_at: "2026-12-03T00:00:00Z".into(),
+        }
+    }
+
+    #[test]
+    fn round_trips() {
+        let j = sample();
+        assert_eq!(Journal::parse(&j.to_bytes().unwrap()).unwrap(), j);
+        assert!(j.calls_provider());
+    }
+
+    #[test]
+    fn refuses_what_a_saga_cannot_run_on() {
+        let text = String::from_utf8(sample().to_bytes().unwrap()).unwrap();
+        for bad in [
+            text.replace("schema = 1", "schema = 2"),
+            text.replace("kind = \"revert\"", "kind = \"other\""),
+            text.replace("step = \"provider\"", "step = \"explode\""),
+            text.replace("to_turn = 1", "to_turn = 9"),
+            text.replace("4b825dc642cb6eb9a060e54bf8d69288fbee4904", "not-an-id"),
+            format!("surprise = 1\n{text}"),
+            "x".repeat(MAX_JOURNAL_BYTES + 1),
+        ] {
+            assert!(Journal::parse(bad.as_bytes()).is_err(), "{bad}");
+        }
+        assert!(Journal::parse(b"\xff\xfe").is_err());
+    }
+}

@@ -1,0 +1,253 @@
+//! The revert saga as a type: a [`Saga`] is a published journal plus the
+//! held lock, and [`Saga::run`] carries it from its current step to the end.
+//!
+//! | step | effect | re-run |
+//! |---|---|---|
+//! | restore | worktree = target (snapshot now, diff, write/delete), index = HEAD | idempotent: diffs the worktree as it is |
+//! | provider | helper rolls back `from − to` turns | **not** idempotent: the journal is persisted before the call and after success |
+//! | refs | delete the thread's refs above the target (compare-and-swap) | idempotent: gone refs are skipped |
+//! | record | one notes commit: the revert on the target's note, removed checkpoints' notes dropped, journal step `done` | guarded by `done` |
+//! | finish | one ref transaction: undo slot = safety commit, journal deleted | idempotent |
+//!
+//! [`Saga::advance`] moves to the next step and writes the journal only where
+//! a re-run would harm (around the provider call), so a revert without a
+//! provider writes its journal once.
+
+use std::time::Duration;
+
+use gix::ObjectId;
+
+use crate::error::{Error, Result};
+use crate::model::note::{self, RevertRecord};
+use crate::model::thread::ThreadId;
+use crate::provider::{self, Provider};
+use crate::repo::publish::{Publication, publish};
+use crate::repo::{self, Expect, Locked, NoteEdit, NotesReader, Recorder, RefUpdate};
+use crate::restore;
+use crate::revert::journal::{self, Journal, Step};
+use crate::store;
+
+/// What a run of the saga did.
+#[derive(Debug, Default)]
+pub struct Ran {
+    /// Files written and deleted by the restore step (empty when it had run before).
+    pub files: restore::Plan,
+    /// Turns the provider rolled back in this run.
+    pub rolled_back: u64,
+}
+
+/// A revert in progress, under the repository lock.
+pub struct Saga<'l, 'r> {
+    lock: &'l Locked<'r>,
+    thread: ThreadId,
+    commit: ObjectId,
+    journal: Journal,
+    provider_called: bool,
+}
+
+impl<'l, 'r> Saga<'l, 'r> {
+    /// Publish the safety checkpoint `journal.safety_tree` (written through
+    /// `rec`) with `journal` as its note under `refs/t3/reverts/<b64>`.
+    pub fn begin(
+        lock: &'l Locked<'r>,
+        rec: &Recorder<'_>,
+        thread: &ThreadId,
+        journal: Journal,
+    ) -> Result<Self> {
+        let reference = thread.revert_journal_ref();
+        let commit = publish(
+            lock,
+            rec,
+            Publication {
+                tree: journal.safety_tree()?,
+                reference: &reference,
+                note: journal.to_bytes()?,
+                expect: Expect::Absent,
+                message: "t3: revert started",
+            },
+        )?;
+        crate::fault::point("after-journal");
+        Ok(Saga {
+            lock,
+            thread: thread.clone(),
+            commit,
+            journal,
+            provider_called: false,
+        })
+    }
+
+    /// The half-done saga of `thread`, if there is one.
+    pub fn load(lock: &'l Locked<'r>, thread: &ThreadId) -> Result<Option<Self>> {
+        let found = journal::read(lock.repo(), &thread.revert_journal_ref())?;
+        Ok(found.map(|(commit, journal)| Saga {
+            lock,
+            thread: thread.clone(),
+            commit,
+            journal,
+            provider_called: false,
+        }))
+    }
+
+    /// The journal.
+    pub fn journal(&self) -> &Journal {
+        &self.journal
+    }
+
+    /// The safety checkpoint's commit.
+    pub fn safety_commit(&self) -> ObjectId {
+        self.commit
+    }
+
+    /// Move to `next`, persisting the journal where a re-run would harm:
+    /// before a provider call, and after one.
+    pub fn advance(&mut self, next: Step) -> Result<()> {
+        let entering_call = next == Step::Provider && self.journal.calls_provider();
+        let leaving_call = self.journal.step == Step::Provider && self.provider_called;
+        self.journal.step = next;
+        if entering_call || leaving_call {
+            repo::edit_notes(
+                self.lock,
+                &[NoteEdit::Set(self.commit, self.journal.to_bytes()?)],
+                "t3: revert journal",
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Run from the journal's step to the end. `first_plan` is the restore
+    /// plan computed when the saga began (a resumed saga plans again).
+    pub fn run(
+        &mut self,
+        provider: &Provider,
+        provider_timeout: Duration,
+        first_plan: Option<restore::Plan>,
+    ) -> Result<Ran> {
+        let mut ran = Ran::default();
+        if self.journal.step == Step::Restore {
+            ran.files = self.restore(first_plan)?;
+            crate::fault::point("after-restore");
+            self.advance(Step::Provider)?;
+        }
+        if self.journal.step == Step::Provider {
+            ran.rolled_back = self.provider(provider, provider_timeout)?;
+            crate::fault::point("after-provider");
+            self.advance(Step::Refs)?;
+        }
+        if self.journal.step == Step::Refs {
+            self.delete_refs()?;
+            crate::fault::point("after-refs");
+            // Deleting again finds nothing; recording happens once, with `Done`.
+            self.advance(Step::Record)?;
+        }
+        if self.journal.step == Step::Record {
+            self.record()?;
+            crate::fault::point("after-record");
+        }
+        // Killed after recording, only the ref swap is left.
+        self.finish()?;
+        Ok(ran)
+    }
+
+    fn restore(&self, first_plan: Option<restore::Plan>) -> Result<restore::Plan> {
+        let repo = self.lock.repo();
+        let target = self.journal.target_tree()?;
+        let files = match first_plan {
+            Some(plan) => plan,
+            // A resumed restore: compare with the worktree as it is now.
+            None => {
+                let rec = Recorder::new(repo);
+                let now = crate::snapshot::snapshot(repo, &rec, self.lock.racy_timestamp())?;
+                restore::plan(repo, now.tree, target)?
+            }
+        };
+        let t = crate::trace::span("restore files");
+        restore::apply(self.lock, target, &files)?;
+        drop(t);
+        let _t = crate::trace::span("reset index");
+        restore::reset_index(self.lock, target)?;
+        Ok(files)
+    }
+
+    fn provider(&mut self, provider: &Provider, timeout: Duration) -> Result<u64> {
+        let turns = self.journal.from_turn - self.journal.to_turn;
+        if !self.journal.calls_provider() || matches!(provider, Provider::None) {
+            return Ok(0);
+        }
+        let workspace = repo::workdir(self.lock.repo())?.to_string_lossy().into_owned();
+        provider::rollback(
+            provider,
+            &provider::Rollback {
+                thread: &self.journal.thread,
+                turns,
+                workspace: &workspace,
+                target_turn: self.journal.to_turn,
+            },
+            timeout,
+        )?;
+        self.provider_called = true;
+        Ok(turns)
+    }
+
+    fn delete_refs(&self) -> Result<()> {
+        let repo = self.lock.repo();
+        let mut updates = Vec::new();
+        for r in &self.journal.removed {
+            let name = self.thread.checkpoint_ref(r.turn);
+            if let Some(current) = repo::find_ref(repo, &name)? {
+                updates.push(RefUpdate {
+                    name,
+                    new: None,
+                    expect: Expect::Is(current),
+                });
+            }
+        }
+        repo::update_refs(self.lock, &updates, "t3: revert")
+    }
+
+    /// One notes commit: the revert on the target's note, the removed
+    /// checkpoints' notes dropped, and the journal marked done.
+    fn record(&mut self) -> Result<()> {
+        let repo = self.lock.repo();
+        let mut edits = Vec::new();
+        if self.journal.target != "HEAD"
+            && let Some(t) = store::turn_ref(repo, &self.thread, self.journal.to_turn)?
+        {
+            let mut cp = store::load(repo, &mut NotesReader::open(repo)?, &self.thread, t)?;
+            cp.note.reverts.push(RevertRecord {
+                from: self.journal.from_turn,
+                to: self.journal.to_turn,
+                at: note::now_rfc3339(),
+                removed: self.journal.removed.clone(),
+            });
+            edits.push(NoteEdit::Set(t.commit, cp.note.to_toml()?.into_bytes()));
+        }
+        for r in &self.journal.removed {
+            let commit = journal::oid(&r.commit).map_err(|problem| Error::BadMetadata {
+                reference: self.thread.revert_journal_ref(),
+                problem,
+            })?;
+            edits.push(NoteEdit::Remove(commit));
+        }
+        self.journal.step = Step::Done;
+        edits.push(NoteEdit::Set(self.commit, self.journal.to_bytes()?));
+        repo::edit_notes(self.lock, &edits, "t3: revert recorded")
+    }
+
+    /// The journal becomes the undo slot, in one ref transaction.
+    fn finish(&self) -> Result<()> {
+        let journal_ref = self.thread.revert_journal_ref();
+        let mut updates = vec![RefUpdate {
+            name: self.thread.undo_ref(),
+            new: Some(self.commit),
+            expect: Expect::Any,
+        }];
+        if repo::find_ref(self.lock.repo(), &journal_ref)?.is_some() {
+            updates.push(RefUpdate {
+                name: journal_ref,
+                new: None,
+                expect: Expect::Is(self.commit),
+            });
+        }
+        repo::update_refs(self.lock, &updates, "t3: revert done")
+    }
+}
