@@ -13,6 +13,7 @@
 //! - [`cli`], [`app`]: the command line and the environment (the edge).
 #![warn(missing_docs)]
 
+pub mod atomic;
 pub mod error;
 pub mod fault;
 pub mod model;

@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::error::{Context as _, Error, Result};
+use crate::atomic::{self, Durability};
+use crate::error::{Context as _, Error, IoContext as _, Result};
 use crate::repo;
 
 const HOOK_COMMAND: &str = "git t3 hook claude-code";
@@ -132,10 +133,7 @@ fn read_settings(path: &Path) -> Result<Option<(Vec<u8>, Value)>> {
 fn write_json(path: &Path, value: &Value) -> Result<()> {
     let mut text = serde_json::to_string_pretty(value).map_err(|e| Error::Internal(e.to_string()))?;
     text.push('\n');
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).context(|| format!("could not create {}", dir.display()))?;
-    }
-    std::fs::write(path, text).context(|| format!("could not write {}", path.display()))
+    atomic::write(path, text.as_bytes(), None, Durability::Flushed)
 }
 
 /// Install the chosen integrations.
@@ -143,96 +141,89 @@ pub fn install(repo: &gix::Repository, opts: Options) -> Result<InstallOutcome> 
     let workdir = repo::workdir(repo)?;
     let mut out = InstallOutcome::default();
     if opts.claude_code {
-        let path = workdir.join(".claude/settings.json");
-        let existing = read_settings(&path)?;
-        let mut settings = existing.as_ref().map_or_else(|| json!({}), |(_, v)| v.clone());
-        let hooks = settings
-            .as_object_mut()
-            .ok_or_else(|| Error::BadInput {
-                source_name: path.display().to_string(),
-                problem: "not a JSON object".into(),
-            })?
-            .entry("hooks")
-            .or_insert_with(|| json!({}));
-        let hooks = hooks.as_object_mut().ok_or_else(|| Error::BadInput {
-            source_name: path.display().to_string(),
-            problem: "\"hooks\" is not an object".into(),
-        })?;
-        let mut added = false;
-        for event in EVENTS {
-            let groups = hooks.entry(event).or_insert_with(|| json!([]));
-            if !has_our_entry(groups) {
-                let arr = groups.as_array_mut().ok_or_else(|| Error::BadInput {
-                    source_name: path.display().to_string(),
-                    problem: format!("hooks.{event} is not a list"),
-                })?;
-                arr.push(json!({"hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": 60}]}));
-                added = true;
-            }
-        }
-        if added {
-            let backup = backup_path(repo);
-            if !backup.exists() {
-                std::fs::create_dir_all(backup.parent().unwrap_or(Path::new(".")))
-                    .context(|| "could not create the install folder".into())?;
-                // "absent" is recorded as an empty backup file with a marker name.
-                match &existing {
-                    Some((bytes, _)) => std::fs::write(&backup, bytes),
-                    None => std::fs::write(backup.with_extension("absent"), b""),
-                }
-                .context(|| format!("could not keep a copy of {}", path.display()))?;
-            }
-            write_json(&path, &settings)?;
-            out.changed
-                .push(format!("{}: added the git t3 hooks", path.display()));
-        }
+        install_claude(repo, &workdir, &mut out)?;
     }
     if opts.codex {
         out.snippets
             .push(format!("# add to ~/.codex/config.toml\n{CODEX_SNIPPET}"));
     }
     if opts.git {
-        let dir = hooks_dir(repo, &workdir);
-        let hook = dir.join("pre-push");
-        let current = std::fs::read(&hook).ok();
-        if current
-            .as_ref()
-            .is_none_or(|c| !c.windows(BEGIN.len()).any(|w| w == BEGIN.as_bytes()))
-        {
-            // The block brings its own leading newline, so that removing
-            // exactly what was added gives the file back byte for byte.
-            let mut text = current.clone().unwrap_or_else(|| b"#!/bin/sh\n".to_vec());
-            text.extend_from_slice(block().as_bytes());
-            std::fs::create_dir_all(&dir).context(|| format!("could not create {}", dir.display()))?;
-            std::fs::write(&hook, &text).context(|| format!("could not write {}", hook.display()))?;
-            use std::os::unix::fs::PermissionsExt as _;
-            let mode = std::fs::metadata(&hook)
-                .map(|m| m.permissions().mode())
-                .unwrap_or(0o644)
-                | 0o755;
-            std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(mode))
-                .context(|| format!("could not make {} executable", hook.display()))?;
-            if current.is_none() {
-                std::fs::write(
-                    repo::t3_common_dir(repo).join("install").join("pre-push.created"),
-                    b"",
-                )
-                .or_else(|_| {
-                    std::fs::create_dir_all(repo::t3_common_dir(repo).join("install"))?;
-                    std::fs::write(
-                        repo::t3_common_dir(repo).join("install").join("pre-push.created"),
-                        b"",
-                    )
-                })
-                .context(|| "could not record the hook".into())?;
-            }
-            out.changed.push(format!(
-                "{}: added the git t3 block (active when `git config t3.pushCheckpoints true`)",
-                hook.display()
-            ));
-        }
+        install_pre_push(repo, &workdir, &mut out)?;
     }
     Ok(out)
+}
+
+/// Merge our hook entries into `.claude/settings.json`, keeping a copy of
+/// the file as it was for a byte-for-byte uninstall.
+fn install_claude(repo: &gix::Repository, workdir: &Path, out: &mut InstallOutcome) -> Result<()> {
+    let path = workdir.join(".claude/settings.json");
+    let bad = |problem: &str| Error::BadInput {
+        source_name: path.display().to_string(),
+        problem: problem.to_owned(),
+    };
+    let existing = read_settings(&path)?;
+    let mut settings = existing.as_ref().map_or_else(|| json!({}), |(_, v)| v.clone());
+    let hooks = settings
+        .as_object_mut()
+        .ok_or_else(|| bad("not a JSON object"))?
+        .entry("hooks")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()
+        .ok_or_else(|| bad("\"hooks\" is not an object"))?;
+    let mut added = false;
+    for event in EVENTS {
+        let groups = hooks.entry(event).or_insert_with(|| json!([]));
+        if !has_our_entry(groups) {
+            let arr = groups
+                .as_array_mut()
+                .ok_or_else(|| bad(&format!("hooks.{event} is not a list")))?;
+            arr.push(json!({"hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": 60}]}));
+            added = true;
+        }
+    }
+    if !added {
+        return Ok(());
+    }
+    let backup = backup_path(repo);
+    if !backup.exists() && !backup.with_extension("absent").exists() {
+        // "absent" is recorded as an empty backup file with a marker name.
+        match &existing {
+            Some((bytes, _)) => atomic::write(&backup, bytes, None, Durability::Flushed)?,
+            None => atomic::write(&backup.with_extension("absent"), b"", None, Durability::Flushed)?,
+        }
+    }
+    write_json(&path, &settings)?;
+    out.changed
+        .push(format!("{}: added the git t3 hooks", path.display()));
+    Ok(())
+}
+
+/// Append our block to the `pre-push` hook (creating it when there is none).
+fn install_pre_push(repo: &gix::Repository, workdir: &Path, out: &mut InstallOutcome) -> Result<()> {
+    let hook = hooks_dir(repo, workdir).join("pre-push");
+    let current = std::fs::read(&hook).ok();
+    if current
+        .as_ref()
+        .is_some_and(|c| c.windows(BEGIN.len()).any(|w| w == BEGIN.as_bytes()))
+    {
+        return Ok(());
+    }
+    // The block brings its own leading newline, so that removing exactly
+    // what was added gives the file back byte for byte.
+    let mut text = current.clone().unwrap_or_else(|| b"#!/bin/sh\n".to_vec());
+    text.extend_from_slice(block().as_bytes());
+    if current.is_none() {
+        let marker = repo::t3_common_dir(repo).join("install").join("pre-push.created");
+        atomic::write(&marker, b"", None, Durability::Flushed)?;
+    }
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = std::fs::metadata(&hook).map_or(0o644, |m| m.permissions().mode() & 0o7777) | 0o755;
+    atomic::write(&hook, &text, Some(mode), Durability::Flushed)?;
+    out.changed.push(format!(
+        "{}: added the git t3 block (active when `git config t3.pushCheckpoints true`)",
+        hook.display()
+    ));
+    Ok(())
 }
 
 /// Remove exactly what [`install`] added.
@@ -240,57 +231,70 @@ pub fn uninstall(repo: &gix::Repository, opts: Options) -> Result<InstallOutcome
     let workdir = repo::workdir(repo)?;
     let mut out = InstallOutcome::default();
     if opts.claude_code {
-        let path = workdir.join(".claude/settings.json");
-        if let Some((_, current)) = read_settings(&path)? {
-            let stripped = without_our_entries(current.clone());
-            if stripped != current {
-                let backup = backup_path(repo);
-                let absent = backup.with_extension("absent");
-                let original = std::fs::read(&backup).ok();
-                let original_value = original
-                    .as_ref()
-                    .and_then(|b| serde_json::from_slice::<Value>(b).ok());
-                if original_value.as_ref() == Some(&stripped) {
-                    // Nothing else changed: put the file back byte for byte.
-                    std::fs::write(&path, original.unwrap_or_default())
-                        .context(|| format!("could not write {}", path.display()))?;
-                } else if absent.exists() && stripped == json!({}) {
-                    std::fs::remove_file(&path).context(|| format!("could not remove {}", path.display()))?;
-                    if let Some(dir) = path.parent() {
-                        let _ = std::fs::remove_dir(dir);
-                    }
-                } else {
-                    write_json(&path, &stripped)?;
-                }
-                let _ = std::fs::remove_file(&backup);
-                let _ = std::fs::remove_file(&absent);
-                out.changed
-                    .push(format!("{}: removed the git t3 hooks", path.display()));
-            }
-        }
+        uninstall_claude(repo, &workdir, &mut out)?;
     }
     if opts.git {
-        let hook = hooks_dir(repo, &workdir).join("pre-push");
-        if let Ok(text) = std::fs::read(&hook) {
-            let block = block();
-            let created = repo::t3_common_dir(repo).join("install").join("pre-push.created");
-            if let Some(at) = text.windows(block.len()).position(|w| w == block.as_bytes()) {
-                let mut rest = text[..at].to_vec();
-                rest.extend_from_slice(&text[at + block.len()..]);
-                if created.exists() && rest == b"#!/bin/sh\n" {
-                    std::fs::remove_file(&hook).context(|| format!("could not remove {}", hook.display()))?;
-                } else {
-                    std::fs::write(&hook, &rest).context(|| format!("could not write {}", hook.display()))?;
-                }
-                let _ = std::fs::remove_file(&created);
-                out.changed
-                    .push(format!("{}: removed the git t3 block", hook.display()));
-            }
-        }
+        uninstall_pre_push(repo, &workdir, &mut out)?;
     }
     if opts.codex {
         out.snippets
             .push(format!("# remove from ~/.codex/config.toml\n{CODEX_SNIPPET}"));
     }
     Ok(out)
+}
+
+fn uninstall_claude(repo: &gix::Repository, workdir: &Path, out: &mut InstallOutcome) -> Result<()> {
+    let path = workdir.join(".claude/settings.json");
+    let Some((_, current)) = read_settings(&path)? else {
+        return Ok(());
+    };
+    let stripped = without_our_entries(current.clone());
+    if stripped == current {
+        return Ok(());
+    }
+    let backup = backup_path(repo);
+    let absent = backup.with_extension("absent");
+    let original = std::fs::read(&backup).ok();
+    let original_value = original
+        .as_ref()
+        .and_then(|b| serde_json::from_slice::<Value>(b).ok());
+    if let Some(bytes) = original.filter(|_| original_value.as_ref() == Some(&stripped)) {
+        // Nothing else changed: put the file back byte for byte.
+        atomic::write(&path, &bytes, None, Durability::Flushed)?;
+    } else if absent.exists() && stripped == json!({}) {
+        std::fs::remove_file(&path).at("could not remove", &path)?;
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    } else {
+        write_json(&path, &stripped)?;
+    }
+    let _ = std::fs::remove_file(&backup);
+    let _ = std::fs::remove_file(&absent);
+    out.changed
+        .push(format!("{}: removed the git t3 hooks", path.display()));
+    Ok(())
+}
+
+fn uninstall_pre_push(repo: &gix::Repository, workdir: &Path, out: &mut InstallOutcome) -> Result<()> {
+    let hook = hooks_dir(repo, workdir).join("pre-push");
+    let Ok(text) = std::fs::read(&hook) else {
+        return Ok(());
+    };
+    let block = block();
+    let created = repo::t3_common_dir(repo).join("install").join("pre-push.created");
+    let Some(at) = text.windows(block.len()).position(|w| w == block.as_bytes()) else {
+        return Ok(());
+    };
+    let mut rest = text.get(..at).unwrap_or_default().to_vec();
+    rest.extend_from_slice(text.get(at + block.len()..).unwrap_or_default());
+    if created.exists() && rest == b"#!/bin/sh\n" {
+        std::fs::remove_file(&hook).at("could not remove", &hook)?;
+    } else {
+        atomic::write(&hook, &rest, None, Durability::Flushed)?;
+    }
+    let _ = std::fs::remove_file(&created);
+    out.changed
+        .push(format!("{}: removed the git t3 block", hook.display()));
+    Ok(())
 }

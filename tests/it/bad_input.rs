@@ -112,3 +112,36 @@ fn malformed_notes_and_foreign_refs_do_not_panic() {
     assert_eq!(s["turn"], 2);
     assert_eq!(s["from_turn"], 1);
 }
+
+/// With `--json`, a failure is one JSON object on stderr with a kind a
+/// caller can match, and the exit status is still 1 (2 for usage).
+#[test]
+fn json_errors_are_one_object_with_a_kind() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    let cases: [(&[&str], i32, &str); 4] = [
+        (&["--json", "show", "--thread", "no-such-thread"], 1, "not_found"),
+        (&["--json", "show", "--thread", ""], 2, "usage"),
+        (
+            &["--json", "revert", "--thread", THREAD, "--continue"],
+            1,
+            "refused",
+        ),
+        (
+            &["--json", "-C", "/nonexistent/dir", "list"],
+            1,
+            "not_a_repository",
+        ),
+    ];
+    for (args, code, kind) in cases {
+        let out = r.t3(args).fails(code);
+        let v: serde_json::Value = serde_json::from_str(out.stderr.trim())
+            .unwrap_or_else(|e| panic!("{args:?}: stderr is not JSON ({e}): {}", out.stderr));
+        assert_eq!(v["error"]["kind"], kind, "{args:?}: {v}");
+        assert!(
+            v["error"]["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "{args:?}: {v}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}: stdout {:?}", out.out());
+    }
+}

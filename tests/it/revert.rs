@@ -406,3 +406,51 @@ fn the_documented_example_provider_works() {
     let log = std::fs::read_to_string(r.root.join(format!(".agent/{THREAD}.jsonl"))).unwrap();
     assert_eq!(log, "{\"t\":0}\n{\"t\":1}\n");
 }
+
+/// A capture from an agent hook that holds the lock while a revert starts:
+/// the revert waits, then reads the refs under the lock and removes the new
+/// turn too, instead of leaving a mixed thread (it used to read the refs
+/// before taking the lock).
+#[test]
+fn a_capture_racing_a_revert_is_waited_for_and_removed() {
+    use std::time::{Duration, Instant};
+    let r = TestRepo::seeded();
+    let trees = three_turns(&r, None);
+    r.write("late.txt", "written by the agent's last turn\n");
+    let release = r.tmp().join("release-capture");
+    let release_s = release.to_str().unwrap();
+    let mut capture = r.spawn_t3(
+        &["capture", "--thread", THREAD],
+        &[
+            ("T3_TEST_FAULT", "pause-after-lock"),
+            ("T3_TEST_RELEASE", release_s),
+        ],
+    );
+    let lock = r.root.join(".git/t3/lock");
+    let start = Instant::now();
+    while std::fs::read_to_string(&lock).map_or(true, |s| !s.contains("capture")) {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the capture never took the lock"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let mut revert = r.spawn_t3(
+        &["revert", "--thread", THREAD, "--to", "1", "--files-only"],
+        &[("T3_LOCK_TIMEOUT", "60")],
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        revert.try_wait().unwrap().is_none(),
+        "the revert did not wait for the lock"
+    );
+    std::fs::write(&release, b"").unwrap();
+    assert!(capture.wait().unwrap().success(), "the capture failed");
+    assert!(revert.wait().unwrap().success(), "the revert failed");
+    assert_eq!(
+        r.refs("refs/t3/checkpoints/"),
+        vec![ref_for(THREAD, 0), ref_for(THREAD, 1)],
+        "the turn captured while the revert waited is left behind"
+    );
+    assert_eq!(r.oracle_tree(), trees[1]);
+}
