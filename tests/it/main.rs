@@ -7,6 +7,7 @@ mod diff;
 mod durability;
 mod extension;
 mod hook;
+mod layers;
 mod revert;
 mod store;
 mod sync;
