@@ -20,6 +20,8 @@ pub struct Environment {
     pub provider_timeout: Option<Duration>,
     /// `T3_TRACE` is set.
     pub trace: bool,
+    /// `PATH`, where provider helpers are looked for.
+    pub path: Option<std::ffi::OsString>,
 }
 
 impl Environment {
@@ -34,13 +36,17 @@ impl Environment {
             lock_timeout: seconds("T3_LOCK_TIMEOUT"),
             provider_timeout: seconds("T3_PROVIDER_TIMEOUT"),
             trace: std::env::var_os("T3_TRACE").is_some(),
+            path: std::env::var_os("PATH"),
         }
     }
 
     fn settings(&self, default_lock_timeout: Duration) -> Settings {
         Settings {
             lock_timeout: self.lock_timeout.unwrap_or(default_lock_timeout),
-            provider_timeout: self.provider_timeout,
+            provider: crate::provider::Settings {
+                search_path: self.path.clone(),
+                timeout: self.provider_timeout,
+            },
         }
     }
 }

@@ -46,8 +46,23 @@ pub struct Rollback<'a> {
     pub target_turn: u64,
 }
 
+/// Where helpers are looked for and how long they may run; the caller reads
+/// these from the environment.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// The directories searched for `git-t3-provider-<name>` (a `PATH` value).
+    pub search_path: Option<std::ffi::OsString>,
+    /// How long a helper may run (`None`: `t3.providerTimeout` or the default).
+    pub timeout: Option<Duration>,
+}
+
 /// Find the provider called `name` (`None`/`"none"`: no provider).
-pub fn resolve(repo: &gix::Repository, workdir: &Path, name: Option<&str>) -> Result<Provider> {
+pub fn resolve(
+    repo: &gix::Repository,
+    workdir: &Path,
+    name: Option<&str>,
+    settings: &Settings,
+) -> Result<Provider> {
     let name = match name {
         None | Some("none") => return Ok(Provider::None),
         Some(n) => n,
@@ -71,7 +86,7 @@ pub fn resolve(repo: &gix::Repository, workdir: &Path, name: Option<&str>) -> Re
         });
     }
     let program = format!("git-t3-provider-{name}");
-    match find_on_path(&program) {
+    match find_on_path(settings.search_path.as_deref(), &program) {
         Some(path) => Ok(Provider::Helper {
             name: name.to_owned(),
             argv: vec![path.to_string_lossy().into_owned()],
@@ -97,9 +112,9 @@ fn from_toml(workdir: &Path, name: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
-fn find_on_path(program: &str) -> Option<PathBuf> {
+fn find_on_path(search_path: Option<&std::ffi::OsStr>, program: &str) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt as _;
-    std::env::split_paths(&std::env::var_os("PATH")?)
+    std::env::split_paths(search_path?)
         .map(|dir| dir.join(program))
         .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
 }

@@ -12,15 +12,15 @@ use crate::repo::{self, Locked, RepoLock};
 pub struct Settings {
     /// How long to wait for another git-t3 process holding the lock.
     pub lock_timeout: Duration,
-    /// How long a provider helper may run; `None`: `t3.providerTimeout` or the default.
-    pub provider_timeout: Option<Duration>,
+    /// Where provider helpers are found and how long they may run.
+    pub provider: crate::provider::Settings,
 }
 
 impl Default for Settings {
     fn default() -> Self {
         Settings {
             lock_timeout: repo::lock::DEFAULT_TIMEOUT,
-            provider_timeout: None,
+            provider: crate::provider::Settings::default(),
         }
     }
 }

@@ -67,7 +67,7 @@ pub fn run(ctx: &Context, thread: &ThreadId, action: Action) -> Result<RevertOut
         Action::Undo => ("undo", "revert --undo"),
     };
     let lock = ctx.lock(what)?;
-    let timeout = ctx.settings.provider_timeout;
+    let provider = &ctx.settings.provider;
     let report = match action {
         Action::To {
             turn,
@@ -80,10 +80,10 @@ pub fn run(ctx: &Context, thread: &ThreadId, action: Action) -> Result<RevertOut
                 to: turn,
                 files_only,
                 dry_run,
-                provider_timeout: timeout,
+                provider: provider.clone(),
             },
         )?,
-        Action::Continue => revert::resume(&lock, thread, timeout)?,
+        Action::Continue => revert::resume(&lock, thread, provider)?,
         Action::Abort => revert::abort(&lock, thread)?,
         Action::Undo => revert::undo(&lock, thread)?,
     };

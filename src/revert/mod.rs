@@ -17,8 +17,6 @@
 pub mod journal;
 pub mod saga;
 
-use std::time::Duration;
-
 use gix::ObjectId;
 use serde::Serialize;
 
@@ -69,8 +67,8 @@ pub struct Options {
     pub files_only: bool,
     /// Only say what would happen.
     pub dry_run: bool,
-    /// How long the provider helper may run (`None`: `t3.providerTimeout` or the default).
-    pub provider_timeout: Option<Duration>,
+    /// Where provider helpers are found and how long they may run.
+    pub provider: provider::Settings,
 }
 
 /// Whether a revert of `thread` is half-done, and at which step.
@@ -97,14 +95,14 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
         to,
         files_only,
         dry_run,
-        provider_timeout,
+        provider: provider_settings,
     } = opts;
     let d = decide(repo, &thread, to)?;
     let turns = d.latest - to;
     let provider = if files_only || turns == 0 {
         Provider::None
     } else {
-        provider::resolve(repo, &workdir, d.provider_name.as_deref())?
+        provider::resolve(repo, &workdir, d.provider_name.as_deref(), &provider_settings)?
     };
     let rec = Recorder::new(repo);
     let t = crate::trace::span("safety snapshot");
@@ -147,7 +145,7 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
         started_at: note::now_rfc3339(),
     };
     let mut saga = Saga::begin(lock, &rec, &thread, journal)?;
-    let timeout = provider::timeout(repo, provider_timeout);
+    let timeout = provider::timeout(repo, provider_settings.timeout);
     let ran = saga.run(&provider, timeout, Some(files))?;
     Ok(finished(&saga, ran, report.notices))
 }
@@ -264,7 +262,7 @@ fn finished(saga: &Saga<'_, '_>, ran: saga::Ran, mut notices: Vec<String>) -> Re
 }
 
 /// Resume a half-done revert of `thread` from the step that failed, under `lock`.
-pub fn resume(lock: &Locked<'_>, thread: &ThreadId, provider_timeout: Option<Duration>) -> Result<Report> {
+pub fn resume(lock: &Locked<'_>, thread: &ThreadId, settings: &provider::Settings) -> Result<Report> {
     let repo = lock.repo();
     let Some(mut saga) = Saga::load(lock, thread)? else {
         return Err(Error::NoRevertInProgress {
@@ -275,9 +273,9 @@ pub fn resume(lock: &Locked<'_>, thread: &ThreadId, provider_timeout: Option<Dur
     let provider = if j.files_only || j.step > Step::Provider {
         Provider::None
     } else {
-        provider::resolve(repo, &repo::workdir(repo)?, j.provider.as_deref())?
+        provider::resolve(repo, &repo::workdir(repo)?, j.provider.as_deref(), settings)?
     };
-    let ran = saga.run(&provider, provider::timeout(repo, provider_timeout), None)?;
+    let ran = saga.run(&provider, provider::timeout(repo, settings.timeout), None)?;
     Ok(finished(&saga, ran, Vec::new()))
 }
 

@@ -31,6 +31,33 @@ pub struct Run {
     pub stdout: Vec<u8>,
     pub stderr: String,
     pub what: String,
+    /// Where it ran, listed in failure messages.
+    pub cwd: PathBuf,
+}
+
+/// The files under `dir` (without `.git/objects`), one per line, for failure messages.
+pub fn listing(dir: &Path) -> String {
+    fn walk(dir: &Path, base: &Path, out: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let rel = p.strip_prefix(base).unwrap_or(&p).display().to_string();
+            if rel.ends_with(".git/objects") || out.len() > 400 {
+                continue;
+            }
+            let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+            out.push(if is_dir { format!("{rel}/") } else { rel });
+            if is_dir {
+                walk(&p, base, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out.join("\n")
 }
 
 impl Run {
@@ -39,10 +66,12 @@ impl Run {
         assert_eq!(
             self.code,
             0,
-            "{} failed:\nstdout: {}\nstderr: {}",
+            "{} failed in {}:\nstdout: {}\nstderr: {}\nfiles:\n{}",
             self.what,
+            self.cwd.display(),
             self.out(),
-            self.stderr
+            self.stderr,
+            listing(&self.cwd)
         );
         self
     }
@@ -51,10 +80,12 @@ impl Run {
         assert_eq!(
             self.code,
             code,
-            "{}: want exit {code}\nstdout: {}\nstderr: {}",
+            "{} in {}: want exit {code}\nstdout: {}\nstderr: {}\nfiles:\n{}",
             self.what,
+            self.cwd.display(),
             self.out(),
-            self.stderr
+            self.stderr,
+            listing(&self.cwd)
         );
         assert!(
             !self.stderr.trim().is_empty(),
@@ -153,6 +184,10 @@ impl TestRepo {
             .env("HOME", &self.home)
             .env("XDG_CONFIG_HOME", self.home.join(".config"))
             .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", self.home.join(".gitconfig"))
+            .env("GIT_AUTHOR_DATE", "2026-12-01T12:00:00Z")
+            .env("GIT_COMMITTER_DATE", "2026-12-01T12:00:00Z")
+            .env("TZ", "UTC")
             .env("GIT_AUTHOR_NAME", "Tester")
             .env("GIT_AUTHOR_EMAIL", "tester@example.invalid")
             .env("GIT_COMMITTER_NAME", "Tester")
@@ -173,6 +208,7 @@ impl TestRepo {
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+        let cwd = c.get_current_dir().map(Path::to_owned).unwrap_or_default();
         let mut child = c.spawn().unwrap_or_else(|e| panic!("spawn {what}: {e}"));
         if let Some(input) = stdin {
             use std::io::Write;
@@ -188,6 +224,7 @@ impl TestRepo {
             stdout,
             stderr: String::from_utf8_lossy(&stderr).into_owned(),
             what,
+            cwd,
         }
     }
 
