@@ -36,3 +36,6 @@ pub mod app;
 pub mod cli;
 
 pub use error::{Error, Result};
+
+#[doc = include_str!("../docs/library.md")]
+pub mod embedding {}
