@@ -86,9 +86,9 @@ pub fn load(
         reference: reference.clone(),
         problem: format!("commit {} has no note in refs/notes/t3", turn.commit),
     })?;
-    let note = Note::parse(&data).map_err(|problem| Error::BadMetadata {
+    let note = Note::parse(&data).map_err(|e| Error::BadMetadata {
         reference: reference.clone(),
-        problem,
+        problem: e.to_string(),
     })?;
     if note.thread != thread.as_str() || note.turn != turn.turn {
         return Err(Error::BadMetadata {

@@ -112,7 +112,7 @@ impl Check<'_> {
         let note = match self.notes.get(id) {
             Ok(Some(data)) => match Note::parse(&data) {
                 Ok(n) => n,
-                Err(problem) => return self.error(name, problem),
+                Err(problem) => return self.error(name, problem.to_string()),
             },
             Ok(None) => return self.error(name, format!("commit {id} has no note in {NOTES_REF}")),
             Err(e) => return self.error(name, e.to_string()),

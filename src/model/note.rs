@@ -187,23 +187,14 @@ impl Note {
     }
 
     /// Parse a note blob, refusing oversized or malformed input.
-    pub fn parse(data: &[u8]) -> Result<Self, String> {
+    pub fn parse(data: &[u8]) -> Result<Self, ParseError> {
         if data.len() > MAX_NOTE_BYTES {
-            return Err(format!(
-                "note is {} bytes, more than the {MAX_NOTE_BYTES} accepted",
-                data.len()
-            ));
+            return Err(ParseError::TooLarge { len: data.len() });
         }
-        let text = std::str::from_utf8(data).map_err(|_| "note is not UTF-8".to_owned())?;
-        let note: Note = toml::from_str(text).map_err(|e| {
-            let msg = e.message().to_owned();
-            format!("note is not valid schema-{SCHEMA} TOML: {msg}")
-        })?;
+        let text = std::str::from_utf8(data).map_err(|_| ParseError::NotUtf8)?;
+        let note: Note = toml::from_str(text).map_err(|e| ParseError::Toml(e.message().to_owned()))?;
         if note.schema != SCHEMA {
-            return Err(format!(
-                "note has schema {}, this git-t3 understands {SCHEMA}",
-                note.schema
-            ));
+            return Err(ParseError::Schema(note.schema));
         }
         Ok(note)
     }
@@ -214,6 +205,26 @@ impl Note {
             (a.saturating_add(f.additions), d.saturating_add(f.deletions))
         })
     }
+}
+
+/// Why a note blob is not a note this build can read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// Bigger than [`MAX_NOTE_BYTES`].
+    #[error("note is {len} bytes, more than the {MAX_NOTE_BYTES} accepted")]
+    TooLarge {
+        /// Its size.
+        len: usize,
+    },
+    /// Not UTF-8 text.
+    #[error("note is not UTF-8")]
+    NotUtf8,
+    /// Not TOML of the schema.
+    #[error("note is not valid schema-1 TOML: {0}")]
+    Toml(String),
+    /// Another schema version.
+    #[error("note has schema {0}, this git-t3 understands 1")]
+    Schema(u32),
 }
 
 /// The current time as RFC 3339 UTC with second precision.

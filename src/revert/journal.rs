@@ -81,34 +81,30 @@ pub struct Journal {
 
 impl Journal {
     /// Parse a journal note, refusing oversized, malformed or inconsistent input.
-    pub fn parse(data: &[u8]) -> std::result::Result<Self, String> {
+    pub fn parse(data: &[u8]) -> std::result::Result<Self, ParseError> {
         if data.len() > MAX_JOURNAL_BYTES {
-            return Err(format!(
-                "the journal is {} bytes, more than the {MAX_JOURNAL_BYTES} accepted",
-                data.len()
-            ));
+            return Err(ParseError::TooLarge { len: data.len() });
         }
-        let text = std::str::from_utf8(data).map_err(|_| "the journal is not UTF-8".to_owned())?;
-        let j: Journal =
-            toml::from_str(text).map_err(|e| format!("the journal does not parse: {}", e.message()))?;
+        let text = std::str::from_utf8(data).map_err(|_| ParseError::NotUtf8)?;
+        let j: Journal = toml::from_str(text).map_err(|e| ParseError::Toml(e.message().to_owned()))?;
         if j.schema != 1 || j.kind != "revert" {
-            return Err(format!(
-                "the journal has schema {} and kind '{}'; this git-t3 understands schema 1, kind 'revert'",
-                j.schema, j.kind
-            ));
+            return Err(ParseError::Schema {
+                schema: j.schema,
+                kind: j.kind,
+            });
         }
         if j.to_turn > j.from_turn {
-            return Err(format!(
-                "the journal reverts from turn {} to the later turn {}",
+            return Err(ParseError::Inconsistent(format!(
+                "it reverts from turn {} to the later turn {}",
                 j.from_turn, j.to_turn
-            ));
+            )));
         }
         for id in [&j.target_tree, &j.safety_tree]
             .into_iter()
             .chain(j.removed.iter().map(|r| &r.commit))
             .chain(j.removed.iter().filter_map(|r| r.note.as_ref()))
         {
-            oid(id)?;
+            oid(id).map_err(ParseError::Inconsistent)?;
         }
         Ok(j)
     }
@@ -138,6 +134,36 @@ impl Journal {
     }
 }
 
+/// Why a note is not a journal this build can run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// Bigger than [`MAX_JOURNAL_BYTES`].
+    #[error("the journal is {len} bytes, more than the {MAX_JOURNAL_BYTES} accepted")]
+    TooLarge {
+        /// Its size.
+        len: usize,
+    },
+    /// Not UTF-8 text.
+    #[error("the journal is not UTF-8")]
+    NotUtf8,
+    /// Not TOML of the journal's shape.
+    #[error("the journal does not parse: {0}")]
+    Toml(String),
+    /// Another schema or kind.
+    #[error(
+        "the journal has schema {schema} and kind '{kind}'; this git-t3 understands schema 1, kind 'revert'"
+    )]
+    Schema {
+        /// Its schema.
+        schema: u32,
+        /// Its kind.
+        kind: String,
+    },
+    /// Fields that contradict each other or are not ids.
+    #[error("the journal is inconsistent: {0}")]
+    Inconsistent(String),
+}
+
 /// Parse a hex object id from the journal.
 pub fn oid(s: &str) -> std::result::Result<ObjectId, String> {
     ObjectId::from_hex(s.as_bytes()).map_err(|_| format!("'{s}' is not an object id"))
@@ -161,9 +187,9 @@ pub fn read(repo: &gix::Repository, reference: &str) -> Result<Option<(ObjectId,
             reference: reference.to_owned(),
             problem: "the journal has no note".into(),
         })?;
-    let journal = Journal::parse(&data).map_err(|problem| Error::BadMetadata {
+    let journal = Journal::parse(&data).map_err(|e| Error::BadMetadata {
         reference: reference.to_owned(),
-        problem,
+        problem: e.to_string(),
     })?;
     Ok(Some((commit, journal)))
 }
