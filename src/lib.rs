@@ -21,6 +21,7 @@ pub mod repo;
 pub mod trace;
 
 pub mod diff;
+pub mod oplog;
 pub mod restore;
 pub mod snapshot;
 pub mod store;

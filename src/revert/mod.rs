@@ -353,7 +353,7 @@ fn put_back(lock: &Locked<'_>, thread: &ThreadId, journal: &Journal) -> Result<r
     let now = crate::snapshot::snapshot(repo, &rec, lock.racy_timestamp())?;
     let plan = restore::plan(repo, now.tree, safety_tree)?;
     restore::apply(lock, safety_tree, &plan)?;
-    restore::reset_index(lock, safety_tree)?;
+    restore::index::reset_index(lock, restore::index::head_or(repo, safety_tree)?)?;
     let bad = |problem| Error::BadMetadata {
         reference: thread.revert_journal_ref(),
         problem,

@@ -164,7 +164,7 @@ impl<'l, 'r> Saga<'l, 'r> {
         restore::apply(self.lock, target, &files)?;
         drop(t);
         let _t = crate::trace::span("reset index");
-        restore::reset_index(self.lock, target)?;
+        restore::index::reset_index(self.lock, restore::index::head_or(repo, target)?)?;
         Ok(files)
     }
 

@@ -13,6 +13,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("model", 0),
     ("repo", 1),
     ("store", 2),
+    ("oplog", 2),
     ("snapshot", 2),
     ("diff", 2),
     ("restore", 2),

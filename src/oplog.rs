@@ -1,0 +1,341 @@
+//! The operation log `refs/t3/ops`: one commit per state-changing operation
+//! (revert, abort, undo, restore, drop, prune, a fetch that changed refs).
+//!
+//! An op commit's message is `t3 op <kind> thread=<id>`; its tree holds
+//! `op.toml` (the [`Op`]) and, when the user's index differed from HEAD, the
+//! index as the subtree `index`. Its first parent is the previous op; its
+//! other parents are the op's safety checkpoint and every commit the op
+//! removed from `refs/t3/`, so `git gc` keeps all of them as long as the log
+//! holds the op, and an undo can always put them back.
+
+use gix::ObjectId;
+use gix::objs::tree::EntryKind;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Context as _, Error, Result};
+use crate::repo::{self, Expect, Locked, Recorder, RefUpdate};
+
+/// The ref of the operation log.
+pub const OPS_REF: &str = "refs/t3/ops";
+/// The largest `op.toml` accepted (an op may list thousands of refs).
+pub const MAX_OP_BYTES: usize = 8 << 20;
+/// How many ops `log` walks at most.
+pub const MAX_LOG: usize = 100_000;
+
+/// What kind of operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// `revert` (completed).
+    Revert,
+    /// `revert --abort`.
+    Abort,
+    /// `revert --undo` or `op undo`.
+    Undo,
+    /// `restore` of some paths.
+    Restore,
+    /// `drop` of a thread.
+    Drop,
+    /// `prune`.
+    Prune,
+    /// A `fetch` that changed refs.
+    Fetch,
+}
+
+impl Kind {
+    /// The lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Revert => "revert",
+            Kind::Abort => "abort",
+            Kind::Undo => "undo",
+            Kind::Restore => "restore",
+            Kind::Drop => "drop",
+            Kind::Prune => "prune",
+            Kind::Fetch => "fetch",
+        }
+    }
+}
+
+/// One ref an op changed: `old` absent means created, `new` absent deleted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RefChange {
+    /// The full ref name.
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// What it pointed at before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old: Option<String>,
+    /// What it points at after.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new: Option<String>,
+}
+
+/// The content of `op.toml`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Op {
+    /// Always 1.
+    pub schema: u32,
+    /// What kind of operation.
+    pub kind: Kind,
+    /// The thread it concerns, when one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread: Option<String>,
+    /// When it ran (RFC 3339, UTC).
+    pub time: String,
+    /// The safety checkpoint: the worktree (and every file the operation
+    /// could touch) before it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub safety: Option<String>,
+    /// The user's index before it ran, as a tree, when it differed from HEAD.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index_tree: Option<String>,
+    /// The op this one undid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undoes: Option<String>,
+    /// Nested repositories moved aside (`path -> where`), to put back on undo.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub moved_aside: Vec<MovedAside>,
+    /// The refs it changed.
+    #[serde(default)]
+    pub refs: Vec<RefChange>,
+}
+
+/// A nested repository a restore moved out of the way.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MovedAside {
+    /// Its path in the worktree.
+    pub path: String,
+    /// Where it is now (absolute).
+    pub to: String,
+}
+
+impl Op {
+    /// A new op of `kind` about `thread`, dated now, with nothing recorded yet.
+    pub fn new(kind: Kind, thread: Option<&str>) -> Self {
+        Op {
+            schema: 1,
+            kind,
+            thread: thread.map(str::to_owned),
+            time: crate::model::note::now_rfc3339(),
+            safety: None,
+            index_tree: None,
+            undoes: None,
+            moved_aside: Vec::new(),
+            refs: Vec::new(),
+        }
+    }
+
+    /// Parse `op.toml`, refusing oversized or malformed input.
+    pub fn parse(data: &[u8]) -> std::result::Result<Self, String> {
+        if data.len() > MAX_OP_BYTES {
+            return Err(format!(
+                "op.toml is {} bytes, more than {MAX_OP_BYTES}",
+                data.len()
+            ));
+        }
+        let text = std::str::from_utf8(data).map_err(|_| "op.toml is not UTF-8".to_owned())?;
+        let op: Op = toml::from_str(text).map_err(|e| format!("op.toml does not parse: {}", e.message()))?;
+        if op.schema != 1 {
+            return Err(format!(
+                "op.toml has schema {}; this git-t3 understands 1",
+                op.schema
+            ));
+        }
+        for id in op
+            .safety
+            .iter()
+            .chain(&op.index_tree)
+            .chain(&op.undoes)
+            .chain(op.refs.iter().flat_map(|r| r.old.iter().chain(&r.new)))
+        {
+            parse_id(id)?;
+        }
+        Ok(op)
+    }
+
+    /// The safety checkpoint's commit.
+    pub fn safety_commit(&self) -> Result<Option<ObjectId>> {
+        self.safety.as_deref().map(id).transpose()
+    }
+
+    /// The index tree.
+    pub fn index_tree(&self) -> Result<Option<ObjectId>> {
+        self.index_tree.as_deref().map(id).transpose()
+    }
+}
+
+fn parse_id(s: &str) -> std::result::Result<ObjectId, String> {
+    ObjectId::from_hex(s.as_bytes()).map_err(|_| format!("'{s}' in op.toml is not an object id"))
+}
+
+/// An object id from `op.toml`.
+pub fn id(s: &str) -> Result<ObjectId> {
+    parse_id(s).map_err(|problem| Error::BadMetadata {
+        reference: OPS_REF.into(),
+        problem,
+    })
+}
+
+/// An op as it is in the log.
+#[derive(Debug, Clone, Serialize)]
+pub struct Entry {
+    /// The op commit.
+    #[serde(serialize_with = "hex")]
+    pub id: ObjectId,
+    /// Its `op.toml`.
+    #[serde(flatten)]
+    pub op: Op,
+}
+
+fn hex<S: serde::Serializer>(id: &ObjectId, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.collect_str(id)
+}
+
+/// Append `op` to the log; `keep` are further commits to keep reachable
+/// (the commits the op removed from `refs/t3/`). Returns the op commit.
+pub fn record(lock: &Locked<'_>, op: &Op, keep: &[ObjectId]) -> Result<ObjectId> {
+    let repo = lock.repo();
+    let rec = Recorder::new(repo);
+    let text =
+        toml::to_string(op).map_err(|e| Error::Internal(format!("could not serialize op.toml: {e}")))?;
+    let blob = rec.write_blob(text.as_bytes())?;
+    let mut tree = gix::objs::Tree::empty();
+    if let Some(index) = op.index_tree()? {
+        tree.entries.push(gix::objs::tree::Entry {
+            mode: EntryKind::Tree.into(),
+            filename: "index".into(),
+            oid: index,
+        });
+    }
+    tree.entries.push(gix::objs::tree::Entry {
+        mode: EntryKind::Blob.into(),
+        filename: "op.toml".into(),
+        oid: blob,
+    });
+    let tree = rec.write_object(&tree)?;
+    let message = match &op.thread {
+        Some(t) => format!("t3 op {} thread={t}", op.kind.as_str()),
+        None => format!("t3 op {}", op.kind.as_str()),
+    };
+    for _ in 0..5 {
+        let prev = repo::find_ref(repo, OPS_REF)?;
+        let mut parents: Vec<ObjectId> = prev.into_iter().collect();
+        for c in op.safety_commit()?.into_iter().chain(keep.iter().copied()) {
+            if !parents.contains(&c) && repo.has_object(c) {
+                parents.push(c);
+            }
+        }
+        let commit = repo::write_commit(&rec, tree, parents, &message)?;
+        rec.sync()?;
+        let update = RefUpdate {
+            name: OPS_REF.into(),
+            new: Some(commit),
+            expect: prev.map_or(Expect::Absent, Expect::Is),
+        };
+        match repo::update_refs(lock, &[update], &message) {
+            Ok(()) => return Ok(commit),
+            Err(Error::Conflict { .. }) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(Error::Conflict {
+        reference: OPS_REF.into(),
+    })
+}
+
+/// The op of op commit `commit`.
+pub fn read(repo: &gix::Repository, commit: ObjectId) -> Result<Op> {
+    let tree = repo::commit_tree(repo, commit)?;
+    let tree = repo
+        .find_tree(tree)
+        .context(|| format!("could not read the tree of op {commit}"))?;
+    let entry = tree.find_entry("op.toml").ok_or_else(|| Error::BadMetadata {
+        reference: OPS_REF.into(),
+        problem: format!("op {commit} has no op.toml"),
+    })?;
+    let header = repo
+        .find_header(entry.oid())
+        .context(|| format!("could not read op.toml of {commit}"))?;
+    if header.size() > MAX_OP_BYTES as u64 {
+        return Err(Error::BadMetadata {
+            reference: OPS_REF.into(),
+            problem: format!("op.toml of {commit} is {} bytes", header.size()),
+        });
+    }
+    let blob = repo
+        .find_blob(entry.oid())
+        .context(|| format!("could not read op.toml of {commit}"))?;
+    Op::parse(&blob.data).map_err(|problem| Error::BadMetadata {
+        reference: OPS_REF.into(),
+        problem: format!("op {commit}: {problem}"),
+    })
+}
+
+/// The log, newest first (following first parents), at most `limit` ops.
+pub fn log(repo: &gix::Repository, limit: usize) -> Result<Vec<Entry>> {
+    let mut out = Vec::new();
+    let mut next = repo::find_ref(repo, OPS_REF)?;
+    while let Some(commit) = next {
+        if out.len() >= limit.min(MAX_LOG) {
+            break;
+        }
+        let op = read(repo, commit)?;
+        out.push(Entry { id: commit, op });
+        next = repo
+            .find_commit(commit)
+            .context(|| format!("op {commit} is not a commit"))?
+            .parent_ids()
+            .next()
+            .map(gix::Id::detach);
+    }
+    Ok(out)
+}
+
+/// The op named by `spec`: a full or unique abbreviated op commit id.
+pub fn find(repo: &gix::Repository, spec: &str) -> Result<Entry> {
+    let spec = spec.trim().to_ascii_lowercase();
+    if spec.len() < 4 || !spec.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(Error::usage(format!(
+            "'{spec}' is not an op id (4 to 40 hex digits, as `git t3 op log` shows)"
+        )));
+    }
+    let matching: Vec<Entry> = log(repo, MAX_LOG)?
+        .into_iter()
+        .filter(|e| e.id.to_string().starts_with(&spec))
+        .collect();
+    match matching.len() {
+        1 => Ok(matching.into_iter().next().expect("one element")),
+        0 => Err(Error::Refused(format!("no op {spec} in the operation log"))),
+        n => Err(Error::usage(format!("op id {spec} is ambiguous ({n} ops match)"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn op_toml_round_trips_and_is_strict() {
+        let mut op = Op::new(Kind::Revert, Some("t"));
+        op.safety = Some("4b825dc642cb6eb9a060e54bf8d69288fbee4904".into());
+        op.refs.push(RefChange {
+            reference: "refs/t3/checkpoints/dA/turn/2".into(),
+            old: Some("4b825dc642cb6eb9a060e54bf8d69288fbee4904".into()),
+            new: None,
+        });
+        let text = toml::to_string(&op).unwrap();
+        assert_eq!(Op::parse(text.as_bytes()).unwrap(), op);
+        for bad in [
+            text.replace("schema = 1", "schema = 7"),
+            text.replace("kind = \"revert\"", "kind = \"explode\""),
+            text.replace("4b825dc642cb6eb9a060e54bf8d69288fbee4904", "zz"),
+            format!("extra = 1\n{text}"),
+        ] {
+            assert!(Op::parse(bad.as_bytes()).is_err(), "{bad}");
+        }
+    }
+}

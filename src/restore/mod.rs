@@ -1,0 +1,259 @@
+//! Put the worktree back to a tree: write and delete only the paths that
+//! differ from the current snapshot, prune folders the deletions emptied;
+//! the index is handled by [`index`].
+//!
+//! What a restore never does:
+//! - delete an untracked file that the target's ignore rules ignore (the
+//!   snapshot it is compared with leaves out what the current rules ignore,
+//!   so neither set of rules' ignored files is touched);
+//! - write a path that is skip-worktree in the user's index and absent from
+//!   the worktree (a sparse checkout's out-of-cone files), or drop that bit;
+//! - delete a nested repository (a gitlink only names its commit).
+//!
+//! Ignored files, ignored directories and nested repositories that sit where
+//! the target has a path are found by [`collisions`] before anything is
+//! written, so the caller can keep them in its safety checkpoint (or refuse).
+
+pub mod collisions;
+pub mod index;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use gix::ObjectId;
+use gix::bstr::{BStr, BString, ByteSlice};
+use gix::objs::tree::EntryKind;
+use serde::Serialize;
+
+use crate::diff::summary;
+use crate::error::{Context as _, Error, Result};
+use crate::model::note::ChangeKind;
+use crate::repo::{self, Locked};
+
+/// What a restore changes in the worktree.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Plan {
+    /// Paths written from the target (created or overwritten).
+    pub write: Vec<String>,
+    /// Paths deleted.
+    pub delete: Vec<String>,
+    /// Untracked files left in place because the target's rules ignore them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub kept: Vec<String>,
+    #[serde(skip)]
+    write_raw: Vec<BString>,
+    #[serde(skip)]
+    delete_raw: Vec<BString>,
+    /// Written paths the current snapshot does not have (where something
+    /// the snapshot leaves out may sit).
+    #[serde(skip)]
+    new_raw: Vec<BString>,
+}
+
+impl Plan {
+    /// Whether nothing would change.
+    pub fn is_empty(&self) -> bool {
+        self.write_raw.is_empty() && self.delete_raw.is_empty()
+    }
+
+    /// Paths to write, as bytes.
+    pub fn writes(&self) -> &[BString] {
+        &self.write_raw
+    }
+
+    /// Written paths that are not in the current snapshot.
+    pub fn new_paths(&self) -> &[BString] {
+        &self.new_raw
+    }
+
+    /// Paths to delete, as bytes.
+    pub fn deletes(&self) -> &[BString] {
+        &self.delete_raw
+    }
+}
+
+/// The paths to write and delete to turn the worktree snapshot `current`
+/// into `target`. Untracked files that the target's ignore rules ignore are
+/// kept, not deleted.
+pub fn plan(repo: &gix::Repository, current: ObjectId, target: ObjectId) -> Result<Plan> {
+    let mut p = Plan::default();
+    for change in summary::tree_changes(repo, current, target)? {
+        let old_is_link = change.old.is_some_and(|s| s.kind == EntryKind::Commit);
+        let new_is_link = change.new.is_some_and(|s| s.kind == EntryKind::Commit);
+        if let Some(old) = change.old_path.as_ref().filter(|_| !old_is_link) {
+            p.delete_raw.push(old.clone());
+        }
+        match change.kind {
+            ChangeKind::Deleted if !old_is_link => p.delete_raw.push(change.path.clone()),
+            ChangeKind::Added | ChangeKind::Renamed if !new_is_link => {
+                p.new_raw.push(change.path.clone());
+                p.write_raw.push(change.path.clone());
+            }
+            ChangeKind::Modified | ChangeKind::TypeChanged if !new_is_link => {
+                p.write_raw.push(change.path.clone());
+            }
+            _ => {}
+        }
+    }
+    // Tracked files are captured whatever the rules say: only untracked ones are kept.
+    let tracked = index::tracked_paths(repo)?;
+    let untracked: Vec<BString> = p
+        .delete_raw
+        .iter()
+        .filter(|path| !tracked.contains(path.as_slice()))
+        .cloned()
+        .collect();
+    let ignored = ignored_by(repo, target, &untracked)?;
+    let (kept, deleted): (Vec<_>, Vec<_>) = std::mem::take(&mut p.delete_raw)
+        .into_iter()
+        .partition(|path| ignored.contains(path));
+    p.delete_raw = deleted;
+    p.write_raw.sort();
+    p.delete_raw.sort();
+    p.new_raw.sort();
+    p.write = p.write_raw.iter().map(|b| repo::path_string(b)).collect();
+    p.delete = p.delete_raw.iter().map(|b| repo::path_string(b)).collect();
+    p.kept = kept.iter().map(|b| repo::path_string(b)).collect();
+    p.kept.sort();
+    Ok(p)
+}
+
+/// Which of `paths` the ignore rules of tree `tree` (its `.gitignore` files,
+/// plus `info/exclude` and `core.excludesFile`) ignore, a parent directory
+/// included.
+fn ignored_by(repo: &gix::Repository, tree: ObjectId, paths: &[BString]) -> Result<HashSet<BString>> {
+    let mut out = HashSet::new();
+    if paths.is_empty() {
+        return Ok(out);
+    }
+    let index = repo
+        .index_from_tree(&tree)
+        .context(|| format!("could not read tree {tree}"))?;
+    let mut excludes = repo
+        .excludes(
+            &index,
+            None,
+            gix::worktree::stack::state::ignore::Source::IdMapping,
+        )
+        .context(|| "could not read the ignore rules".into())?;
+    for path in paths {
+        let mut hit = false;
+        let mut prefixes = path
+            .char_indices()
+            .filter(|(_, _, c)| *c == '/')
+            .map(|(start, _, _)| &path[..start])
+            .collect::<Vec<_>>();
+        prefixes.push(path.as_slice());
+        for (i, prefix) in prefixes.iter().enumerate() {
+            let is_dir = i + 1 < prefixes.len();
+            let mode = is_dir.then_some(gix::index::entry::Mode::DIR);
+            let platform = excludes
+                .at_entry(BStr::new(prefix), mode)
+                .context(|| format!("could not match {} against the ignore rules", path.to_str_lossy()))?;
+            if platform.is_excluded() {
+                hit = true;
+                break;
+            }
+        }
+        if hit {
+            out.insert(path.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// The absolute path of the worktree-relative `rela`.
+pub fn abs(workdir: &Path, rela: &BStr) -> Result<PathBuf> {
+    let rel = gix::path::from_bstr(rela).map_err(|e| Error::Git {
+        context: format!("{} is not a valid path here", rela.to_str_lossy()),
+        source: Box::new(e),
+    })?;
+    Ok(workdir.join(rel))
+}
+
+/// Carry out `plan`: delete, prune emptied folders, then write from `target`.
+pub fn apply(lock: &Locked<'_>, target: ObjectId, plan: &Plan) -> Result<()> {
+    let repo = lock.repo();
+    let workdir = repo::workdir(repo)?;
+    for rela in &plan.delete_raw {
+        let path = abs(&workdir, rela.as_bstr())?;
+        match std::fs::symlink_metadata(&path) {
+            Ok(md) if md.is_dir() => continue, // a nested repository or a folder now: leave it
+            Ok(_) => {
+                std::fs::remove_file(&path).context(|| format!("could not delete {}", path.display()))?
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e).context(|| format!("could not stat {}", path.display())),
+        }
+        prune_empty_parents(&workdir, &path);
+    }
+    if plan.write_raw.is_empty() {
+        return Ok(());
+    }
+    let sparse = index::skipped_and_absent(repo, &workdir)?;
+    let wanted: HashSet<&[u8]> = plan
+        .write_raw
+        .iter()
+        .map(|p| p.as_slice())
+        .filter(|p| !sparse.contains(*p))
+        .collect();
+    checkout(repo, &workdir, target, &wanted)
+}
+
+/// Write the entries of `target` whose paths are in `wanted`.
+fn checkout(repo: &gix::Repository, workdir: &Path, target: ObjectId, wanted: &HashSet<&[u8]>) -> Result<()> {
+    let mut index = repo
+        .index_from_tree(&target)
+        .context(|| format!("could not read tree {target}"))?;
+    index.remove_entries(|_, path, _| !wanted.contains(path.as_bytes()));
+    if index.entries().is_empty() {
+        // gix's checkout panics on an index without entries.
+        return Ok(());
+    }
+    let mut options = repo
+        .checkout_options(gix::worktree::stack::state::attributes::Source::IdMapping)
+        .context(|| "could not read checkout settings".into())?;
+    options.overwrite_existing = true;
+    options.destination_is_initially_empty = false;
+    let objects = repo
+        .objects
+        .clone()
+        .into_arc()
+        .context(|| "could not share the object database".into())?;
+    let outcome = gix::worktree::state::checkout(
+        &mut index,
+        workdir,
+        objects,
+        &gix::progress::Discard,
+        &gix::progress::Discard,
+        &AtomicBool::new(false),
+        options,
+    )
+    .context(|| format!("could not write files into {}", workdir.display()))?;
+    if let Some(e) = outcome.errors.first() {
+        return Err(Error::Io {
+            context: format!("could not write {}", e.path.to_str_lossy()),
+            path: None,
+            source: std::io::Error::other(e.error.to_string()),
+        });
+    }
+    if let Some(c) = outcome.collisions.first() {
+        return Err(Error::Refused(format!(
+            "could not write {}: it collides with another path",
+            c.path.to_str_lossy()
+        )));
+    }
+    Ok(())
+}
+
+/// Remove folders that the deletion of `path` left empty, up to the worktree root.
+pub fn prune_empty_parents(workdir: &Path, path: &Path) {
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if d == workdir || !d.starts_with(workdir) || std::fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
+}
