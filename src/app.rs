@@ -160,6 +160,7 @@ fn repository_command(command: Command, json: bool, open: &dyn Fn() -> Result<Co
                 t.as_ref(),
             )?)
         }
+        Command::Op(a) => Outcome::Op(op(a.action, open)?),
         Command::Drop(a) => {
             let t = thread(&a.thread.thread)?;
             Outcome::Drop(commands::drop::run(&open()?, &t, a.force)?)
@@ -172,19 +173,32 @@ fn repository_command(command: Command, json: bool, open: &dyn Fn() -> Result<Co
     })
 }
 
+fn op(action: crate::cli::OpAction, open: &dyn Fn() -> Result<Context>) -> Result<commands::op::OpOutcome> {
+    use crate::cli::OpAction;
+    match action {
+        OpAction::Log { thread } => {
+            let thread = thread.as_deref().map(ThreadId::parse).transpose()?;
+            commands::op::log(&open()?.repo, thread.as_ref())
+        }
+        OpAction::Show { op } => commands::op::show(&open()?.repo, &op),
+        OpAction::Undo { op, force } => commands::op::undo(&open()?, op.as_deref(), force),
+    }
+}
+
 fn revert_action(a: &crate::cli::RevertArgs) -> Result<commands::revert::Action> {
     use commands::revert::Action;
     Ok(if a.resume {
         Action::Continue
     } else if a.abort {
-        Action::Abort
+        Action::Abort { force: a.force }
     } else if a.undo {
-        Action::Undo
+        Action::Undo { force: a.force }
     } else {
         Action::To {
             turn: a.to.ok_or_else(|| Error::usage("revert needs --to <N>"))?,
             files_only: a.files_only,
             dry_run: a.dry_run,
+            force: a.force,
         }
     })
 }

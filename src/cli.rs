@@ -39,8 +39,10 @@ pub enum Command {
     Diff(DiffArgs),
     /// Put the workspace and the agent's conversation back to an earlier turn
     Revert(RevertArgs),
-    /// Delete a thread's checkpoints and notes
+    /// Delete a thread's checkpoints (kept in the operation log until pruned)
     Drop(DropArgs),
+    /// The operation log: list, show or undo reverts, aborts, undos and drops
+    Op(OpArgs),
     /// Check refs and notes under refs/t3/ (for CI): exit 1 with one line per problem
     Verify(VerifyArgs),
     /// Push checkpoint refs and notes (merging the remote's notes first)
@@ -202,9 +204,44 @@ pub struct RevertArgs {
     /// Undo a revert that stopped half-way: files and refs as they were before it
     #[arg(long)]
     pub abort: bool,
-    /// Reverse the last completed revert (files and refs; not the conversation)
+    /// Reverse the last completed revert (files, index and refs; not the conversation)
     #[arg(long)]
     pub undo: bool,
+    /// Move nested repositories in the way aside; undo even when turns were captured again since
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Arguments of `op`.
+#[derive(Debug, Args)]
+pub struct OpArgs {
+    /// What to do with the operation log
+    #[command(subcommand)]
+    pub action: OpAction,
+}
+
+/// The `op` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum OpAction {
+    /// List the operations, newest first
+    Log {
+        /// Only this thread's operations
+        #[arg(long, value_name = "ID")]
+        thread: Option<String>,
+    },
+    /// Show one operation
+    Show {
+        /// The op id (as `op log` shows it; a unique prefix will do)
+        op: String,
+    },
+    /// Reverse an operation (default: the latest): files, index and refs
+    Undo {
+        /// The op id (default: the latest operation)
+        op: Option<String>,
+        /// Undo even when refs it would put back changed since (the newer commits stay in the log)
+        #[arg(long)]
+        force: bool,
+    },
 }
 
 /// Arguments of `verify`.

@@ -17,6 +17,8 @@ use crate::repo::{self, Expect, Locked, Recorder, RefUpdate};
 
 /// The ref of the operation log.
 pub const OPS_REF: &str = "refs/t3/ops";
+/// An op recorded before it was carried out, until it is complete.
+pub const PENDING_REF: &str = "refs/t3/pending";
 /// The largest `op.toml` accepted (an op may list thousands of refs).
 pub const MAX_OP_BYTES: usize = 8 << 20;
 /// How many ops `log` walks at most.
@@ -98,6 +100,15 @@ pub struct Op {
     /// Nested repositories moved aside (`path -> where`), to put back on undo.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub moved_aside: Vec<MovedAside>,
+    /// For a put-back (abort, undo): the tree it puts the worktree back to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restored: Option<String>,
+    /// For a put-back: the index it puts back (absent: HEAD).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restored_index: Option<String>,
+    /// For a put-back: nested repositories it returns from aside.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub moved_back: Vec<MovedAside>,
     /// The refs it changed.
     #[serde(default)]
     pub refs: Vec<RefChange>,
@@ -125,6 +136,9 @@ impl Op {
             index_tree: None,
             undoes: None,
             moved_aside: Vec::new(),
+            restored: None,
+            restored_index: None,
+            moved_back: Vec::new(),
             refs: Vec::new(),
         }
     }
@@ -150,6 +164,8 @@ impl Op {
             .iter()
             .chain(&op.index_tree)
             .chain(&op.undoes)
+            .chain(&op.restored)
+            .chain(&op.restored_index)
             .chain(op.refs.iter().flat_map(|r| r.old.iter().chain(&r.new)))
         {
             parse_id(id)?;
@@ -195,9 +211,15 @@ fn hex<S: serde::Serializer>(id: &ObjectId, s: S) -> std::result::Result<S::Ok, 
     s.collect_str(id)
 }
 
-/// Append `op` to the log; `keep` are further commits to keep reachable
-/// (the commits the op removed from `refs/t3/`). Returns the op commit.
+/// Append `op` to the log, keeping reachable its safety checkpoint, the old
+/// value of every ref it changed, and `keep`. Returns the op commit.
 pub fn record(lock: &Locked<'_>, op: &Op, keep: &[ObjectId]) -> Result<ObjectId> {
+    record_with(lock, op, keep, false)
+}
+
+/// [`record`], and in the same ref transaction point `refs/t3/pending` at the
+/// op (`pending`): an operation that is recorded before it is carried out.
+pub fn record_with(lock: &Locked<'_>, op: &Op, keep: &[ObjectId], pending: bool) -> Result<ObjectId> {
     let repo = lock.repo();
     let rec = Recorder::new(repo);
     let text =
@@ -224,19 +246,37 @@ pub fn record(lock: &Locked<'_>, op: &Op, keep: &[ObjectId]) -> Result<ObjectId>
     for _ in 0..5 {
         let prev = repo::find_ref(repo, OPS_REF)?;
         let mut parents: Vec<ObjectId> = prev.into_iter().collect();
-        for c in op.safety_commit()?.into_iter().chain(keep.iter().copied()) {
+        let removed = op
+            .refs
+            .iter()
+            .filter_map(|r| r.old.as_deref())
+            .map(id)
+            .collect::<Result<Vec<_>>>()?;
+        for c in op
+            .safety_commit()?
+            .into_iter()
+            .chain(removed)
+            .chain(keep.iter().copied())
+        {
             if !parents.contains(&c) && repo.has_object(c) {
                 parents.push(c);
             }
         }
         let commit = repo::write_commit(&rec, tree, parents, &message)?;
         rec.sync()?;
-        let update = RefUpdate {
+        let mut updates = vec![RefUpdate {
             name: OPS_REF.into(),
             new: Some(commit),
             expect: prev.map_or(Expect::Absent, Expect::Is),
-        };
-        match repo::update_refs(lock, &[update], &message) {
+        }];
+        if pending {
+            updates.push(RefUpdate {
+                name: PENDING_REF.into(),
+                new: Some(commit),
+                expect: Expect::Any,
+            });
+        }
+        match repo::update_refs(lock, &updates, &message) {
             Ok(()) => return Ok(commit),
             Err(Error::Conflict { .. }) => continue,
             Err(e) => return Err(e),
@@ -245,6 +285,27 @@ pub fn record(lock: &Locked<'_>, op: &Op, keep: &[ObjectId]) -> Result<ObjectId>
     Err(Error::Conflict {
         reference: OPS_REF.into(),
     })
+}
+
+/// The op that was recorded but not carried out to its end, if any.
+pub fn pending(repo: &gix::Repository) -> Result<Option<Entry>> {
+    match repo::find_ref(repo, PENDING_REF)? {
+        None => Ok(None),
+        Some(id) => Ok(Some(Entry {
+            id,
+            op: read(repo, id)?,
+        })),
+    }
+}
+
+/// Mark the pending op `id` complete.
+pub fn clear_pending(lock: &Locked<'_>, id: ObjectId) -> Result<()> {
+    let update = RefUpdate {
+        name: PENDING_REF.into(),
+        new: None,
+        expect: Expect::Is(id),
+    };
+    repo::update_refs(lock, &[update], "t3: op complete")
 }
 
 /// The op of op commit `commit`.
@@ -285,14 +346,27 @@ pub fn log(repo: &gix::Repository, limit: usize) -> Result<Vec<Entry>> {
         }
         let op = read(repo, commit)?;
         out.push(Entry { id: commit, op });
-        next = repo
-            .find_commit(commit)
-            .context(|| format!("op {commit} is not a commit"))?
-            .parent_ids()
-            .next()
-            .map(gix::Id::detach);
+        next = previous(repo, commit)?;
     }
     Ok(out)
+}
+
+/// The op before `commit`: its first parent, when that is an op commit (the
+/// first op's first parent is its safety checkpoint or a removed commit).
+fn previous(repo: &gix::Repository, commit: ObjectId) -> Result<Option<ObjectId>> {
+    let c = repo
+        .find_commit(commit)
+        .context(|| format!("op {commit} is not a commit"))?;
+    let Some(parent) = c.parent_ids().next().map(gix::Id::detach) else {
+        return Ok(None);
+    };
+    let p = repo
+        .find_commit(parent)
+        .context(|| format!("the parent {parent} of op {commit} is not a commit"))?;
+    let message = p
+        .message_raw()
+        .context(|| format!("could not read commit {parent}"))?;
+    Ok(message.starts_with(b"t3 op ").then_some(parent))
 }
 
 /// The op named by `spec`: a full or unique abbreviated op commit id.

@@ -10,6 +10,7 @@ pub mod drop;
 pub mod hook;
 pub mod install;
 pub mod list;
+pub mod op;
 pub mod placeholder;
 pub mod revert;
 pub mod show;
@@ -38,6 +39,8 @@ pub enum Outcome {
     Revert(revert::RevertOutcome),
     /// `drop`.
     Drop(drop::DropOutcome),
+    /// `op log`, `op show`, `op undo`.
+    Op(op::OpOutcome),
     /// `verify`.
     Verify(verify::VerifyOutcome),
     /// `push` and `fetch`.
@@ -58,7 +61,7 @@ impl Outcome {
         match self {
             Outcome::Checkpoint(c) => &c.notices,
             Outcome::Diff(d) => &d.notices,
-            Outcome::Revert(r) => &r.notices,
+            Outcome::Revert(r) | Outcome::Op(op::OpOutcome::Undo(r)) => &r.notices,
             Outcome::Hook(Err(e)) => std::slice::from_ref(e),
             _ => &[],
         }

@@ -22,13 +22,21 @@ pub enum Action {
         files_only: bool,
         /// Only say what would happen.
         dry_run: bool,
+        /// Move nested repositories in the way aside instead of refusing.
+        force: bool,
     },
     /// Resume a revert that stopped half-way.
     Continue,
     /// Put back what a half-done revert changed.
-    Abort,
+    Abort {
+        /// Move nested repositories in the way aside instead of refusing.
+        force: bool,
+    },
     /// Reverse the last completed revert.
-    Undo,
+    Undo {
+        /// Undo even when its turns were captured again since.
+        force: bool,
+    },
 }
 
 /// What a revert did (or, with `--dry-run`, would do).
@@ -63,8 +71,8 @@ pub fn run(ctx: &Context, thread: &ThreadId, action: Action) -> Result<RevertOut
         Action::To { dry_run: true, .. } => ("dry-run", "revert --dry-run"),
         Action::To { .. } => ("revert", "revert"),
         Action::Continue => ("continue", "revert --continue"),
-        Action::Abort => ("abort", "revert --abort"),
-        Action::Undo => ("undo", "revert --undo"),
+        Action::Abort { .. } => ("abort", "revert --abort"),
+        Action::Undo { .. } => ("undo", "revert --undo"),
     };
     let lock = ctx.lock(what)?;
     let provider = &ctx.settings.provider;
@@ -73,6 +81,7 @@ pub fn run(ctx: &Context, thread: &ThreadId, action: Action) -> Result<RevertOut
             turn,
             files_only,
             dry_run,
+            force,
         } => revert::start(
             &lock,
             revert::Options {
@@ -80,17 +89,18 @@ pub fn run(ctx: &Context, thread: &ThreadId, action: Action) -> Result<RevertOut
                 to: turn,
                 files_only,
                 dry_run,
+                force,
                 provider: provider.clone(),
             },
         )?,
         Action::Continue => revert::resume(&lock, thread, provider)?,
-        Action::Abort => revert::abort(&lock, thread)?,
-        Action::Undo => revert::undo(&lock, thread)?,
+        Action::Abort { force } => revert::abort(&lock, thread, force)?,
+        Action::Undo { force } => revert::undo(&lock, thread, force)?,
     };
     Ok(outcome(name, report))
 }
 
-fn outcome(action: &'static str, r: revert::Report) -> RevertOutcome {
+pub(crate) fn outcome(action: &'static str, r: revert::Report) -> RevertOutcome {
     let revert::Report {
         thread,
         from_turn,

@@ -10,6 +10,7 @@ use crate::model::note::{ChangeKind, FileChange};
 use crate::store::Checkpoint;
 
 mod diff;
+mod op;
 pub mod pager;
 pub use diff::rename_label;
 
@@ -149,57 +150,9 @@ pub fn render(outcome: &Outcome, format: Format, quiet: bool, out: &mut dyn Writ
             }
         }
         Outcome::Diff(d) => diff::render(d, out),
-        Outcome::Revert(r) => {
-            if quiet {
-                return Ok(());
-            }
-            let verb = match r.action {
-                "dry-run" => "would revert",
-                "abort" => "aborted the revert of",
-                "undo" => "undid the revert of",
-                _ => "reverted",
-            };
-            writeln!(
-                out,
-                "{verb} thread {} from turn {} to turn {} ({})",
-                r.thread, r.from_turn, r.to_turn, r.target
-            )?;
-            let (w, d) = if r.action == "dry-run" {
-                ("write", "delete")
-            } else {
-                ("written", "deleted")
-            };
-            for p in &r.files.write {
-                writeln!(out, "  {w:<8} {}", quote_path(p))?;
-            }
-            for p in &r.files.delete {
-                writeln!(out, "  {d:<8} {}", quote_path(p))?;
-            }
-            let refs_verb = match r.action {
-                "abort" | "undo" => "restored",
-                "dry-run" => "remove",
-                _ => "removed",
-            };
-            for reference in &r.refs {
-                writeln!(
-                    out,
-                    "  {refs_verb:<8} turn {} ({})",
-                    reference.turn, reference.commit
-                )?;
-            }
-            if r.rolled_back_turns > 0 {
-                let v = if r.action == "dry-run" {
-                    "would roll back"
-                } else {
-                    "rolled back"
-                };
-                writeln!(out, "  provider {v} {} turn(s)", r.rolled_back_turns)?;
-            }
-            if let Some(s) = &r.safety_commit {
-                writeln!(out, "  the worktree as it was is kept in {s}")?;
-            }
-            Ok(())
-        }
+        Outcome::Revert(_) if quiet => Ok(()),
+        Outcome::Revert(r) => revert(r, out),
+        Outcome::Op(o) => op::render(o, quiet, out, &revert),
         Outcome::Verify(v) => {
             for f in &v.findings {
                 writeln!(out, "{}: {}: {}", f.severity, f.reference, f.problem)?;
@@ -268,6 +221,56 @@ pub fn render(outcome: &Outcome, format: Format, quiet: bool, out: &mut dyn Writ
             Ok(())
         }
     }
+}
+
+/// A revert, `--continue`, `--abort`, `--undo` or `op undo`, for people.
+fn revert(r: &crate::commands::revert::RevertOutcome, out: &mut dyn Write) -> io::Result<()> {
+    let verb = match r.action {
+        "dry-run" => "would revert",
+        "abort" => "aborted the revert of",
+        "undo" => "undid the revert of",
+        _ => "reverted",
+    };
+    writeln!(
+        out,
+        "{verb} thread {} from turn {} to turn {} ({})",
+        r.thread, r.from_turn, r.to_turn, r.target
+    )?;
+    let (w, d) = if r.action == "dry-run" {
+        ("write", "delete")
+    } else {
+        ("written", "deleted")
+    };
+    for p in &r.files.write {
+        writeln!(out, "  {w:<8} {}", quote_path(p))?;
+    }
+    for p in &r.files.delete {
+        writeln!(out, "  {d:<8} {}", quote_path(p))?;
+    }
+    let refs_verb = match r.action {
+        "abort" | "undo" => "restored",
+        "dry-run" => "remove",
+        _ => "removed",
+    };
+    for reference in &r.refs {
+        writeln!(
+            out,
+            "  {refs_verb:<8} turn {} ({})",
+            reference.turn, reference.commit
+        )?;
+    }
+    if r.rolled_back_turns > 0 {
+        let v = if r.action == "dry-run" {
+            "would roll back"
+        } else {
+            "rolled back"
+        };
+        writeln!(out, "  provider {v} {} turn(s)", r.rolled_back_turns)?;
+    }
+    if let Some(s) = &r.safety_commit {
+        writeln!(out, "  the worktree as it was is kept in {s}")?;
+    }
+    Ok(())
 }
 
 fn revert_line(

@@ -77,6 +77,12 @@ pub struct Journal {
     pub removed: Vec<RemovedRef>,
     /// When the revert started.
     pub started_at: String,
+    /// The user's index before the revert, as a tree, when it differed from HEAD.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index_tree: Option<String>,
+    /// Nested repositories moved out of the restore's way (with `--force`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub moved_aside: Vec<crate::oplog::MovedAside>,
 }
 
 impl Journal {
@@ -101,6 +107,7 @@ impl Journal {
         }
         for id in [&j.target_tree, &j.safety_tree]
             .into_iter()
+            .chain(&j.index_tree)
             .chain(j.removed.iter().map(|r| &r.commit))
             .chain(j.removed.iter().filter_map(|r| r.note.as_ref()))
         {
@@ -217,6 +224,8 @@ mod tests {
                 note: None,
             }],
             started_at: "2026-12-03T00:00:00Z".into(),
+            index_tree: None,
+            moved_aside: Vec::new(),
         }
     }
 

@@ -15,6 +15,8 @@
 //! note) back.
 
 pub mod journal;
+pub mod put_back;
+pub mod safety;
 pub mod saga;
 
 use gix::ObjectId;
@@ -24,11 +26,12 @@ use crate::error::{Error, Result};
 use crate::model::note::{self, RemovedRef};
 use crate::model::thread::ThreadId;
 use crate::provider::{self, Provider};
-use crate::repo::{self, Expect, Locked, NoteEdit, NotesReader, Recorder, RefUpdate};
+use crate::repo::{self, Locked, NotesReader, Recorder};
 use crate::restore;
 use crate::store::{self, TurnRef};
 
 pub use journal::{Journal, Step};
+pub use put_back::{abort, undo, undo_op};
 use saga::Saga;
 
 /// What a revert, `--continue`, `--abort` or `--undo` did (or, for a dry
@@ -67,6 +70,8 @@ pub struct Options {
     pub files_only: bool,
     /// Only say what would happen.
     pub dry_run: bool,
+    /// Move nested repositories in the way aside instead of refusing.
+    pub force: bool,
     /// Where provider helpers are found and how long they may run.
     pub provider: provider::Settings,
 }
@@ -95,6 +100,7 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
         to,
         files_only,
         dry_run,
+        force,
         provider: provider_settings,
     } = opts;
     let d = decide(repo, &thread, to)?;
@@ -105,10 +111,7 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
         provider::resolve(repo, &workdir, d.provider_name.as_deref(), &provider_settings)?
     };
     let rec = Recorder::new(repo);
-    let t = crate::trace::span("safety snapshot");
-    let safety = crate::snapshot::snapshot(repo, &rec, lock.racy_timestamp())?;
-    drop(t);
-    let files = restore::plan(repo, safety.tree, d.target_tree)?;
+    let (safety, files) = safety::take(lock, &rec, d.target_tree, force)?;
     let mut report = Report {
         thread: thread.to_string(),
         from_turn: d.latest,
@@ -143,10 +146,18 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
         provider: d.provider_name,
         removed: d.removed,
         started_at: note::now_rfc3339(),
+        index_tree: safety.index_tree.map(|t| t.to_string()),
+        moved_aside: safety.moved_aside,
     };
     let mut saga = Saga::begin(lock, &rec, &thread, journal)?;
     let timeout = provider::timeout(repo, provider_settings.timeout);
     let ran = saga.run(&provider, timeout, Some(files))?;
+    for m in &saga.journal().moved_aside {
+        report.notices.push(format!(
+            "moved the nested repository {} aside to {}",
+            m.path, m.to
+        ));
+    }
     Ok(finished(&saga, ran, report.notices))
 }
 
@@ -263,6 +274,7 @@ fn finished(saga: &Saga<'_, '_>, ran: saga::Ran, mut notices: Vec<String>) -> Re
 
 /// Resume a half-done revert of `thread` from the step that failed, under `lock`.
 pub fn resume(lock: &Locked<'_>, thread: &ThreadId, settings: &provider::Settings) -> Result<Report> {
+    put_back::complete_pending(lock)?;
     let repo = lock.repo();
     let Some(mut saga) = Saga::load(lock, thread)? else {
         return Err(Error::NoRevertInProgress {
@@ -277,106 +289,4 @@ pub fn resume(lock: &Locked<'_>, thread: &ThreadId, settings: &provider::Setting
     };
     let ran = saga.run(&provider, provider::timeout(repo, settings.timeout), None)?;
     Ok(finished(&saga, ran, Vec::new()))
-}
-
-/// Abort a half-done revert of `thread`: the files as they were, every ref back.
-pub fn abort(lock: &Locked<'_>, thread: &ThreadId) -> Result<Report> {
-    let (journal, mut report) = put_back_from(lock, thread, &thread.revert_journal_ref(), || {
-        Error::NoRevertInProgress {
-            thread: thread.to_string(),
-        }
-    })?;
-    if journal.step > Step::Provider && journal.calls_provider() {
-        report
-            .notices
-            .push("the provider had already rolled the conversation back; that is not undone".into());
-    }
-    Ok(report)
-}
-
-/// Reverse the last completed revert of `thread` (files and refs).
-pub fn undo(lock: &Locked<'_>, thread: &ThreadId) -> Result<Report> {
-    if let Some(j) = in_progress(lock.repo(), thread)? {
-        return Err(Error::RevertInProgress {
-            thread: thread.to_string(),
-            to_turn: j.to_turn,
-            step: j.step.as_str().into(),
-        });
-    }
-    let (_, mut report) = put_back_from(lock, thread, &thread.undo_ref(), || Error::NothingToUndo {
-        thread: thread.to_string(),
-    })?;
-    report
-        .notices
-        .push("files and checkpoints are back; the agent's conversation is not restored".into());
-    Ok(report)
-}
-
-/// Read the journal at `reference`, put its safety checkpoint's files and
-/// the removed refs back, then delete `reference`.
-fn put_back_from(
-    lock: &Locked<'_>,
-    thread: &ThreadId,
-    reference: &str,
-    missing: impl FnOnce() -> Error,
-) -> Result<(Journal, Report)> {
-    let Some((commit, journal)) = journal::read(lock.repo(), reference)? else {
-        return Err(missing());
-    };
-    let files = put_back(lock, thread, &journal)?;
-    let update = RefUpdate {
-        name: reference.to_owned(),
-        new: None,
-        expect: Expect::Is(commit),
-    };
-    repo::update_refs(lock, &[update], "t3: revert put back")?;
-    let report = Report {
-        thread: journal.thread.clone(),
-        from_turn: journal.from_turn,
-        to_turn: journal.to_turn,
-        target: journal.target.clone(),
-        files,
-        refs: journal.removed.clone(),
-        rolled_back_turns: 0,
-        safety_commit: Some(commit.to_string()),
-        notices: Vec::new(),
-    };
-    Ok((journal, report))
-}
-
-/// Put back the files of the journal's safety checkpoint and the refs (and
-/// notes) of `journal.removed`: notes first, then refs.
-fn put_back(lock: &Locked<'_>, thread: &ThreadId, journal: &Journal) -> Result<restore::Plan> {
-    let repo = lock.repo();
-    let safety_tree = journal.safety_tree()?;
-    let rec = Recorder::new(repo);
-    let now = crate::snapshot::snapshot(repo, &rec, lock.racy_timestamp())?;
-    let plan = restore::plan(repo, now.tree, safety_tree)?;
-    restore::apply(lock, safety_tree, &plan)?;
-    restore::index::reset_index(lock, restore::index::head_or(repo, safety_tree)?)?;
-    let bad = |problem| Error::BadMetadata {
-        reference: thread.revert_journal_ref(),
-        problem,
-    };
-    let mut note_edits = Vec::new();
-    let mut updates = Vec::new();
-    for r in &journal.removed {
-        let c = journal::oid(&r.commit).map_err(bad)?;
-        if let Some(note_id) = &r.note {
-            let blob = journal::oid(note_id).map_err(bad)?;
-            if repo.has_object(blob) {
-                note_edits.push(NoteEdit::SetBlob(c, blob));
-            }
-        }
-        if repo::find_ref(repo, &thread.checkpoint_ref(r.turn))?.is_none() {
-            updates.push(RefUpdate {
-                name: thread.checkpoint_ref(r.turn),
-                new: Some(c),
-                expect: Expect::Absent,
-            });
-        }
-    }
-    repo::edit_notes(lock, &note_edits, "t3: revert put back")?;
-    repo::update_refs(lock, &updates, "t3: revert put back")?;
-    Ok(plan)
 }

@@ -6,8 +6,8 @@
 //! | restore | worktree = target (snapshot now, diff, write/delete), index = HEAD | idempotent: diffs the worktree as it is |
 //! | provider | helper rolls back `from − to` turns | **not** idempotent: the journal is persisted before the call and after success |
 //! | refs | delete the thread's refs above the target (compare-and-swap) | idempotent: gone refs are skipped |
-//! | record | one notes commit: the revert on the target's note, removed checkpoints' notes dropped, journal step `done` | guarded by `done` |
-//! | finish | one ref transaction: undo slot = safety commit, journal deleted | idempotent |
+//! | record | one notes commit: the revert on the target's note, journal step `done` (removed checkpoints keep their notes: the op log keeps their commits) | guarded by `done` |
+//! | finish | the op appended to `refs/t3/ops` (unless it is there), then the journal ref deleted | idempotent |
 //!
 //! [`Saga::advance`] moves to the next step and writes the journal only where
 //! a re-run would harm (around the provider call), so a revert without a
@@ -17,9 +17,10 @@ use std::time::Duration;
 
 use gix::ObjectId;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::note::{self, RevertRecord};
 use crate::model::thread::ThreadId;
+use crate::oplog;
 use crate::provider::{self, Provider};
 use crate::repo::publish::{Publication, publish};
 use crate::repo::{self, Expect, Locked, NoteEdit, NotesReader, Recorder, RefUpdate};
@@ -161,6 +162,8 @@ impl<'l, 'r> Saga<'l, 'r> {
             }
         };
         let t = crate::trace::span("restore files");
+        let workdir = repo::workdir(repo)?;
+        super::safety::move_repositories(&workdir, &self.journal.moved_aside, false)?;
         restore::apply(self.lock, target, &files)?;
         drop(t);
         let _t = crate::trace::span("reset index");
@@ -204,8 +207,9 @@ impl<'l, 'r> Saga<'l, 'r> {
         repo::update_refs(self.lock, &updates, "t3: revert")
     }
 
-    /// One notes commit: the revert on the target's note, the removed
-    /// checkpoints' notes dropped, and the journal marked done.
+    /// One notes commit: the revert on the target's note, and the journal
+    /// marked done. The removed checkpoints keep their notes: the op log
+    /// keeps their commits, and other threads may share them.
     fn record(&mut self) -> Result<()> {
         let repo = self.lock.repo();
         let mut edits = Vec::new();
@@ -221,33 +225,51 @@ impl<'l, 'r> Saga<'l, 'r> {
             });
             edits.push(NoteEdit::Set(t.commit, cp.note.to_toml()?.into_bytes()));
         }
-        for r in &self.journal.removed {
-            let commit = journal::oid(&r.commit).map_err(|problem| Error::BadMetadata {
-                reference: self.thread.revert_journal_ref(),
-                problem,
-            })?;
-            edits.push(NoteEdit::Remove(commit));
-        }
         self.journal.step = Step::Done;
         edits.push(NoteEdit::Set(self.commit, self.journal.to_bytes()?));
         repo::edit_notes(self.lock, &edits, "t3: revert recorded")
     }
 
-    /// The journal becomes the undo slot, in one ref transaction.
+    /// Append the revert to the operation log (unless a killed run already
+    /// did), then delete the journal ref.
     fn finish(&self) -> Result<()> {
-        let journal_ref = self.thread.revert_journal_ref();
-        let mut updates = vec![RefUpdate {
-            name: self.thread.undo_ref(),
-            new: Some(self.commit),
-            expect: Expect::Any,
-        }];
-        if repo::find_ref(self.lock.repo(), &journal_ref)?.is_some() {
-            updates.push(RefUpdate {
-                name: journal_ref,
-                new: None,
-                expect: Expect::Is(self.commit),
-            });
+        let repo = self.lock.repo();
+        let recorded = oplog::log(repo, 1)?.first().is_some_and(|e| {
+            e.op.kind == oplog::Kind::Revert && e.op.safety_commit().ok().flatten() == Some(self.commit)
+        });
+        if !recorded {
+            oplog::record(self.lock, &self.op()?, &[])?;
         }
-        repo::update_refs(self.lock, &updates, "t3: revert done")
+        crate::fault::point("after-op");
+        let journal_ref = self.thread.revert_journal_ref();
+        if repo::find_ref(repo, &journal_ref)?.is_none() {
+            return Ok(());
+        }
+        let update = RefUpdate {
+            name: journal_ref,
+            new: None,
+            expect: Expect::Is(self.commit),
+        };
+        repo::update_refs(self.lock, &[update], "t3: revert done")
+    }
+
+    /// The revert as an op: its safety checkpoint, the user's index, and the
+    /// turns it removed.
+    fn op(&self) -> Result<oplog::Op> {
+        let j = &self.journal;
+        let mut op = oplog::Op::new(oplog::Kind::Revert, Some(&j.thread));
+        op.safety = Some(self.commit.to_string());
+        op.index_tree.clone_from(&j.index_tree);
+        op.moved_aside.clone_from(&j.moved_aside);
+        op.refs = j
+            .removed
+            .iter()
+            .map(|r| oplog::RefChange {
+                reference: self.thread.checkpoint_ref(r.turn),
+                old: Some(r.commit.clone()),
+                new: None,
+            })
+            .collect();
+        Ok(op)
     }
 }

@@ -86,7 +86,15 @@ fn restores_the_turn_and_touches_nothing_else() {
     );
     assert_eq!(r.git(&["rev-parse", &ref_for(THREAD, 1)]), c1, "target rewritten");
     assert!(r.refs("refs/t3/reverts/").is_empty(), "journal left");
-    assert_eq!(r.refs("refs/t3/undo/").len(), 1, "no undo slot");
+    assert!(
+        r.refs("refs/t3/undo/").is_empty(),
+        "the old single-slot undo ref is written"
+    );
+    assert_eq!(
+        r.git(&["log", "-1", "--format=%s", "refs/t3/ops"]),
+        format!("t3 op revert thread={THREAD}"),
+        "the revert is not in the operation log"
+    );
     let note = r.note(&ref_for(THREAD, 1));
     assert!(
         note.contains("[[reverts]]") && note.contains("from = 3"),

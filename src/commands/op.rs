@@ -1,0 +1,52 @@
+//! `git t3 op log|show|undo`: the operation log (see [`crate::oplog`]).
+
+use serde::Serialize;
+
+use crate::commands::Context;
+use crate::commands::revert::RevertOutcome;
+use crate::error::{Error, Result};
+use crate::model::thread::ThreadId;
+use crate::oplog::{self, Entry};
+
+/// What an `op` command produced.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum OpOutcome {
+    /// `op log`: newest first.
+    Log {
+        /// The operations.
+        ops: Vec<Entry>,
+    },
+    /// `op show`.
+    Show(Entry),
+    /// `op undo`: what was put back.
+    Undo(RevertOutcome),
+}
+
+/// The operations (of `thread`, or all), newest first.
+pub fn log(repo: &gix::Repository, thread: Option<&ThreadId>) -> Result<OpOutcome> {
+    let ops = oplog::log(repo, oplog::MAX_LOG)?
+        .into_iter()
+        .filter(|e| thread.is_none_or(|t| e.op.thread.as_deref() == Some(t.as_str())))
+        .collect();
+    Ok(OpOutcome::Log { ops })
+}
+
+/// One operation.
+pub fn show(repo: &gix::Repository, spec: &str) -> Result<OpOutcome> {
+    Ok(OpOutcome::Show(oplog::find(repo, spec)?))
+}
+
+/// Reverse the operation `spec` (default: the latest), under the lock.
+pub fn undo(ctx: &Context, spec: Option<&str>, force: bool) -> Result<OpOutcome> {
+    let lock = ctx.lock("op undo")?;
+    let entry = match spec {
+        Some(s) => oplog::find(&ctx.repo, s)?,
+        None => oplog::log(&ctx.repo, 1)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| Error::Refused("the operation log is empty: nothing to undo".into()))?,
+    };
+    let report = crate::revert::undo_op(&lock, &entry, force)?;
+    Ok(OpOutcome::Undo(super::revert::outcome("undo", report)))
+}

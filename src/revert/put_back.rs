@@ -1,0 +1,390 @@
+//! Putting things back: `revert --abort`, `revert --undo` and `op undo`.
+//!
+//! Each is a state-changing operation like the revert itself: it first takes
+//! its own safety checkpoint of what is there now (work done after the
+//! revert included), records itself in the operation log — before it
+//! changes anything, with `refs/t3/pending` pointing at it — then puts back
+//! files, index, nested repositories and refs, and clears `pending`. A run
+//! killed half-way is completed by the next put-back, `revert --continue` or
+//! `revert --abort` ([`complete_pending`]); since it is in the log, it can be
+//! undone in turn.
+
+use gix::ObjectId;
+
+use crate::error::{Error, Result};
+use crate::model::thread::{ThreadId, parse_checkpoint_ref};
+use crate::oplog::{self, Entry, Kind, MovedAside, Op, RefChange};
+use crate::repo::{self, Expect, Locked, Recorder, RefUpdate};
+use crate::restore::{self, Plan};
+use crate::revert::safety;
+use crate::revert::{Report, journal};
+
+/// One ref to put back: to `to`, from what the undone operation left, `from`.
+struct Change {
+    name: String,
+    from: Option<ObjectId>,
+    to: Option<ObjectId>,
+}
+
+/// What a put-back restores.
+struct PutBack<'a> {
+    kind: Kind,
+    thread: Option<&'a ThreadId>,
+    tree: Option<ObjectId>,
+    index: Option<ObjectId>,
+    moved_back: Vec<MovedAside>,
+    refs: Vec<Change>,
+    undoes: Option<ObjectId>,
+    force: bool,
+}
+
+/// What a put-back did.
+struct Done {
+    op: ObjectId,
+    safety: Option<ObjectId>,
+    files: Plan,
+}
+
+/// Abort a half-done revert of `thread`: the files and index as they were,
+/// every ref back, the journal gone.
+pub fn abort(lock: &Locked<'_>, thread: &ThreadId, force: bool) -> Result<Report> {
+    complete_pending(lock)?;
+    let repo = lock.repo();
+    let Some((commit, j)) = journal::read(repo, &thread.revert_journal_ref())? else {
+        return Err(Error::NoRevertInProgress {
+            thread: thread.to_string(),
+        });
+    };
+    let mut refs = vec![Change {
+        name: thread.revert_journal_ref(),
+        from: Some(commit),
+        to: None,
+    }];
+    for r in &j.removed {
+        refs.push(Change {
+            name: thread.checkpoint_ref(r.turn),
+            from: None,
+            to: Some(oplog::id(&r.commit)?),
+        });
+    }
+    let done = run(
+        lock,
+        PutBack {
+            kind: Kind::Abort,
+            thread: Some(thread),
+            tree: Some(j.safety_tree()?),
+            index: j.index_tree.as_deref().map(oplog::id).transpose()?,
+            moved_back: j.moved_aside.clone(),
+            refs,
+            undoes: None,
+            force,
+        },
+    )?;
+    let mut report = report(&done, &j.thread, j.from_turn, j.to_turn, &j.target);
+    report.refs.clone_from(&j.removed);
+    if j.step > journal::Step::Provider && j.calls_provider() {
+        report
+            .notices
+            .push("the provider had already rolled the conversation back; that is not undone".into());
+    }
+    Ok(report)
+}
+
+/// Undo the latest revert of `thread` that is still in effect.
+pub fn undo(lock: &Locked<'_>, thread: &ThreadId, force: bool) -> Result<Report> {
+    complete_pending(lock)?;
+    let repo = lock.repo();
+    if let Some(j) = super::in_progress(repo, thread)? {
+        return Err(Error::RevertInProgress {
+            thread: thread.to_string(),
+            to_turn: j.to_turn,
+            step: j.step.as_str().into(),
+        });
+    }
+    let Some(entry) = latest_in_effect(repo, thread)? else {
+        return legacy_undo(lock, thread, force);
+    };
+    let mut report = undo_op(lock, &entry, force)?;
+    report
+        .notices
+        .push("files and checkpoints are back; the agent's conversation is not restored".into());
+    Ok(report)
+}
+
+/// Undo a revert made before the operation log existed: its safety
+/// checkpoint waits under the single-slot `refs/t3/undo/<b64>`, which is
+/// read this once and removed.
+fn legacy_undo(lock: &Locked<'_>, thread: &ThreadId, force: bool) -> Result<Report> {
+    let repo = lock.repo();
+    let Some((commit, j)) = journal::read(repo, &thread.undo_ref())? else {
+        return Err(Error::NothingToUndo {
+            thread: thread.to_string(),
+        });
+    };
+    // Reverts of that time removed the notes of the turns they removed.
+    let mut notes = Vec::new();
+    for r in &j.removed {
+        if let Some(blob) = r.note.as_deref().map(oplog::id).transpose()?
+            && repo.has_object(blob)
+        {
+            notes.push(repo::NoteEdit::SetBlob(oplog::id(&r.commit)?, blob));
+        }
+    }
+    repo::edit_notes(lock, &notes, "t3: notes of undone turns")?;
+    let mut refs = vec![Change {
+        name: thread.undo_ref(),
+        from: Some(commit),
+        to: None,
+    }];
+    for r in &j.removed {
+        refs.push(Change {
+            name: thread.checkpoint_ref(r.turn),
+            from: None,
+            to: Some(oplog::id(&r.commit)?),
+        });
+    }
+    let done = run(
+        lock,
+        PutBack {
+            kind: Kind::Undo,
+            thread: Some(thread),
+            tree: Some(j.safety_tree()?),
+            index: j.index_tree.as_deref().map(oplog::id).transpose()?,
+            moved_back: j.moved_aside.clone(),
+            refs,
+            undoes: None,
+            force,
+        },
+    )?;
+    let mut report = report(&done, &j.thread, j.from_turn, j.to_turn, &j.target);
+    report.refs.clone_from(&j.removed);
+    Ok(report)
+}
+
+/// The newest revert of `thread` that no later op undid (an undo that was
+/// itself undone does not count).
+fn latest_in_effect(repo: &gix::Repository, thread: &ThreadId) -> Result<Option<Entry>> {
+    let mut cancelled = std::collections::HashSet::new();
+    for e in oplog::log(repo, oplog::MAX_LOG)? {
+        if cancelled.contains(&e.id) {
+            continue;
+        }
+        if let Some(undone) = e.op.undoes.as_deref() {
+            cancelled.insert(oplog::id(undone)?);
+        }
+        if e.op.kind == Kind::Revert && e.op.thread.as_deref() == Some(thread.as_str()) {
+            return Ok(Some(e));
+        }
+    }
+    Ok(None)
+}
+
+/// Reverse the operation `entry`: its safety checkpoint's files and index,
+/// and every ref it changed. Refuses when a ref it would put back was reused
+/// since (a thread went on after a revert), naming them, unless `force`,
+/// which keeps the newer commits in the operation log.
+pub fn undo_op(lock: &Locked<'_>, entry: &Entry, force: bool) -> Result<Report> {
+    complete_pending(lock)?;
+    let repo = lock.repo();
+    let op = &entry.op;
+    let refs = op
+        .refs
+        .iter()
+        .map(|c| {
+            Ok(Change {
+                name: c.reference.clone(),
+                from: c.new.as_deref().map(oplog::id).transpose()?,
+                to: c.old.as_deref().map(oplog::id).transpose()?,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let tree = op
+        .safety_commit()?
+        .map(|c| repo::commit_tree(repo, c))
+        .transpose()?;
+    let thread = op.thread.as_deref().map(ThreadId::parse).transpose()?;
+    let done = run(
+        lock,
+        PutBack {
+            kind: Kind::Undo,
+            thread: thread.as_ref(),
+            tree,
+            index: op.index_tree()?,
+            moved_back: op.moved_aside.clone(),
+            refs,
+            undoes: Some(entry.id),
+            force,
+        },
+    )?;
+    let turns: Vec<u64> = op
+        .refs
+        .iter()
+        .filter_map(|c| parse_checkpoint_ref(&c.reference).ok().map(|p| p.turn))
+        .collect();
+    let mut report = report(
+        &done,
+        op.thread.as_deref().unwrap_or_default(),
+        turns.iter().copied().max().unwrap_or(0),
+        turns.iter().copied().min().map_or(0, |t| t.saturating_sub(1)),
+        &format!("op {}", entry.id),
+    );
+    report.refs = op
+        .refs
+        .iter()
+        .filter_map(|c| {
+            Some(crate::model::note::RemovedRef {
+                turn: parse_checkpoint_ref(&c.reference).ok()?.turn,
+                commit: c.old.clone().or_else(|| c.new.clone())?,
+                note: None,
+            })
+        })
+        .collect();
+    Ok(report)
+}
+
+fn report(done: &Done, thread: &str, from_turn: u64, to_turn: u64, target: &str) -> Report {
+    Report {
+        thread: thread.to_owned(),
+        from_turn,
+        to_turn,
+        target: target.to_owned(),
+        files: done.files.clone(),
+        refs: Vec::new(),
+        rolled_back_turns: 0,
+        safety_commit: done.safety.map(|c| c.to_string()),
+        notices: vec![format!(
+            "recorded as op {} (git t3 op undo {} reverses it)",
+            done.op,
+            short(done.op)
+        )],
+    }
+}
+
+fn short(id: ObjectId) -> String {
+    id.to_hex_with_len(12).to_string()
+}
+
+/// Check, keep, record, then carry out `pb`.
+fn run(lock: &Locked<'_>, pb: PutBack<'_>) -> Result<Done> {
+    let repo = lock.repo();
+    let mut refs = Vec::with_capacity(pb.refs.len());
+    let mut reused = Vec::new();
+    for c in pb.refs {
+        let now = repo::find_ref(repo, &c.name)?;
+        if now != c.from && now != c.to {
+            reused.push(c.name.clone());
+        }
+        refs.push(RefChange {
+            reference: c.name,
+            old: now.map(|id| id.to_string()),
+            new: c.to.map(|id| id.to_string()),
+        });
+    }
+    if !reused.is_empty() && !pb.force {
+        return Err(Error::Refused(reused_message(&reused)));
+    }
+    let rec = Recorder::new(repo);
+    let mut op = Op::new(pb.kind, pb.thread.map(ThreadId::as_str));
+    let (mut files, mut safety_commit) = (Plan::default(), None);
+    if let Some(tree) = pb.tree {
+        let (safety, plan) = safety::take(lock, &rec, tree, pb.force)?;
+        let message = format!(
+            "t3 safety {}{}",
+            pb.kind.as_str(),
+            pb.thread.map(|t| format!(" thread={t}")).unwrap_or_default()
+        );
+        repo::ensure_tree_object(&rec, safety.tree)?;
+        let commit = repo::write_commit(&rec, safety.tree, Vec::new(), &message)?;
+        op.safety = Some(commit.to_string());
+        op.index_tree = safety.index_tree.map(|t| t.to_string());
+        op.moved_aside = safety.moved_aside;
+        op.restored = Some(tree.to_string());
+        op.restored_index = pb.index.map(|t| t.to_string());
+        (files, safety_commit) = (plan, Some(commit));
+    }
+    op.undoes = pb.undoes.map(|id| id.to_string());
+    op.moved_back = pb.moved_back;
+    op.refs = refs;
+    rec.sync()?;
+    let id = oplog::record_with(lock, &op, &[], true)?;
+    crate::fault::point("after-op");
+    complete(lock, &op, Some(files.clone()))?;
+    oplog::clear_pending(lock, id)?;
+    Ok(Done {
+        op: id,
+        safety: safety_commit,
+        files,
+    })
+}
+
+fn reused_message(reused: &[String]) -> String {
+    let turns: Vec<String> = reused
+        .iter()
+        .map(|name| match parse_checkpoint_ref(name) {
+            Ok(p) => format!("turn {}", p.turn),
+            Err(_) => name.clone(),
+        })
+        .collect();
+    format!(
+        "{} changed since (the thread went on after the revert): {}; undoing would replace \
+         {}; pass --force to keep the newer checkpoints in the operation log and undo anyway",
+        if turns.len() == 1 {
+            "a checkpoint was"
+        } else {
+            "checkpoints were"
+        },
+        turns.join(", "),
+        if turns.len() == 1 { "it" } else { "them" }
+    )
+}
+
+/// Carry out the recorded put-back `op`: files, nested repositories, index,
+/// refs. Idempotent, so a killed run is completed by running it again.
+fn complete(lock: &Locked<'_>, op: &Op, plan: Option<Plan>) -> Result<()> {
+    let repo = lock.repo();
+    let workdir = repo::workdir(repo)?;
+    if let Some(tree) = op.restored.as_deref().map(oplog::id).transpose()? {
+        let plan = match plan {
+            Some(p) => p,
+            None => {
+                let rec = Recorder::new(repo);
+                let now = crate::snapshot::snapshot(repo, &rec, lock.racy_timestamp())?;
+                restore::plan(repo, now.tree, tree)?
+            }
+        };
+        safety::move_repositories(&workdir, &op.moved_aside, false)?;
+        restore::apply(lock, tree, &plan)?;
+        crate::fault::point("after-restore");
+        let index = match op.restored_index.as_deref() {
+            Some(t) => oplog::id(t)?,
+            None => restore::index::head_or(repo, tree)?,
+        };
+        restore::index::reset_index(lock, index)?;
+        safety::move_repositories(&workdir, &op.moved_back, true)?;
+    }
+    let mut updates = Vec::new();
+    for c in &op.refs {
+        let now = repo::find_ref(repo, &c.reference)?;
+        let to = c.new.as_deref().map(oplog::id).transpose()?;
+        if now == to {
+            continue;
+        }
+        updates.push(RefUpdate {
+            name: c.reference.clone(),
+            new: to,
+            expect: now.map_or(Expect::Absent, Expect::Is),
+        });
+    }
+    repo::update_refs(lock, &updates, "t3: put back")?;
+    crate::fault::point("after-refs");
+    Ok(())
+}
+
+/// Finish a put-back that was recorded but killed before its end.
+pub fn complete_pending(lock: &Locked<'_>) -> Result<()> {
+    let Some(entry) = oplog::pending(lock.repo())? else {
+        return Ok(());
+    };
+    complete(lock, &entry.op, None)?;
+    oplog::clear_pending(lock, entry.id)
+}

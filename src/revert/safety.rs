@@ -1,0 +1,167 @@
+//! The safety checkpoint: everything a restore may change, kept before it
+//! changes anything.
+//!
+//! It holds the worktree as a capture sees it, **plus** every file the
+//! capture leaves out but the restore would overwrite or delete (ignored,
+//! t3-ignored or skipped files and directories where the target has a path;
+//! a file or symlink where the target needs a directory), **plus** the
+//! worktree content of skip-worktree entries (a capture does not look at
+//! them). The user's index is kept as a tree of its own (`index_tree`) when
+//! it differs from HEAD; an index with conflicts is refused up front.
+//!
+//! A nested repository in the way is never deleted: the restore refuses and
+//! names it, or with `force` it is moved aside under `<git dir>/t3/aside/`
+//! (recorded, and put back by an undo).
+
+use std::path::{Path, PathBuf};
+
+use gix::ObjectId;
+use gix::bstr::{BStr, BString, ByteSlice};
+
+use crate::error::{Context as _, Error, Result, git_err};
+use crate::oplog::MovedAside;
+use crate::repo::{self, Locked, Recorder};
+use crate::restore::collisions::{self, Kind};
+use crate::restore::{self, Plan};
+
+/// A safety checkpoint, written (its tree) but not yet referenced.
+#[derive(Debug, Clone)]
+pub struct Safety {
+    /// The tree: the worktree plus what the restore would overwrite.
+    pub tree: ObjectId,
+    /// The user's index as a tree, when it differs from HEAD.
+    pub index_tree: Option<ObjectId>,
+    /// Nested repositories to move out of the way before the restore.
+    pub moved_aside: Vec<MovedAside>,
+}
+
+/// Snapshot what restoring the worktree to `target` may touch, and plan
+/// that restore. Objects are written through `rec`; nothing is moved yet.
+pub fn take(lock: &Locked<'_>, rec: &Recorder<'_>, target: ObjectId, force: bool) -> Result<(Safety, Plan)> {
+    let repo = lock.repo();
+    let workdir = repo::workdir(repo)?;
+    let index_tree = restore::index::index_tree(repo, rec)?;
+    let t = crate::trace::span("safety snapshot");
+    let snapshot = crate::snapshot::snapshot(repo, rec, lock.racy_timestamp())?;
+    drop(t);
+    let plan = restore::plan(repo, snapshot.tree, target)?;
+    let mut extra: Vec<BString> = Vec::new();
+    let mut nested: Vec<BString> = Vec::new();
+    for c in collisions::find(&workdir, &plan)? {
+        match c.kind {
+            Kind::File | Kind::Symlink => extra.push(c.path),
+            Kind::Dir => {
+                let (files, repos) = collisions::files_below(&workdir, c.path.as_bstr())?;
+                extra.extend(files);
+                nested.extend(repos);
+            }
+            Kind::Repository => nested.push(c.path),
+        }
+    }
+    extra.extend(restore::index::skipped_and_present(repo, &workdir)?);
+    let moved_aside = aside(repo, &nested, force)?;
+    let tree = add_files(repo, rec, snapshot.tree, &extra)?;
+    Ok((
+        Safety {
+            tree,
+            index_tree,
+            moved_aside,
+        },
+        plan,
+    ))
+}
+
+/// Where the nested repositories in the way will go, or the refusal that names them.
+fn aside(repo: &gix::Repository, nested: &[BString], force: bool) -> Result<Vec<MovedAside>> {
+    let Some(first) = nested.first() else {
+        return Ok(Vec::new());
+    };
+    if !force {
+        return Err(Error::Refused(format!(
+            "the nested repository {} is where the restore must write{}; move it yourself, \
+             or pass --force to move it aside under {}",
+            first.to_str_lossy(),
+            if nested.len() > 1 {
+                format!(" (and {} more)", nested.len() - 1)
+            } else {
+                String::new()
+            },
+            repo::t3_worktree_dir(repo).join("aside").display()
+        )));
+    }
+    let stamp = jiff::Timestamp::now().strftime("%Y%m%dT%H%M%SZ").to_string();
+    let base = repo::t3_worktree_dir(repo)
+        .join("aside")
+        .join(format!("{stamp}-{}", std::process::id()));
+    nested
+        .iter()
+        .map(|p| {
+            let rel = gix::path::from_bstr(p.as_bstr())
+                .map_err(git_err(format!("{} is not a valid path", p.to_str_lossy())))?;
+            Ok(MovedAside {
+                path: repo::path_string(p),
+                to: base.join(rel).display().to_string(),
+            })
+        })
+        .collect()
+}
+
+/// Move the nested repositories of `moved` to their place aside (`back`:
+/// return them). Idempotent: what is already where it goes is left alone.
+pub fn move_repositories(workdir: &Path, moved: &[MovedAside], back: bool) -> Result<()> {
+    for m in moved {
+        let here = workdir.join(&m.path);
+        let there = PathBuf::from(&m.to);
+        let (from, to) = if back { (&there, &here) } else { (&here, &there) };
+        if std::fs::symlink_metadata(from).is_err() || std::fs::symlink_metadata(to).is_ok() {
+            continue;
+        }
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent).context(|| format!("could not create {}", parent.display()))?;
+        }
+        std::fs::rename(from, to)
+            .context(|| format!("could not move {} to {}", from.display(), to.display()))?;
+    }
+    Ok(())
+}
+
+/// `base` with the worktree files `paths` added (hashed like `git add`).
+fn add_files(
+    repo: &gix::Repository,
+    rec: &Recorder<'_>,
+    base: ObjectId,
+    paths: &[BString],
+) -> Result<ObjectId> {
+    if paths.is_empty() {
+        return Ok(base);
+    }
+    let (mut pipeline, _) = repo
+        .filter_pipeline(None)
+        .context(|| "could not set up clean filters".into())?;
+    let no_index = gix::index::State::new(repo.object_hash());
+    let root = repo
+        .find_tree(base)
+        .context(|| format!("could not read tree {base}"))?
+        .decode()
+        .context(|| format!("could not parse tree {base}"))?
+        .into();
+    let find: &dyn gix::objs::FindExt = repo;
+    let mut editor = gix::objs::tree::Editor::new(root, find, repo.object_hash());
+    for path in paths {
+        let hashed = pipeline
+            .worktree_file_to_object(BStr::new(path.as_slice()), &no_index)
+            .context(|| format!("could not keep {} in the safety checkpoint", path.to_str_lossy()))?;
+        if let Some((id, kind, _)) = hashed {
+            rec.note_written([id]);
+            editor
+                .upsert(path.split(|b| *b == b'/'), kind, id)
+                .map_err(git_err(format!(
+                    "could not add {} to the safety checkpoint",
+                    path.to_str_lossy()
+                )))?;
+        }
+    }
+    let tree = editor.write(|t| rec.write_object(t))?;
+    repo::ensure_tree_object(rec, tree)?;
+    Ok(tree)
+}
