@@ -28,6 +28,12 @@ pub struct SyncOutcome {
     pub notes_merged: usize,
     /// Checkpoints both sides annotated differently (the local note was kept).
     pub note_conflicts: Vec<String>,
+    /// Checkpoint refs created (fetch) or deleted or replaced on the remote (push).
+    pub refs_changed: Vec<String>,
+    /// Checkpoints the remote has that the local operation log removed (not brought back).
+    pub kept_removed: Vec<String>,
+    /// Refs not taken, with the reason.
+    pub refused: Vec<String>,
 }
 
 /// Push or fetch the checkpoints (of `thread`, or all) to or from `remote`
@@ -51,11 +57,17 @@ pub fn run(
         remote,
         notes_merged,
         note_conflicts,
+        refs_changed,
+        kept_removed,
+        refused,
     } = report;
     Ok(SyncOutcome {
         action,
         remote,
         notes_merged,
         note_conflicts,
+        refs_changed,
+        kept_removed,
+        refused,
     })
 }

@@ -17,6 +17,7 @@ use crate::diff::summary;
 use crate::error::Result;
 use crate::model::note::Note;
 use crate::model::thread::{CHECKPOINTS_PREFIX, NOTES_REF, T3_PREFIX, ThreadId, parse_checkpoint_ref};
+use crate::oplog;
 use crate::repo::{self, IDENTITY_EMAIL, IDENTITY_NAME, NotesReader};
 use crate::store;
 
@@ -162,6 +163,20 @@ impl Check<'_> {
         }
     }
 
+    /// Every op of the log parses; the commits the ops keep count as referenced.
+    fn op_log(&mut self, name: &str, referenced: &mut HashSet<ObjectId>) {
+        match oplog::log(self.repo, oplog::MAX_LOG) {
+            Err(e) => self.error(name, e.to_string()),
+            Ok(entries) => {
+                for e in entries {
+                    if let Ok(c) = self.repo.find_commit(e.id) {
+                        referenced.extend(c.parent_ids().map(gix::Id::detach));
+                    }
+                }
+            }
+        }
+    }
+
     fn journal(&mut self, name: &str, id: ObjectId, max_age_secs: Option<u64>) {
         if !self.commit_shape(name, id) {
             return;
@@ -231,10 +246,18 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<VerifyOutcome> {
             check.journal(&name, id, Some(max_journal_age_secs));
         } else if name.starts_with("refs/t3/undo/") {
             check.journal(&name, id, None);
+        } else if name == oplog::OPS_REF {
+            check.op_log(&name, &mut referenced);
+        } else if name == oplog::PENDING_REF {
+            check.error(
+                &name,
+                "an operation was recorded but not finished (a killed abort or undo); \
+                 `git t3 revert --continue`, `--abort`, `--undo` or `git t3 op undo` finishes it first",
+            );
         } else {
             check.error(
                 &name,
-                "is not a ref git t3 writes (checkpoints/, reverts/, undo/)",
+                "is not a ref git t3 writes (checkpoints/, reverts/, undo/, ops, pending)",
             );
         }
     }
@@ -247,7 +270,7 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<VerifyOutcome> {
             if !referenced.contains(&id) {
                 check.info(
                     &id.to_string(),
-                    "has a note but no ref points to it (a capture stopped before its ref)",
+                    "has a note but no ref or operation keeps it (a capture stopped before its ref)",
                 );
             }
         }

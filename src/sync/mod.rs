@@ -2,26 +2,36 @@
 //! with the ordinary git transport (the `git` binary brings the user's
 //! credentials, SSH and proxies; gix has no push).
 //!
-//! Notes from the other side are fetched into `refs/notes/t3-incoming` and
-//! merged into `refs/notes/t3` as a union: notes on different checkpoints
-//! are all kept; when both sides annotated the same checkpoint differently,
-//! the local note stays and the conflict is reported. The merge is a commit
-//! with both histories as parents, so the next push fast-forwards.
+//! Both respect local history, which the operation log knows:
+//! - `fetch` brings the other side's checkpoints into a staging namespace
+//!   (`refs/t3-incoming/`), then creates only the local refs that do not
+//!   exist and that the local log did not remove (a turn reverted or dropped
+//!   here never comes back); a local checkpoint is never overwritten. The
+//!   refs it created are one `fetch` op.
+//! - `push` sends each thread's exact state: turns the local log removed
+//!   are deleted on the remote (or replaced by the new turn of that number),
+//!   with a lease, so only when the remote still has the commit we removed.
+//!
+//! Notes are merged as a union ([`notes`]).
 
-use std::collections::HashMap;
-use std::path::Path;
-use std::process::Command;
+pub mod git;
+pub mod notes;
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
 
 use gix::ObjectId;
+use gix::bstr::ByteSlice;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::model::thread::{CHECKPOINTS_PREFIX, NOTES_REF, ThreadId};
+use crate::oplog::{self, Kind, Op, RefChange};
+use crate::repo::{self, Expect, Locked, RefUpdate};
+use git::{fetch_args, git_output, run_git};
 
-use crate::repo::notes::NotesChange;
-use crate::repo::{self, Expect, Locked, NoteEdit, RefUpdate};
-
-const INCOMING: &str = "refs/notes/t3-incoming";
+/// Where fetched checkpoint refs wait until they are checked.
+const STAGING: &str = "refs/t3-incoming/checkpoints/";
 
 /// What a push or fetch did.
 #[derive(Debug, Serialize)]
@@ -34,42 +44,27 @@ pub struct Report {
     pub notes_merged: usize,
     /// Checkpoints both sides annotated differently (the local note was kept).
     pub note_conflicts: Vec<String>,
+    /// Checkpoint refs created (fetch) or deleted or replaced on the remote (push).
+    pub refs_changed: Vec<String>,
+    /// Checkpoints the remote has that the local operation log removed (fetch:
+    /// not brought back).
+    pub kept_removed: Vec<String>,
+    /// Refs not taken, with the reason (a local checkpoint differs).
+    pub refused: Vec<String>,
 }
 
-/// Run `git` in `workdir` without the environment a hook may have set.
-fn run_git(workdir: &Path, args: &[String]) -> Result<()> {
-    let out = Command::new("git")
-        .current_dir(workdir)
-        .args(["-c", "core.fsmonitor=false"])
-        .args(args)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .env("LC_MESSAGES", "C")
-        .output()
-        .map_err(|e| Error::Io {
-            context: "could not run git".into(),
-            path: None,
-            source: e,
-        })?;
-    if out.status.success() {
-        return Ok(());
+impl Report {
+    fn new(action: &'static str, remote: &str) -> Self {
+        Report {
+            action,
+            remote: remote.to_owned(),
+            notes_merged: 0,
+            note_conflicts: Vec::new(),
+            refs_changed: Vec::new(),
+            kept_removed: Vec::new(),
+            refused: Vec::new(),
+        }
     }
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let msg = stderr.split_whitespace().collect::<Vec<_>>().join(" ");
-    Err(Error::Remote {
-        action: if args.first().is_some_and(|a| a == "push") {
-            "push"
-        } else {
-            "fetch"
-        },
-        remote: args
-            .iter()
-            .find(|a| !a.starts_with('-') && *a != "push" && *a != "fetch")
-            .cloned()
-            .unwrap_or_default(),
-        message: msg,
-    })
 }
 
 /// The remote to use: the given one, the branch's upstream remote, else `origin`.
@@ -84,131 +79,200 @@ pub fn default_remote(repo: &gix::Repository, given: Option<&str>) -> String {
             repo.branch_remote_name(head.shorten(), gix::remote::Direction::Push)
                 .map(|n| n.as_bstr().to_string())
         })
-        .filter(|n| n != ".")
+        .filter(|n| n != "." && !n.starts_with('-'))
         .unwrap_or_else(|| "origin".to_owned())
 }
 
-fn checkpoint_refspec(thread: Option<&ThreadId>) -> String {
-    match thread {
-        Some(t) => {
-            let prefix = t.checkpoints_prefix();
-            format!("{prefix}*:{prefix}*")
+fn prefix_of(thread: Option<&ThreadId>) -> String {
+    thread.map_or_else(|| CHECKPOINTS_PREFIX.to_owned(), ThreadId::checkpoints_prefix)
+}
+
+fn workdir(repo: &gix::Repository) -> PathBuf {
+    repo.workdir().unwrap_or(repo.git_dir()).to_owned()
+}
+
+/// `(ref, commit)` pairs the local operation log removed from `refs/t3/`.
+fn removed_by_log(repo: &gix::Repository) -> Result<HashSet<(String, ObjectId)>> {
+    let mut out = HashSet::new();
+    for e in oplog::log(repo, oplog::MAX_LOG)? {
+        for c in &e.op.refs {
+            if let Some(old) = c.old.as_deref()
+                && c.new.as_deref() != Some(old)
+            {
+                out.insert((c.reference.clone(), oplog::id(old)?));
+            }
         }
-        None => format!("{CHECKPOINTS_PREFIX}*:{CHECKPOINTS_PREFIX}*"),
     }
+    Ok(out)
 }
 
-/// `git fetch` of `refspecs` from `remote`, quietly and without FETCH_HEAD.
-fn fetch_args(remote: &str, refspecs: impl IntoIterator<Item = String>) -> Vec<String> {
-    let mut args = vec![
-        "fetch".to_owned(),
-        "--quiet".into(),
-        "--no-write-fetch-head".into(),
-        remote.to_owned(),
-    ];
-    args.extend(refspecs);
-    args
-}
-
-/// Fetch checkpoint refs and notes from `remote`, merging the notes, under `lock`.
+/// Fetch checkpoint refs and notes from `remote`, under `lock`.
 pub fn fetch(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>) -> Result<Report> {
     let repo = lock.repo();
-    let workdir = repo.workdir().unwrap_or(repo.git_dir()).to_owned();
-    let notes = format!("+{NOTES_REF}:{INCOMING}");
+    let dir = workdir(repo);
+    let prefix = prefix_of(thread);
+    let staged = format!("{STAGING}{}", &prefix[CHECKPOINTS_PREFIX.len()..]);
+    let refs = format!("+{prefix}*:{staged}*");
+    let notes = format!("+{NOTES_REF}:{}", notes::INCOMING);
     // A remote without notes yet is not an error: retry without the notes.
-    if run_git(&workdir, &fetch_args(remote, [checkpoint_refspec(thread), notes])).is_err() {
-        run_git(&workdir, &fetch_args(remote, [checkpoint_refspec(thread)]))?;
+    if run_git(&dir, &fetch_args(remote, [refs.clone(), notes])).is_err() {
+        run_git(&dir, &fetch_args(remote, [refs]))?;
     }
-    let (merged, conflicts) = merge_incoming(lock)?;
-    Ok(Report {
-        action: "fetch",
-        remote: remote.to_owned(),
-        notes_merged: merged,
-        note_conflicts: conflicts,
-    })
+    let mut report = Report::new("fetch", remote);
+    let adopted = adopt(lock, &mut report);
+    let merged = notes::merge_incoming(lock);
+    clear_staging(lock)?;
+    adopted?;
+    (report.notes_merged, report.note_conflicts) = merged?;
+    Ok(report)
 }
 
-/// Push checkpoint refs and notes to `remote`, merging its notes first, under `lock`.
+/// Create the local refs for staged checkpoints that are new here and not
+/// removed by the local log; record them as one `fetch` op.
+fn adopt(lock: &Locked<'_>, report: &mut Report) -> Result<()> {
+    let repo = lock.repo();
+    let removed = removed_by_log(repo)?;
+    let mut updates = Vec::new();
+    let mut op = Op::new(Kind::Fetch, None);
+    for r in repo::list_refs(repo, STAGING)? {
+        let (Ok(name), Some(id)) = (r.name.to_str(), r.target) else {
+            continue;
+        };
+        let local = format!("{CHECKPOINTS_PREFIX}{}", &name[STAGING.len()..]);
+        match repo::find_ref(repo, &local)? {
+            Some(mine) if mine == id => {}
+            Some(_) => report
+                .refused
+                .push(format!("{local}: a different local checkpoint exists (kept)")),
+            None if removed.contains(&(local.clone(), id)) => report.kept_removed.push(local),
+            None => {
+                op.refs.push(RefChange {
+                    reference: local.clone(),
+                    old: None,
+                    new: Some(id.to_string()),
+                });
+                updates.push(RefUpdate {
+                    name: local.clone(),
+                    new: Some(id),
+                    expect: Expect::Absent,
+                });
+                report.refs_changed.push(local);
+            }
+        }
+    }
+    if updates.is_empty() {
+        return Ok(());
+    }
+    repo::update_refs(lock, &updates, "t3: fetch")?;
+    oplog::record(lock, &op, &[])?;
+    Ok(())
+}
+
+fn clear_staging(lock: &Locked<'_>) -> Result<()> {
+    let updates: Vec<RefUpdate> = repo::list_refs(lock.repo(), "refs/t3-incoming/")?
+        .into_iter()
+        .filter_map(|r| {
+            Some(RefUpdate {
+                name: r.name.to_str().ok()?.to_owned(),
+                new: None,
+                expect: Expect::Any,
+            })
+        })
+        .collect();
+    repo::update_refs(lock, &updates, "t3: fetch staging cleared")
+}
+
+/// Push checkpoint refs and notes to `remote`, under `lock`: the other side's
+/// notes merged first, turns removed here removed there (with a lease).
 pub fn push(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>) -> Result<Report> {
     let repo = lock.repo();
-    let workdir = repo.workdir().unwrap_or(repo.git_dir()).to_owned();
+    let dir = workdir(repo);
+    let mut report = Report::new("push", remote);
     // Bring the other side's notes in first, so the notes push fast-forwards.
-    let args = fetch_args(remote, [format!("+{NOTES_REF}:{INCOMING}")]);
-    let (merged, conflicts) = if run_git(&workdir, &args).is_ok() {
-        merge_incoming(lock)?
-    } else {
-        (0, Vec::new())
-    };
-    let mut push = vec![
+    let args = fetch_args(remote, [format!("+{NOTES_REF}:{}", notes::INCOMING)]);
+    if run_git(&dir, &args).is_ok() {
+        (report.notes_merged, report.note_conflicts) = notes::merge_incoming(lock)?;
+    }
+    let prefix = prefix_of(thread);
+    let leased = leased_updates(lock, &dir, remote, &prefix)?;
+    if !leased.is_empty() {
+        let mut args = vec!["push".to_owned(), "--quiet".into(), "--no-verify".into()];
+        for (name, (old, _)) in &leased {
+            args.push(format!("--force-with-lease={name}:{old}"));
+        }
+        args.push(remote.to_owned());
+        for (name, (_, new)) in &leased {
+            args.push(match new {
+                Some(_) => format!("+{name}:{name}"),
+                None => format!(":{name}"),
+            });
+        }
+        run_git(&dir, &args).map_err(|e| as_push(e, remote))?;
+        report.refs_changed.extend(leased.into_keys());
+    }
+    let mut args = vec![
         "push".to_owned(),
         "--quiet".into(),
         "--no-verify".into(),
         remote.to_owned(),
+        format!("{prefix}*:{prefix}*"),
     ];
-    push.push(checkpoint_refspec(thread));
     if repo::find_ref(repo, NOTES_REF)?.is_some() {
-        push.push(format!("{NOTES_REF}:{NOTES_REF}"));
+        args.push(format!("{NOTES_REF}:{NOTES_REF}"));
     }
-    run_git(&workdir, &push)?;
-    Ok(Report {
-        action: "push",
-        remote: remote.to_owned(),
-        notes_merged: merged,
-        note_conflicts: conflicts,
-    })
+    run_git(&dir, &args).map_err(|e| as_push(e, remote))?;
+    Ok(report)
 }
 
-/// Merge `refs/notes/t3-incoming` into `refs/notes/t3` (union, local wins).
-fn merge_incoming(lock: &Locked<'_>) -> Result<(usize, Vec<String>)> {
-    let repo = lock.repo();
-    let Some(theirs) = repo::find_ref(repo, INCOMING)? else {
-        return Ok((0, Vec::new()));
-    };
-    let result = merge_notes(lock, theirs);
-    let drop_incoming = RefUpdate {
-        name: INCOMING.into(),
-        new: None,
-        expect: Expect::Any,
-    };
-    repo::update_refs(lock, &[drop_incoming], "t3: notes merged")?;
-    result
+fn as_push(e: Error, remote: &str) -> Error {
+    match e {
+        Error::Remote { message, .. } => Error::Remote {
+            action: "push",
+            remote: remote.to_owned(),
+            message,
+        },
+        other => other,
+    }
 }
 
-/// One notes commit with both histories as parents: notes only they have
-/// are added, equal ones kept, different ones keep ours and are reported.
-fn merge_notes(lock: &Locked<'_>, theirs: ObjectId) -> Result<(usize, Vec<String>)> {
+/// Refs under `prefix` whose remote value is a commit the local log removed:
+/// `name -> (that commit, the local value now)`.
+fn leased_updates(
+    lock: &Locked<'_>,
+    dir: &std::path::Path,
+    remote: &str,
+    prefix: &str,
+) -> Result<BTreeMap<String, (ObjectId, Option<ObjectId>)>> {
     let repo = lock.repo();
-    let their_notes = repo::list_notes(repo, theirs)?;
-    let mut counted = (0, Vec::new());
-    repo::commit_notes(lock, "t3: merge notes", |ours| {
-        let mine: HashMap<ObjectId, ObjectId> = match ours {
-            Some(o) if o == theirs || is_ancestor(repo, theirs, o) => return Ok(None),
-            Some(o) => repo::list_notes(repo, o)?.into_iter().collect(),
-            None => HashMap::new(),
+    let removed = removed_by_log(repo)?;
+    let mut out = BTreeMap::new();
+    if removed.is_empty() {
+        return Ok(out);
+    }
+    let listing = git_output(
+        dir,
+        &[
+            "ls-remote".into(),
+            "--refs".into(),
+            remote.to_owned(),
+            format!("{prefix}*"),
+        ],
+    )
+    .map_err(|e| as_push(e, remote))?;
+    for line in listing.lines() {
+        let Some((id, name)) = line.to_str().ok().and_then(|l| l.split_once('\t')) else {
+            continue;
         };
-        let (mut merged, mut conflicts, mut edits) = (0, Vec::new(), Vec::new());
-        for (object, blob) in &their_notes {
-            match mine.get(object) {
-                None => {
-                    edits.push(NoteEdit::SetBlob(*object, *blob));
-                    merged += 1;
-                }
-                Some(b) if b == blob => {}
-                Some(_) => conflicts.push(object.to_string()),
-            }
+        let Ok(id) = ObjectId::from_hex(id.as_bytes()) else {
+            continue;
+        };
+        if !removed.contains(&(name.to_owned(), id)) {
+            continue;
         }
-        counted = (merged, conflicts);
-        Ok(Some(NotesChange {
-            edits,
-            extra_parents: vec![theirs],
-        }))
-    })?;
-    Ok(counted)
-}
-
-fn is_ancestor(repo: &gix::Repository, ancestor: ObjectId, of: ObjectId) -> bool {
-    repo.merge_base(ancestor, of)
-        .ok()
-        .flatten()
-        .is_some_and(|base| base.detach() == ancestor)
+        let local = repo::find_ref(repo, name)?;
+        if local != Some(id) {
+            out.insert(name.to_owned(), (id, local));
+        }
+    }
+    Ok(out)
 }

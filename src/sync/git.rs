@@ -1,0 +1,82 @@
+//! Running `git` for the transport: without the environment a hook may have
+//! set, with git's own error words kept for the message.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::error::{Error, Result};
+
+/// Run `git` in `workdir` without the environment a hook may have set.
+pub fn run_git(workdir: &Path, args: &[String]) -> Result<()> {
+    let out = Command::new("git")
+        .current_dir(workdir)
+        .args(["-c", "core.fsmonitor=false"])
+        .args(args)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .env("LC_MESSAGES", "C")
+        .output()
+        .map_err(|e| Error::Io {
+            context: "could not run git".into(),
+            path: None,
+            source: e,
+        })?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let msg = stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    Err(Error::Remote {
+        action: if args.first().is_some_and(|a| a == "push") {
+            "push"
+        } else {
+            "fetch"
+        },
+        remote: args
+            .iter()
+            .find(|a| !a.starts_with('-') && *a != "push" && *a != "fetch")
+            .cloned()
+            .unwrap_or_default(),
+        message: msg,
+    })
+}
+
+/// What `git` printed on stdout, or git's reason for failing.
+pub fn git_output(workdir: &Path, args: &[String]) -> Result<Vec<u8>> {
+    let out = Command::new("git")
+        .current_dir(workdir)
+        .args(["-c", "core.fsmonitor=false"])
+        .args(args)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .env("LC_MESSAGES", "C")
+        .output()
+        .map_err(|e| Error::Io {
+            context: "could not run git".into(),
+            path: None,
+            source: e,
+        })?;
+    if out.status.success() {
+        return Ok(out.stdout);
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    Err(Error::Remote {
+        action: "fetch",
+        remote: String::new(),
+        message: stderr.split_whitespace().collect::<Vec<_>>().join(" "),
+    })
+}
+
+/// `git fetch` of `refspecs` from `remote`, quietly and without FETCH_HEAD.
+pub fn fetch_args(remote: &str, refspecs: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut args = vec![
+        "fetch".to_owned(),
+        "--quiet".into(),
+        "--no-write-fetch-head".into(),
+        remote.to_owned(),
+    ];
+    args.extend(refspecs);
+    args
+}
