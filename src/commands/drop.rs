@@ -1,11 +1,12 @@
-//! `git t3 drop`: delete a thread's refs and notes.
+//! `git t3 drop`: delete a thread's refs (kept in the operation log).
 
 use serde::Serialize;
 
 use crate::commands::Context;
 use crate::error::{Error, Result};
 use crate::model::thread::ThreadId;
-use crate::repo::{self, Expect, NoteEdit, RefUpdate};
+use crate::oplog::{self, Kind, Op, RefChange};
+use crate::repo::{self, Expect, RefUpdate};
 use crate::revert::{self, Step};
 use crate::store;
 
@@ -18,8 +19,8 @@ pub struct DropOutcome {
     pub removed: usize,
 }
 
-/// Delete every ref of `thread` and the notes on their commits; a half-done
-/// revert's journal only with `force`.
+/// Delete every ref of `thread` (recorded in the operation log, so `op
+/// undo` brings them back); a half-done revert's journal only with `force`.
 pub fn run(ctx: &Context, thread: &ThreadId, force: bool) -> Result<DropOutcome> {
     let lock = ctx.lock("drop")?;
     let repo = lock.repo();
@@ -46,7 +47,19 @@ pub fn run(ctx: &Context, thread: &ThreadId, force: bool) -> Result<DropOutcome>
             thread: thread.to_string(),
         });
     }
-    // Refs first: a note without a ref is harmless, a ref without its note is not.
+    // The op first: it keeps every dropped commit reachable (and `op undo`
+    // brings the thread back). Notes stay: other threads' refs or the log may
+    // keep the same commits; `prune` removes notes nothing keeps.
+    let mut op = Op::new(Kind::Drop, Some(thread.as_str()));
+    op.refs = targets
+        .iter()
+        .map(|(name, id)| RefChange {
+            reference: name.clone(),
+            old: Some(id.to_string()),
+            new: None,
+        })
+        .collect();
+    oplog::record(&lock, &op, &[])?;
     let updates: Vec<RefUpdate> = targets
         .iter()
         .map(|(name, id)| RefUpdate {
@@ -56,8 +69,6 @@ pub fn run(ctx: &Context, thread: &ThreadId, force: bool) -> Result<DropOutcome>
         })
         .collect();
     repo::update_refs(&lock, &updates, "t3: drop")?;
-    let edits: Vec<_> = targets.iter().map(|(_, id)| NoteEdit::Remove(*id)).collect();
-    repo::edit_notes(&lock, &edits, &format!("t3: drop thread {thread}"))?;
     Ok(DropOutcome {
         thread: thread.to_string(),
         removed: targets.len(),

@@ -66,6 +66,15 @@ pub fn find(workdir: &Path, plan: &Plan) -> Result<Vec<Collision>> {
             push(&mut out, path.as_bstr(), kind);
         }
     }
+    // A path the snapshot has as a gitlink that the target has as a file:
+    // the nested repository is there, and would be replaced.
+    for path in plan.writes() {
+        if plan.new_paths().binary_search(path).is_err()
+            && kind_at(&abs(workdir, path.as_bstr())?)? == Some(Kind::Repository)
+        {
+            push(&mut out, path.as_bstr(), Kind::Repository);
+        }
+    }
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out.dedup();
     Ok(out)

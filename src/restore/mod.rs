@@ -93,6 +93,9 @@ pub fn plan(repo: &gix::Repository, current: ObjectId, target: ObjectId) -> Resu
             ChangeKind::Modified | ChangeKind::TypeChanged if !new_is_link => {
                 p.write_raw.push(change.path.clone());
             }
+            // A file where the target has a nested repository: the file goes,
+            // the repository (if it is kept aside) comes back in its place.
+            ChangeKind::TypeChanged if !old_is_link => p.delete_raw.push(change.path.clone()),
             _ => {}
         }
     }

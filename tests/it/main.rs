@@ -9,6 +9,7 @@ mod extension;
 mod hook;
 mod layers;
 mod revert;
+mod safety;
 mod store;
 mod sync;
 mod util;

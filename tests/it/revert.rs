@@ -341,7 +341,10 @@ fn drop_needs_force_for_a_half_done_revert() {
     let out = r.t3(&["drop", "--thread", THREAD]).fails(1);
     assert!(out.stderr.contains("--force"), "{}", out.stderr);
     r.t3(&["drop", "--thread", THREAD, "--force"]).ok();
-    assert!(r.refs("refs/t3/").is_empty());
+    assert!(r.refs("refs/t3/checkpoints/").is_empty());
+    assert!(r.refs("refs/t3/reverts/").is_empty());
+    // The operation log keeps what was dropped.
+    assert_eq!(r.refs("refs/t3/"), vec!["refs/t3/ops".to_owned()]);
     r.t3(&["drop", "--thread", THREAD]).fails(1);
 }
 

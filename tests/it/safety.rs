@@ -1,0 +1,266 @@
+//! Never losing work: what the safety checkpoint keeps, what undo, abort and
+//! `op undo` put back, and what the operation log keeps reachable.
+
+use crate::util::{THREAD, TestRepo, ref_for};
+
+/// Baseline and `n` turns, each adding t<i>.txt and rewriting README.md;
+/// returns the oracle tree of each turn.
+fn turns(r: &TestRepo, n: u64) -> Vec<String> {
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    let mut trees = vec![r.oracle_tree()];
+    for i in 1..=n {
+        r.write(&format!("t{i}.txt"), &format!("turn {i}\n"));
+        r.write("README.md", &format!("readme at {i}\n"));
+        r.t3(&["capture", "--thread", THREAD]).ok();
+        trees.push(r.oracle_tree());
+    }
+    trees
+}
+
+fn read(r: &TestRepo, rel: &str) -> Option<String> {
+    std::fs::read_to_string(r.root.join(rel)).ok()
+}
+
+fn op_kinds(r: &TestRepo) -> Vec<String> {
+    r.t3_json(&["op", "log"])["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn undo_and_abort_keep_work_done_after_the_revert() {
+    let r = TestRepo::seeded();
+    let trees = turns(&r, 2);
+    r.t3(&["revert", "--thread", THREAD, "--to", "1"]).ok();
+    r.write("after.txt", "work done after the revert\n");
+    r.t3(&["revert", "--undo", "--thread", THREAD]).ok();
+    assert_eq!(r.oracle_tree(), trees[2], "undo did not bring turn 2 back");
+    assert_eq!(read(&r, "after.txt"), None);
+    assert_eq!(op_kinds(&r), ["undo", "revert"]);
+    // The undo can be undone: the work done after the revert comes back.
+    r.t3(&["op", "undo"]).ok();
+    assert_eq!(
+        read(&r, "after.txt").as_deref(),
+        Some("work done after the revert\n")
+    );
+    assert_eq!(r.refs("refs/t3/checkpoints/").len(), 2);
+    // Abort keeps work done while the revert was stopped.
+    let r = TestRepo::seeded();
+    turns(&r, 2);
+    let _ = r.t3_env(
+        &["revert", "--thread", THREAD, "--to", "0", "--files-only"],
+        &[("T3_TEST_FAULT", "after-restore")],
+    );
+    r.write("meanwhile.txt", "written while the revert was stopped\n");
+    r.t3(&["revert", "--abort", "--thread", THREAD]).ok();
+    assert_eq!(read(&r, "meanwhile.txt"), None);
+    assert_eq!(op_kinds(&r)[0], "abort");
+    r.t3(&["op", "undo"]).ok();
+    assert_eq!(
+        read(&r, "meanwhile.txt").as_deref(),
+        Some("written while the revert was stopped\n"),
+        "undoing the abort lost the work done while the revert was stopped"
+    );
+    r.git(&["fsck", "--no-progress"]);
+}
+
+#[test]
+fn ignored_files_and_directories_in_the_way_are_kept() {
+    let r = TestRepo::seeded();
+    r.write("config.local", "turn 0 config\n");
+    r.write("out", "a file at turn 0\n");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write(".gitignore", "*.log\nbuild/\nconfig.local\nout/\n");
+    r.write("config.local", "my real settings\n");
+    r.remove("out");
+    r.write("out/cache.bin", "an ignored directory's data\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    r.t3(&["revert", "--thread", THREAD, "--to", "0"]).ok();
+    assert_eq!(read(&r, "config.local").as_deref(), Some("turn 0 config\n"));
+    assert_eq!(read(&r, "out").as_deref(), Some("a file at turn 0\n"));
+    r.t3(&["revert", "--undo", "--thread", THREAD]).ok();
+    assert_eq!(read(&r, "config.local").as_deref(), Some("my real settings\n"));
+    assert_eq!(
+        read(&r, "out/cache.bin").as_deref(),
+        Some("an ignored directory's data\n")
+    );
+}
+
+#[test]
+fn a_nested_repository_in_the_way_is_refused_or_moved_aside() {
+    let r = TestRepo::seeded();
+    r.write("vendor/lib", "a file at turn 0\n");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.remove("vendor/lib");
+    let nested = r.root.join("vendor/lib");
+    std::fs::create_dir_all(&nested).unwrap();
+    r.git_in(&nested, &["init", "-q", "-b", "main"]).ok();
+    std::fs::write(nested.join("work.txt"), "unpushed work\n").unwrap();
+    r.git_in(&nested, &["add", "."]).ok();
+    r.git_in(&nested, &["commit", "-qm", "unpushed"]).ok();
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let before = r.refs("refs/t3/");
+    let out = r.t3(&["revert", "--thread", THREAD, "--to", "0"]).fails(1);
+    assert!(
+        out.stderr.contains("vendor/lib") && out.stderr.contains("--force"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        nested.join("work.txt").exists(),
+        "a refused revert touched the nested repository"
+    );
+    assert_eq!(r.refs("refs/t3/"), before, "a refused revert changed refs");
+    let out = r.t3(&["revert", "--thread", THREAD, "--to", "0", "--force"]).ok();
+    assert!(out.stderr.contains("aside"), "{}", out.stderr);
+    assert_eq!(read(&r, "vendor/lib").as_deref(), Some("a file at turn 0\n"));
+    r.t3(&["revert", "--undo", "--thread", THREAD]).ok();
+    assert_eq!(
+        std::fs::read_to_string(nested.join("work.txt")).unwrap(),
+        "unpushed work\n",
+        "undo did not bring the nested repository back"
+    );
+}
+
+#[test]
+fn staged_work_and_skip_worktree_edits_come_back() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("README.md", "staged line\n");
+    r.git(&["add", "README.md"]);
+    r.write("README.md", "staged line\nunstaged line\n");
+    r.git(&["update-index", "--skip-worktree", "src/main.rs"]);
+    r.write("src/main.rs", "local edit hidden from git\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    // A commit rebuilds the capture cache from HEAD.
+    r.write("docs/more.txt", "more\n");
+    r.git(&["add", "docs/more.txt"]);
+    r.git(&["commit", "-qm", "more"]);
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let index = r.git(&["write-tree"]);
+    r.t3(&["revert", "--thread", THREAD, "--to", "1", "--files-only"])
+        .ok();
+    let bits = r.git(&["ls-files", "-v", "src/main.rs"]);
+    assert!(
+        bits.starts_with('S'),
+        "the revert dropped the skip-worktree bit: {bits}"
+    );
+    r.t3(&["revert", "--undo", "--thread", THREAD]).ok();
+    assert_eq!(
+        r.git(&["write-tree"]),
+        index,
+        "undo did not put the staged work back"
+    );
+    assert_eq!(
+        read(&r, "src/main.rs").as_deref(),
+        Some("local edit hidden from git\n")
+    );
+}
+
+#[test]
+fn a_sparse_checkout_keeps_out_of_cone_files_out() {
+    let r = TestRepo::seeded();
+    r.git(&["sparse-checkout", "set", "--no-cone", "/*", "!/docs/"]);
+    assert!(!r.root.join("docs").exists(), "setup: docs/ is in the cone");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("src/new.rs", "new\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    r.t3(&["revert", "--thread", THREAD, "--to", "0"]).ok();
+    assert!(
+        !r.root.join("docs").exists(),
+        "the revert wrote out-of-cone files"
+    );
+    assert!(!r.root.join("src/new.rs").exists());
+    let bits = r.git(&["ls-files", "-v", "docs"]);
+    assert!(
+        bits.lines().all(|l| l.starts_with('S')),
+        "skip-worktree bits dropped: {bits}"
+    );
+}
+
+#[test]
+fn untracked_files_the_target_ignores_are_kept() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    // The agent deletes .gitignore; files it used to ignore become visible.
+    r.remove(".gitignore");
+    r.write("build/out.o", "object\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    r.t3(&["revert", "--thread", THREAD, "--to", "0"]).ok();
+    assert_eq!(read(&r, "build/out.o").as_deref(), Some("object\n"));
+    assert!(r.root.join(".gitignore").exists());
+}
+
+#[test]
+fn undo_after_gc_and_reused_turns() {
+    let r = TestRepo::seeded();
+    let trees = turns(&r, 3);
+    let before = r.refs("refs/t3/checkpoints/");
+    r.t3(&["revert", "--thread", THREAD, "--to", "1"]).ok();
+    r.git(&["reflog", "expire", "--expire=now", "--all"]);
+    r.git(&["gc", "-q", "--prune=now"]);
+    r.t3(&["revert", "--undo", "--thread", THREAD]).ok();
+    assert_eq!(r.refs("refs/t3/checkpoints/"), before);
+    assert_eq!(r.oracle_tree(), trees[3]);
+    r.git(&["fsck", "--no-progress"]);
+    // Reused turn numbers: refused, naming them; --force keeps them in the log.
+    r.t3(&["revert", "--thread", THREAD, "--to", "1"]).ok();
+    r.write("new-2.txt", "a new turn 2\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let new2 = r.git(&["rev-parse", &ref_for(THREAD, 2)]);
+    let state = r.refs("refs/t3/");
+    let out = r.t3(&["revert", "--undo", "--thread", THREAD]).fails(1);
+    assert!(out.stderr.contains("turn 2"), "{}", out.stderr);
+    assert_eq!(r.refs("refs/t3/"), state, "a refused undo changed refs");
+    r.t3(&["revert", "--undo", "--force", "--thread", THREAD]).ok();
+    assert_eq!(r.refs("refs/t3/checkpoints/"), before);
+    let tip = r.git(&["rev-parse", "refs/t3/ops"]);
+    let parents = r.git(&["rev-list", "--parents", "-n1", &tip]);
+    assert!(
+        parents.contains(&new2),
+        "the displaced turn 2 is not kept by the log"
+    );
+}
+
+#[test]
+fn drop_keeps_notes_other_threads_share_and_can_be_undone() {
+    let r = TestRepo::seeded();
+    turns(&r, 1);
+    // Another thread whose turn 0 is the same commit as ours.
+    let c0 = r.git(&["rev-parse", &ref_for(THREAD, 0)]);
+    r.git(&["update-ref", &ref_for("other", 0), &c0]);
+    r.t3(&["drop", "--thread", "other"]).ok();
+    assert!(
+        r.note(&ref_for(THREAD, 0)).contains("turn = 0"),
+        "drop removed a shared note"
+    );
+    r.t3(&["drop", "--thread", THREAD]).ok();
+    assert!(r.refs("refs/t3/checkpoints/").is_empty());
+    r.t3(&["op", "undo"]).ok();
+    assert_eq!(r.refs("refs/t3/checkpoints/").len(), 2, "op undo of a drop");
+    r.t3(&["show", "--thread", THREAD, "--turn", "1"]).ok();
+}
+
+#[test]
+fn a_kill_at_any_step_of_a_put_back_is_finished_next_time() {
+    for fault in ["after-op", "after-restore", "after-refs"] {
+        let r = TestRepo::seeded();
+        let trees = turns(&r, 2);
+        r.t3(&["revert", "--thread", THREAD, "--to", "1"]).ok();
+        let out = r.t3_env(
+            &["revert", "--undo", "--thread", THREAD],
+            &[("T3_TEST_FAULT", fault)],
+        );
+        assert_ne!(out.code, 0, "{fault}: the fault did not fire");
+        // The next put-back (or --continue) finishes it first.
+        let out = r.t3(&["revert", "--undo", "--thread", THREAD]);
+        assert!(out.code == 0 || out.code == 1, "{fault}: {}", out.stderr);
+        assert!(r.refs("refs/t3/pending").is_empty(), "{fault}: left pending");
+        assert_eq!(r.oracle_tree(), trees[2], "{fault}: not back at turn 2");
+        assert_eq!(r.refs("refs/t3/checkpoints/").len(), 3, "{fault}");
+        r.git(&["fsck", "--no-progress"]);
+    }
+}
