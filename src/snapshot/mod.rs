@@ -44,6 +44,10 @@ use gix::status::plumbing::index_as_worktree_with_renames::{Entry as StatusEntry
 use crate::error::{Context as _, Error, Result, git_err};
 use crate::repo::{self, Recorder};
 
+mod tree;
+
+use tree::{Edit, kind_mode, mode_kind, toggle_exec};
+
 const CACHE_VERSION: &str = "t3-cache 1";
 
 /// What a capture produced.
@@ -157,12 +161,6 @@ struct Ctx<'a, 'r> {
     workdir: &'a Path,
     dir: &'a Path,
     walk_started: SystemTime,
-}
-
-/// A change to apply to the base tree.
-enum Edit {
-    Upsert(BString, EntryKind, ObjectId),
-    Remove(BString),
 }
 
 /// What the status walk reported for one tracked entry.
@@ -367,7 +365,7 @@ impl<'r> Ctx<'_, 'r> {
 
         // 4. The tree.
         let t = crate::trace::span("tree edit");
-        let tree = self.apply(base_tree, edits)?;
+        let tree = tree::apply(repo, self.rec, base_tree, edits)?;
         drop(t);
         let t = crate::trace::span("save cache");
 
@@ -555,45 +553,6 @@ impl<'r> Ctx<'_, 'r> {
         self.rec.note_written(results.iter().map(|r| r.1));
         Ok(results)
     }
-
-    /// Apply `edits` to `base` and write the changed trees.
-    fn apply(&self, base: ObjectId, edits: Vec<Edit>) -> Result<ObjectId> {
-        if edits.is_empty() {
-            repo::ensure_tree_object(self.rec, base)?;
-            return Ok(base);
-        }
-        let repo = self.repo;
-        let root = repo
-            .find_tree(base)
-            .context(|| format!("could not read tree {base}"))?
-            .decode()
-            .context(|| format!("could not parse tree {base}"))?
-            .into();
-        let find: &dyn gix::objs::FindExt = repo;
-        let mut editor = gix::objs::tree::Editor::new(root, find, repo.object_hash());
-        let (removes, upserts): (Vec<_>, Vec<_>) =
-            edits.into_iter().partition(|e| matches!(e, Edit::Remove(_)));
-        for e in removes.into_iter().chain(upserts) {
-            match e {
-                Edit::Remove(p) => {
-                    editor
-                        .remove(p.split(|b| *b == b'/'))
-                        .map(drop)
-                        .map_err(git_err(format!(
-                            "could not remove {} from the tree",
-                            p.to_str_lossy()
-                        )))?
-                }
-                Edit::Upsert(p, kind, id) => editor
-                    .upsert(p.split(|b| *b == b'/'), kind, id)
-                    .map(drop)
-                    .map_err(git_err(format!("could not add {} to the tree", p.to_str_lossy())))?,
-            }
-        }
-        let tree = editor.write(|t| self.rec.write_object(t))?;
-        repo::ensure_tree_object(self.rec, tree)?;
-        Ok(tree)
-    }
 }
 
 /// Write the cache files, stamped with `walk_started` for racy-git, and the
@@ -664,34 +623,6 @@ fn write_plain(path: &Path, data: &[u8]) -> Result<()> {
     let tmp: PathBuf = path.with_extension(format!("tmp{}", std::process::id()));
     std::fs::write(&tmp, data).context(|| format!("could not write {}", tmp.display()))?;
     std::fs::rename(&tmp, path).context(|| format!("could not replace {}", path.display()))
-}
-
-fn mode_kind(mode: Mode) -> EntryKind {
-    match mode {
-        Mode::SYMLINK => EntryKind::Link,
-        Mode::COMMIT => EntryKind::Commit,
-        Mode::FILE_EXECUTABLE => EntryKind::BlobExecutable,
-        Mode::DIR => EntryKind::Tree,
-        _ => EntryKind::Blob,
-    }
-}
-
-fn kind_mode(kind: EntryKind) -> Mode {
-    match kind {
-        EntryKind::Link => Mode::SYMLINK,
-        EntryKind::Commit => Mode::COMMIT,
-        EntryKind::BlobExecutable => Mode::FILE_EXECUTABLE,
-        EntryKind::Tree => Mode::DIR,
-        EntryKind::Blob => Mode::FILE,
-    }
-}
-
-fn toggle_exec(mode: Mode) -> Mode {
-    match mode {
-        Mode::FILE => Mode::FILE_EXECUTABLE,
-        Mode::FILE_EXECUTABLE => Mode::FILE,
-        other => other,
-    }
 }
 
 /// Collects the status walk's findings as owned data.
