@@ -27,7 +27,6 @@
 //! changed at or after that instant is "racy" and is hashed again next time,
 //! so a file modified while it was being read can never be mistaken for clean.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
@@ -41,12 +40,15 @@ use gix::status::plumbing::index_as_worktree::traits::{CompareBlobs, ReadData, S
 use gix::status::plumbing::index_as_worktree::{Change, EntryStatus};
 use gix::status::plumbing::index_as_worktree_with_renames::{Entry as StatusEntry, VisitEntry};
 
-use crate::error::{Context as _, Error, Result, git_err};
+use crate::error::{Context as _, Error, Result};
 use crate::repo::{self, Recorder};
 
+mod hash;
 mod tree;
 
-use tree::{Edit, kind_mode, mode_kind, toggle_exec};
+use hash::Rehash;
+
+use tree::{Edit, mode_kind, toggle_exec};
 
 const CACHE_VERSION: &str = "t3-cache 1";
 
@@ -243,7 +245,7 @@ impl<'r> Ctx<'_, 'r> {
         // 2. Tracked paths: fold the walk's findings into the cache and
         //    derive the tree edits.
         let mut edits = Vec::new();
-        let mut pipeline = None;
+        let mut rehash = Rehash::new(self);
         for TrackedChange { index, status } in collect.tracked {
             let Some(entry) = tracked.entries().get(index) else {
                 continue;
@@ -275,22 +277,16 @@ impl<'r> Ctx<'_, 'r> {
                     };
                     match content_change {
                         // The file shrank while it was read: hash it again.
-                        Some(None) => {
-                            hashed += 1;
-                            self.hash_file(&mut pipeline, &path, &tracked, &mut edits)?
-                        }
+                        Some(None) => rehash.file(&path, &tracked, &mut edits)?,
                         other => {
                             let new_id = other.flatten().unwrap_or(id);
-                            let stat = self.lstat(&path).unwrap_or_default();
+                            let stat = hash::lstat(self.workdir, &path).unwrap_or_default();
                             edits.push(Edit::Upsert(path.clone(), mode_kind(new_mode), new_id));
                             Some((new_id, new_mode, stat))
                         }
                     }
                 }
-                EntryStatus::Change(Change::Type { .. }) => {
-                    hashed += 1;
-                    self.hash_file(&mut pipeline, &path, &tracked, &mut edits)?
-                }
+                EntryStatus::Change(Change::Type { .. }) => rehash.file(&path, &tracked, &mut edits)?,
                 EntryStatus::Change(Change::SubmoduleModification(commit)) => {
                     edits.push(Edit::Upsert(path.clone(), EntryKind::Commit, commit));
                     Some((commit, Mode::COMMIT, stat))
@@ -305,63 +301,13 @@ impl<'r> Ctx<'_, 'r> {
                 e.stat = stat;
             }
         }
+        hashed += rehash.hashed;
 
         // 3. Untracked files: reuse the last capture's ids where stat agrees.
         let old_untracked = cache.map(|c| &c.untracked);
-        let stat_opts = repo
-            .stat_options()
-            .context(|| "could not read core.checkStat".into())?;
-        let mut fresh: Vec<(BString, ObjectId, Mode, Stat)> = Vec::with_capacity(collect.untracked.len());
-        let mut to_hash = Vec::new();
-        for (path, disk_kind) in collect.untracked {
-            if disk_kind != Some(gix::dir::entry::Kind::Repository)
-                && let Some(old) = old_untracked
-                && let Some(e) = old.entry_by_path(path.as_bstr())
-                && let Some(stat) = self.lstat(&path)
-                && stat.matches(&e.stat, stat_opts)
-                && !stat.is_racy(old.timestamp(), stat_opts)
-                && e.mode
-                    .change_to_match_fs(&self.metadata(&path)?, true, true)
-                    .is_none()
-            {
-                fresh.push((path, e.id, e.mode, stat));
-                continue;
-            }
-            to_hash.push(path);
-        }
-        hashed += to_hash.len();
-        for (path, id, kind, stat) in self.hash_untracked(to_hash, &tracked)? {
-            fresh.push((path, id, kind_mode(kind), stat));
-        }
-        fresh.sort_by(|a, b| a.0.cmp(&b.0));
-
-        if incremental {
-            // Untracked files of the last capture that are gone (or now ignored).
-            let now: HashMap<&BStr, (ObjectId, Mode)> = fresh
-                .iter()
-                .map(|(p, id, m, _)| (p.as_bstr(), (*id, *m)))
-                .collect();
-            if let Some(old) = old_untracked {
-                for e in old.entries() {
-                    let p = e.path(old);
-                    if !now.contains_key(p) {
-                        edits.push(Edit::Remove(p.to_owned()));
-                    }
-                }
-            }
-            for (path, id, mode, _) in &fresh {
-                let unchanged = old_untracked
-                    .and_then(|old| old.entry_by_path(path.as_bstr()))
-                    .is_some_and(|e| e.id == *id && e.mode == *mode);
-                if !unchanged {
-                    edits.push(Edit::Upsert(path.clone(), mode_kind(*mode), *id));
-                }
-            }
-        } else {
-            for (path, id, mode, _) in &fresh {
-                edits.push(Edit::Upsert(path.clone(), mode_kind(*mode), *id));
-            }
-        }
+        let (fresh, n) = hash::untracked(self, collect.untracked, old_untracked, &tracked)?;
+        hashed += n;
+        tree::untracked_edits(&fresh, old_untracked, incremental, &mut edits);
 
         // 4. The tree.
         let t = crate::trace::span("tree edit");
@@ -371,8 +317,8 @@ impl<'r> Ctx<'_, 'r> {
 
         // 5. The cache, stamped with the walk's start for racy-git.
         let mut untracked = gix::index::State::new(repo.object_hash());
-        for (path, id, mode, stat) in &fresh {
-            untracked.dangerously_push_entry(*stat, *id, Flags::empty(), *mode, path.as_bstr());
+        for f in &fresh {
+            untracked.dangerously_push_entry(f.stat, f.id, Flags::empty(), f.mode, f.path.as_bstr());
         }
         let untracked = gix::index::File::from_state(untracked, self.dir.join("index.untracked"));
         let rebuilt = !incremental;
@@ -451,108 +397,6 @@ impl<'r> Ctx<'_, 'r> {
         }
         Ok(fresh)
     }
-
-    fn lstat(&self, rela: &BString) -> Option<Stat> {
-        lstat(self.workdir, rela)
-    }
-
-    fn metadata(&self, rela: &BString) -> Result<gix::index::fs::Metadata> {
-        metadata(self.workdir, rela)
-    }
-
-    /// Hash one file like `git add`, recording the edit; `None` when it is gone.
-    fn hash_file(
-        &self,
-        pipeline: &mut Option<gix::filter::Pipeline<'r>>,
-        path: &BString,
-        index: &gix::index::State,
-        edits: &mut Vec<Edit>,
-    ) -> Result<Option<(ObjectId, Mode, Stat)>> {
-        if pipeline.is_none() {
-            *pipeline = Some(
-                self.repo
-                    .filter_pipeline(None)
-                    .context(|| "could not set up clean filters".into())?
-                    .0,
-            );
-        }
-        let Some(p) = pipeline.as_mut() else {
-            return Ok(None);
-        };
-        match p
-            .worktree_file_to_object(path.as_bstr(), index)
-            .context(|| format!("could not hash {}", path.to_str_lossy()))?
-        {
-            Some((id, kind, _md)) => {
-                self.rec.note_written([id]);
-                edits.push(Edit::Upsert(path.clone(), kind, id));
-                // Taken after hashing: safe, as a file changed since the walk
-                // started is racy and hashed again next time.
-                let stat = self.lstat(path).unwrap_or_default();
-                Ok(Some((id, kind_mode(kind), stat)))
-            }
-            None => {
-                edits.push(Edit::Remove(path.clone()));
-                Ok(Some((
-                    ObjectId::null(self.repo.object_hash()),
-                    Mode::FILE,
-                    Stat::default(),
-                )))
-            }
-        }
-    }
-
-    /// Hash untracked files (in parallel when there are many).
-    fn hash_untracked(
-        &self,
-        paths: Vec<BString>,
-        index: &gix::index::State,
-    ) -> Result<Vec<(BString, ObjectId, EntryKind, Stat)>> {
-        let threads = std::thread::available_parallelism().map_or(1, usize::from).min(8);
-        let workdir = self.workdir;
-        let hash_chunk = |repo: &gix::Repository,
-                          chunk: &[BString]|
-         -> Result<Vec<(BString, ObjectId, EntryKind, Stat)>> {
-            let (mut pipeline, _) = repo
-                .filter_pipeline(None)
-                .context(|| "could not set up clean filters".into())?;
-            let mut out = Vec::with_capacity(chunk.len());
-            for path in chunk {
-                if let Some((id, kind, _md)) = pipeline
-                    .worktree_file_to_object(path.as_bstr(), index)
-                    .context(|| format!("could not hash {}", path.to_str_lossy()))?
-                {
-                    out.push((path.clone(), id, kind, lstat(workdir, path).unwrap_or_default()));
-                }
-            }
-            Ok(out)
-        };
-        let results = if paths.len() < 64 || threads < 2 {
-            hash_chunk(self.repo, &paths)?
-        } else {
-            let chunk = paths.len().div_ceil(threads);
-            let repo = self.repo.clone().into_sync();
-            std::thread::scope(|s| {
-                let handles: Vec<_> = paths
-                    .chunks(chunk)
-                    .map(|c| {
-                        let repo = repo.to_thread_local();
-                        s.spawn(move || hash_chunk(&repo, c))
-                    })
-                    .collect();
-                let mut all = Vec::with_capacity(paths.len());
-                for h in handles {
-                    all.extend(
-                        h.join()
-                            .map_err(|_| Error::Internal("a hashing thread panicked".into()))??,
-                    );
-                }
-                Ok::<_, Error>(all)
-            })?
-        };
-        self.rec.note_written(results.iter().map(|r| r.1));
-        Ok(results)
-    }
 }
 
 /// Write the cache files, stamped with `walk_started` for racy-git, and the
@@ -601,21 +445,6 @@ fn file_identity(path: &Path) -> Option<String> {
         md.mtime(),
         md.mtime_nsec()
     ))
-}
-
-fn lstat(workdir: &Path, rela: &BString) -> Option<Stat> {
-    let md = metadata(workdir, rela).ok()?;
-    Stat::from_fs(&md).ok()
-}
-
-fn metadata(workdir: &Path, rela: &BString) -> Result<gix::index::fs::Metadata> {
-    let path = gix::path::from_bstr(rela.as_bstr()).map_err(git_err(format!(
-        "{} is not a valid path here",
-        rela.to_str_lossy()
-    )))?;
-    let path = workdir.join(path);
-    gix::index::fs::Metadata::from_path_no_follow(&path)
-        .context(|| format!("could not stat {}", path.display()))
 }
 
 /// Replace a small file atomically; the cache is a cache, so no fsync.

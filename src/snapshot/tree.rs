@@ -3,11 +3,14 @@
 //! tree editor, which writes only the subtrees they touch. Also the
 //! conversions between index modes and tree entry kinds.
 
+use std::collections::HashMap;
+
 use gix::ObjectId;
-use gix::bstr::{BString, ByteSlice};
+use gix::bstr::{BStr, BString, ByteSlice};
 use gix::index::entry::Mode;
 use gix::objs::tree::EntryKind;
 
+use super::hash::Untracked;
 use crate::error::{Context as _, Result, git_err};
 use crate::repo::{self, Recorder};
 
@@ -18,6 +21,43 @@ pub(super) enum Edit {
     Upsert(BString, EntryKind, ObjectId),
     /// Remove the entry at the path.
     Remove(BString),
+}
+
+/// Append the edits for the untracked files found now, `fresh`. In an
+/// incremental run the base tree already holds those of the last capture,
+/// `old`: files gone since (or now ignored) are removed, and only new or
+/// changed ones are added. Otherwise the base is HEAD's tree and every file
+/// is added.
+pub(super) fn untracked_edits(
+    fresh: &[Untracked],
+    old: Option<&gix::index::File>,
+    incremental: bool,
+    edits: &mut Vec<Edit>,
+) {
+    if !incremental {
+        for f in fresh {
+            edits.push(Edit::Upsert(f.path.clone(), mode_kind(f.mode), f.id));
+        }
+        return;
+    }
+    let now: HashMap<&BStr, (ObjectId, Mode)> =
+        fresh.iter().map(|f| (f.path.as_bstr(), (f.id, f.mode))).collect();
+    if let Some(old) = old {
+        for e in old.entries() {
+            let p = e.path(old);
+            if !now.contains_key(p) {
+                edits.push(Edit::Remove(p.to_owned()));
+            }
+        }
+    }
+    for f in fresh {
+        let unchanged = old
+            .and_then(|old| old.entry_by_path(f.path.as_bstr()))
+            .is_some_and(|e| e.id == f.id && e.mode == f.mode);
+        if !unchanged {
+            edits.push(Edit::Upsert(f.path.clone(), mode_kind(f.mode), f.id));
+        }
+    }
 }
 
 /// Apply `edits` to `base` and write the changed trees through `rec`;
