@@ -33,8 +33,8 @@ use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use gix::ObjectId;
-use gix::bstr::{BStr, BString, ByteSlice};
-use gix::index::entry::{Flags, Mode, Stat};
+use gix::bstr::{BStr, BString};
+use gix::index::entry::{Mode, Stat};
 use gix::objs::tree::EntryKind;
 use gix::status::plumbing::index_as_worktree::traits::{CompareBlobs, ReadData, SubmoduleStatus};
 use gix::status::plumbing::index_as_worktree::{Change, EntryStatus};
@@ -43,14 +43,14 @@ use gix::status::plumbing::index_as_worktree_with_renames::{Entry as StatusEntry
 use crate::error::{Context as _, Error, Result};
 use crate::repo::{self, Recorder};
 
+mod cache;
 mod hash;
 mod tree;
 
+use cache::{Cache, CacheWrite};
 use hash::Rehash;
 
 use tree::{Edit, mode_kind, toggle_exec};
-
-const CACHE_VERSION: &str = "t3-cache 1";
 
 /// What a capture produced.
 #[derive(Debug)]
@@ -64,21 +64,6 @@ pub struct Snapshot {
     /// The cache being written in the background; joined on drop, which
     /// callers let happen before they release the repository lock.
     _cache_write: CacheWrite,
-}
-
-/// A background write of the capture cache, finished when dropped.
-///
-/// The write is atomic per file and the meta file goes last, so a failure
-/// only means a rebuild next time; it overlaps with writing the checkpoint.
-#[derive(Debug, Default)]
-struct CacheWrite(Option<std::thread::JoinHandle<()>>);
-
-impl Drop for CacheWrite {
-    fn drop(&mut self) {
-        if let Some(handle) = self.0.take() {
-            let _ = handle.join();
-        }
-    }
 }
 
 /// Capture the worktree of `repo` as a tree, writing new blobs and trees
@@ -117,46 +102,6 @@ pub fn snapshot(repo: &gix::Repository, rec: &Recorder<'_>, walk_started: System
     ctx.run(head, cache.as_ref(), false)
 }
 
-struct Cache {
-    head: ObjectId,
-    tree: ObjectId,
-    tracked: gix::index::File,
-    untracked: gix::index::File,
-}
-
-impl Cache {
-    /// Load the cache; anything missing, unreadable or inconsistent is `None`.
-    fn load(repo: &gix::Repository, dir: &Path) -> Option<Cache> {
-        let meta = std::fs::read_to_string(dir.join("cache")).ok()?;
-        let mut lines = meta.lines();
-        if lines.next()? != CACHE_VERSION {
-            return None;
-        }
-        let mut field = |key: &str| -> Option<String> {
-            let line = lines.next()?;
-            Some(line.strip_prefix(key)?.strip_prefix(' ')?.to_owned())
-        };
-        let id = |s: String| ObjectId::from_hex(s.as_bytes()).ok();
-        let head = id(field("head")?)?;
-        let tree = id(field("tree")?)?;
-        let tracked_id = field("tracked")?;
-        let untracked_id = field("untracked")?;
-        let open = |name: &str, identity: String| -> Option<gix::index::File> {
-            let path = dir.join(name);
-            if file_identity(&path)? != identity {
-                return None;
-            }
-            gix::index::File::at(path, repo.object_hash(), true, Default::default()).ok()
-        };
-        Some(Cache {
-            head,
-            tree,
-            tracked: open("index.tracked", tracked_id)?,
-            untracked: open("index.untracked", untracked_id)?,
-        })
-    }
-}
-
 struct Ctx<'a, 'r> {
     repo: &'r gix::Repository,
     rec: &'a Recorder<'r>,
@@ -176,7 +121,7 @@ impl<'r> Ctx<'_, 'r> {
         let repo = self.repo;
         let (mut tracked, base_tree) = match (incremental, cache) {
             (true, Some(c)) => (c.tracked.clone(), c.tree),
-            _ => (self.rebuild_tracked(head, cache)?, head),
+            _ => (cache::rebuild_tracked(repo, head, cache)?, head),
         };
         tracked.set_path(self.dir.join("index.tracked"));
 
@@ -316,23 +261,15 @@ impl<'r> Ctx<'_, 'r> {
         let t = crate::trace::span("save cache");
 
         // 5. The cache, stamped with the walk's start for racy-git.
-        let mut untracked = gix::index::State::new(repo.object_hash());
-        for f in &fresh {
-            untracked.dangerously_push_entry(f.stat, f.id, Flags::empty(), f.mode, f.path.as_bstr());
-        }
-        let untracked = gix::index::File::from_state(untracked, self.dir.join("index.untracked"));
-        let rebuilt = !incremental;
-        let (dir, walk_started) = (self.dir.to_owned(), self.walk_started);
-        let cache_write = CacheWrite(
-            std::thread::Builder::new()
-                .name("t3-cache-write".into())
-                .spawn(move || {
-                    if let Err(e) = save(&dir, walk_started, head, tree, tracked, untracked) {
-                        crate::trace::note(|| format!("capture cache not written: {e}"));
-                    }
-                })
-                .ok(),
+        let cache_write = CacheWrite::spawn(
+            self.dir.to_owned(),
+            self.walk_started,
+            head,
+            tree,
+            tracked,
+            &fresh,
         );
+        let rebuilt = !incremental;
         drop(t);
         crate::trace::note(|| format!("hashed {hashed} files, cache rebuilt: {rebuilt}"));
         Ok(Snapshot {
@@ -342,116 +279,6 @@ impl<'r> Ctx<'_, 'r> {
             _cache_write: cache_write,
         })
     }
-
-    /// An index of the HEAD tree with stat data (and skip-worktree bits)
-    /// copied from the old cache and the user's index where they describe the
-    /// same content.
-    fn rebuild_tracked(&self, head: ObjectId, cache: Option<&Cache>) -> Result<gix::index::File> {
-        let repo = self.repo;
-        let mut fresh = repo
-            .index_from_tree(&head)
-            .context(|| format!("could not read the HEAD tree {head}"))?;
-        let user = match repo.index_path() {
-            p if p.is_file() => Some(
-                repo.open_index()
-                    .context(|| format!("could not read the index {}", p.display()))?,
-            ),
-            _ => None,
-        };
-        let sources: Vec<&gix::index::File> = cache
-            .map(|c| [&c.tracked, &c.untracked])
-            .into_iter()
-            .flatten()
-            .chain(user.as_ref())
-            .collect();
-        let mut oldest = None;
-        let user_ptr = user.as_ref().map(|u| u as *const gix::index::File);
-        let (entries, backing) = fresh.entries_mut_and_pathbacking();
-        for entry in entries.iter_mut() {
-            let path = entry.path_in(backing);
-            let mut got_stat = false;
-            for src in &sources {
-                let Some(e) = src.entry_by_path(path) else {
-                    continue;
-                };
-                if e.stage_raw() != 0 {
-                    continue;
-                }
-                let is_user = user_ptr == Some(*src as *const gix::index::File);
-                if is_user && e.flags.contains(Flags::SKIP_WORKTREE) {
-                    entry.flags.insert(Flags::SKIP_WORKTREE | Flags::EXTENDED);
-                }
-                if !got_stat && e.id == entry.id && e.mode == entry.mode && e.stat != Stat::default() {
-                    entry.stat = e.stat;
-                    got_stat = true;
-                    let ts = src.timestamp();
-                    oldest = Some(match oldest {
-                        Some(o) if o < ts => o,
-                        _ => ts,
-                    });
-                }
-            }
-        }
-        if let Some(ts) = oldest {
-            fresh.set_timestamp(ts);
-        }
-        Ok(fresh)
-    }
-}
-
-/// Write the cache files, stamped with `walk_started` for racy-git, and the
-/// meta file that binds them, last.
-fn save(
-    dir: &Path,
-    walk_started: SystemTime,
-    head: ObjectId,
-    tree: ObjectId,
-    mut tracked: gix::index::File,
-    mut untracked: gix::index::File,
-) -> Result<()> {
-    std::fs::create_dir_all(dir).context(|| format!("could not create {}", dir.display()))?;
-    let mut ids = Vec::new();
-    for file in [&mut tracked, &mut untracked] {
-        // No SHA-1 trailer: the meta file binds each index by identity instead.
-        let options = gix::index::write::Options {
-            skip_hash: true,
-            ..Default::default()
-        };
-        file.write(options, Default::default())
-            .context(|| format!("could not write {}", file.path().display()))?;
-        let stamp = std::fs::OpenOptions::new()
-            .write(true)
-            .open(file.path())
-            .and_then(|f| f.set_modified(walk_started));
-        stamp.context(|| format!("could not stamp {}", file.path().display()))?;
-        ids.push(file_identity(file.path()).unwrap_or_default());
-    }
-    let meta = format!(
-        "{CACHE_VERSION}\nhead {head}\ntree {tree}\ntracked {}\nuntracked {}\n",
-        ids[0], ids[1]
-    );
-    write_plain(&dir.join("cache"), meta.as_bytes())
-}
-
-/// Inode, size and mtime of a file: each index file is replaced by rename and
-/// stamped with a distinct time, so this names one version of it.
-fn file_identity(path: &Path) -> Option<String> {
-    use std::os::unix::fs::MetadataExt as _;
-    let md = std::fs::metadata(path).ok()?;
-    Some(format!(
-        "{}:{}:{}.{:09}",
-        md.ino(),
-        md.size(),
-        md.mtime(),
-        md.mtime_nsec()
-    ))
-}
-
-/// Replace a small file atomically; the cache is a cache, so no fsync.
-fn write_plain(path: &Path, data: &[u8]) -> Result<()> {
-    let tmp: PathBuf = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, data).context(|| format!("could not write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).context(|| format!("could not replace {}", path.display()))
 }
 
 /// Collects the status walk's findings as owned data.
