@@ -27,30 +27,20 @@
 //! changed at or after that instant is "racy" and is hashed again next time,
 //! so a file modified while it was being read can never be mistaken for clean.
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::path::Path;
 use std::time::SystemTime;
 
 use gix::ObjectId;
-use gix::bstr::{BStr, BString};
-use gix::index::entry::{Mode, Stat};
-use gix::objs::tree::EntryKind;
-use gix::status::plumbing::index_as_worktree::traits::{CompareBlobs, ReadData, SubmoduleStatus};
-use gix::status::plumbing::index_as_worktree::{Change, EntryStatus};
-use gix::status::plumbing::index_as_worktree_with_renames::{Entry as StatusEntry, VisitEntry};
 
-use crate::error::{Context as _, Error, Result};
+use crate::error::{Error, Result};
 use crate::repo::{self, Recorder};
 
 mod cache;
 mod hash;
 mod tree;
+mod walk;
 
 use cache::{Cache, CacheWrite};
-use hash::Rehash;
-
-use tree::{Edit, mode_kind, toggle_exec};
 
 /// What a capture produced.
 #[derive(Debug)]
@@ -110,12 +100,6 @@ struct Ctx<'a, 'r> {
     walk_started: SystemTime,
 }
 
-/// What the status walk reported for one tracked entry.
-struct TrackedChange {
-    index: usize,
-    status: EntryStatus<Option<ObjectId>, ObjectId>,
-}
-
 impl<'r> Ctx<'_, 'r> {
     fn run(&mut self, head: ObjectId, cache: Option<&Cache>, incremental: bool) -> Result<Snapshot> {
         let repo = self.repo;
@@ -127,130 +111,18 @@ impl<'r> Ctx<'_, 'r> {
 
         // 1. The status walk: modified tracked files (hashed and written in
         //    the walk's threads) and the untracked, not ignored files.
-        let written = Arc::new(Mutex::new(Vec::new()));
-        let mut collect = Collect::default();
-        let compare = HashAndWrite {
-            odb: repo
-                .objects
-                .clone()
-                .into_arc()
-                .context(|| "could not share the object database".into())?,
-            hash: repo.object_hash(),
-            written: written.clone(),
-        };
-        let submodules = GitlinkHead {
-            workdir: self.workdir.to_owned(),
-        };
-        let dirwalk = repo
-            .dirwalk_options()
-            .context(|| "could not configure the directory walk".into())?
-            .emit_untracked(gix::dir::walk::EmissionMode::Matching)
-            .emit_ignored(None)
-            .emit_tracked(false)
-            .emit_pruned(false)
-            .emit_empty_directories(false)
-            .recurse_repositories(false)
-            .empty_patterns_match_prefix(false)
-            .classify_untracked_bare_repositories(false)
-            .symlinks_to_directories_are_ignored_like_directories(false);
-        let t = crate::trace::span("status walk");
-        repo.index_worktree_status(
-            &tracked,
-            None::<&BStr>,
-            &mut collect,
-            compare,
-            submodules,
-            &mut gix::progress::Discard,
-            &AtomicBool::new(false),
-            gix::status::index_worktree::Options {
-                sorting: None,
-                dirwalk_options: Some(dirwalk),
-                rewrites: None,
-                // The untracked walk runs on a thread of its own beside the
-                // lstat workers: leave it a core (measured: 11 % faster on 2).
-                thread_limit: Some(
-                    std::thread::available_parallelism()
-                        .map_or(1, usize::from)
-                        .saturating_sub(1)
-                        .max(1),
-                ),
-            },
-        )
-        .context(|| {
-            format!(
-                "could not compare the worktree {} with the capture cache",
-                self.workdir.display()
-            )
-        })?;
-        drop(t);
-        let written = std::mem::take(&mut *written.lock().unwrap_or_else(|p| p.into_inner()));
-        let mut hashed = written.len();
-        self.rec.note_written(written);
+        let found = walk::status(self, &tracked)?;
+        let mut hashed = found.written.len();
+        self.rec.note_written(found.written);
 
         // 2. Tracked paths: fold the walk's findings into the cache and
         //    derive the tree edits.
-        let mut edits = Vec::new();
-        let mut rehash = Rehash::new(self);
-        for TrackedChange { index, status } in collect.tracked {
-            let Some(entry) = tracked.entries().get(index) else {
-                continue;
-            };
-            let path = entry.path(&tracked).to_owned();
-            let (id, mode, stat) = (entry.id, entry.mode, entry.stat);
-            let update = match status {
-                EntryStatus::NeedsUpdate(new_stat) => {
-                    // Same content as the entry. In an incremental run an
-                    // all-zero stat marks a file absent at the last capture.
-                    if incremental && stat == Stat::default() {
-                        edits.push(Edit::Upsert(path.clone(), mode_kind(mode), id));
-                    }
-                    Some((id, mode, new_stat))
-                }
-                EntryStatus::Change(Change::Removed) => {
-                    edits.push(Edit::Remove(path.clone()));
-                    Some((id, mode, Stat::default()))
-                }
-                EntryStatus::Change(Change::Modification {
-                    executable_bit_changed,
-                    content_change,
-                    ..
-                }) => {
-                    let new_mode = if executable_bit_changed {
-                        toggle_exec(mode)
-                    } else {
-                        mode
-                    };
-                    match content_change {
-                        // The file shrank while it was read: hash it again.
-                        Some(None) => rehash.file(&path, &tracked, &mut edits)?,
-                        other => {
-                            let new_id = other.flatten().unwrap_or(id);
-                            let stat = hash::lstat(self.workdir, &path).unwrap_or_default();
-                            edits.push(Edit::Upsert(path.clone(), mode_kind(new_mode), new_id));
-                            Some((new_id, new_mode, stat))
-                        }
-                    }
-                }
-                EntryStatus::Change(Change::Type { .. }) => rehash.file(&path, &tracked, &mut edits)?,
-                EntryStatus::Change(Change::SubmoduleModification(commit)) => {
-                    edits.push(Edit::Upsert(path.clone(), EntryKind::Commit, commit));
-                    Some((commit, Mode::COMMIT, stat))
-                }
-                EntryStatus::Conflict { .. } | EntryStatus::IntentToAdd => None,
-            };
-            if let Some((id, mode, stat)) = update
-                && let Some(e) = tracked.entries_mut().get_mut(index)
-            {
-                e.id = id;
-                e.mode = mode;
-                e.stat = stat;
-            }
-        }
-        hashed += rehash.hashed;
+        let (mut edits, rehashed) = walk::fold_tracked(self, &mut tracked, found.tracked, incremental)?;
+        hashed += rehashed;
 
         // 3. Untracked files: reuse the last capture's ids where stat agrees.
         let old_untracked = cache.map(|c| &c.untracked);
-        let (fresh, n) = hash::untracked(self, collect.untracked, old_untracked, &tracked)?;
+        let (fresh, n) = hash::untracked(self, found.untracked, old_untracked, &tracked)?;
         hashed += n;
         tree::untracked_edits(&fresh, old_untracked, incremental, &mut edits);
 
@@ -278,108 +150,5 @@ impl<'r> Ctx<'_, 'r> {
             rebuilt,
             _cache_write: cache_write,
         })
-    }
-}
-
-/// Collects the status walk's findings as owned data.
-#[derive(Default)]
-struct Collect {
-    tracked: Vec<TrackedChange>,
-    untracked: Vec<(BString, Option<gix::dir::entry::Kind>)>,
-}
-
-impl<'index> VisitEntry<'index> for Collect {
-    type ContentChange = Option<ObjectId>;
-    type SubmoduleStatus = ObjectId;
-
-    fn visit_entry(&mut self, entry: StatusEntry<'index, Self::ContentChange, Self::SubmoduleStatus>) {
-        match entry {
-            StatusEntry::Modification {
-                entry_index, status, ..
-            } => {
-                self.tracked.push(TrackedChange {
-                    index: entry_index,
-                    status,
-                });
-            }
-            StatusEntry::DirectoryContents { entry, .. } => {
-                if entry.status == gix::dir::entry::Status::Untracked
-                    && entry.property != Some(gix::dir::entry::Property::DotGit)
-                    && !matches!(
-                        entry.disk_kind,
-                        Some(gix::dir::entry::Kind::Untrackable | gix::dir::entry::Kind::Directory)
-                    )
-                {
-                    self.untracked.push((entry.rela_path, entry.disk_kind));
-                }
-            }
-            StatusEntry::Rewrite { .. } => {}
-        }
-    }
-}
-
-/// Hashes a changed tracked file in the walk's thread and writes its blob.
-#[derive(Clone)]
-struct HashAndWrite {
-    odb: gix::OdbHandleArc,
-    hash: gix::hash::Kind,
-    written: Arc<Mutex<Vec<ObjectId>>>,
-}
-
-impl CompareBlobs for HashAndWrite {
-    type Output = Option<ObjectId>;
-
-    fn compare_blobs<'a, 'b>(
-        &mut self,
-        entry: &gix::index::Entry,
-        _worktree_blob_size: u64,
-        data: impl ReadData<'a>,
-        buf: &mut Vec<u8>,
-    ) -> gix::Result<Option<Self::Output>> {
-        use gix::objs::{Exists as _, Write as _};
-        use std::io::Read as _;
-        let mut stream = data.stream_worktree_file()?;
-        let bytes: &[u8] = match stream.as_bytes() {
-            Some(b) => b,
-            None => {
-                stream.read_to_end(buf).map_err(gix::Error::from_error)?;
-                buf
-            }
-        };
-        let id = gix::objs::compute_hash(self.hash, gix::objs::Kind::Blob, bytes)?;
-        if id == entry.id {
-            return Ok(None);
-        }
-        if !self.odb.exists(&id) {
-            self.odb
-                .write_buf_with_known_id(gix::objs::Kind::Blob, bytes, id)?;
-            self.written.lock().unwrap_or_else(|p| p.into_inner()).push(id);
-        }
-        Ok(Some(Some(id)))
-    }
-}
-
-/// `git add` records a nested repository by its HEAD commit.
-#[derive(Clone)]
-struct GitlinkHead {
-    workdir: PathBuf,
-}
-
-impl SubmoduleStatus for GitlinkHead {
-    type Output = ObjectId;
-
-    fn status(&mut self, entry: &gix::index::Entry, rela_path: &BStr) -> gix::Result<Option<ObjectId>> {
-        let Ok(rela) = gix::path::from_bstr(rela_path) else {
-            return Ok(None);
-        };
-        let path = self.workdir.join(rela);
-        let Ok(sub) = gix::open_opts(&path, gix::open::Options::isolated()) else {
-            return Ok(None);
-        };
-        Ok(sub
-            .head_id()
-            .ok()
-            .map(gix::Id::detach)
-            .filter(|id| *id != entry.id))
     }
 }
