@@ -178,27 +178,30 @@ fn save(
     mut untracked: gix::index::File,
 ) -> Result<()> {
     std::fs::create_dir_all(dir).context(|| format!("could not create {}", dir.display()))?;
-    let mut ids = Vec::new();
-    for file in [&mut tracked, &mut untracked] {
-        // No SHA-1 trailer: the meta file binds each index by identity instead.
-        let options = gix::index::write::Options {
-            skip_hash: true,
-            ..Default::default()
-        };
-        file.write(options, Default::default())
-            .context(|| format!("could not write {}", file.path().display()))?;
-        let stamp = std::fs::OpenOptions::new()
-            .write(true)
-            .open(file.path())
-            .and_then(|f| f.set_modified(walk_started));
-        stamp.context(|| format!("could not stamp {}", file.path().display()))?;
-        ids.push(file_identity(file.path()).unwrap_or_default());
-    }
+    let tracked_id = write_stamped(&mut tracked, walk_started)?;
+    let untracked_id = write_stamped(&mut untracked, walk_started)?;
     let meta = format!(
-        "{CACHE_VERSION}\nhead {head}\ntree {tree}\ntracked {}\nuntracked {}\n",
-        ids[0], ids[1]
+        "{CACHE_VERSION}\nhead {head}\ntree {tree}\ntracked {tracked_id}\nuntracked {untracked_id}\n"
     );
     write_plain(&dir.join("cache"), meta.as_bytes())
+}
+
+/// Write one index file, stamp it with `walk_started`, and return its
+/// identity (empty if it cannot be read back, which fails the next load).
+fn write_stamped(file: &mut gix::index::File, walk_started: SystemTime) -> Result<String> {
+    // No SHA-1 trailer: the meta file binds each index by identity instead.
+    let options = gix::index::write::Options {
+        skip_hash: true,
+        ..Default::default()
+    };
+    file.write(options, Default::default())
+        .context(|| format!("could not write {}", file.path().display()))?;
+    let stamp = std::fs::OpenOptions::new()
+        .write(true)
+        .open(file.path())
+        .and_then(|f| f.set_modified(walk_started));
+    stamp.context(|| format!("could not stamp {}", file.path().display()))?;
+    Ok(file_identity(file.path()).unwrap_or_default())
 }
 
 /// Inode, size and mtime of a file: each index file is replaced by rename and

@@ -9,8 +9,8 @@
 //! - every other file is hashed by the walk itself, in its threads, and its
 //!   blob written when the object database lacks it;
 //! - a file whose kind changed (say, a file that became a symlink) is hashed
-//!   again here, by [`Rehash`], as is one the walk reports as having shrunk
-//!   while it was read;
+//!   again here, by [`Rehash`]; so would be one the walk reported as having
+//!   shrunk while it was read, though the walk's hasher never reports that;
 //! - entries marked skip-worktree are not looked at: they keep HEAD's id;
 //! - a nested repository at a gitlink's path is not hashed: it is recorded by
 //!   its HEAD commit.

@@ -26,6 +26,17 @@
 //! started (the mtime of the freshly written lock file). An entry whose file
 //! changed at or after that instant is "racy" and is hashed again next time,
 //! so a file modified while it was being read can never be mistaken for clean.
+//!
+//! # Where each phase lives
+//!
+//! This file loads the cache, chooses an incremental run or a rebuild, and
+//! calls the phases of a run in turn (`Ctx::run`):
+//! - `cache.rs`: the private cache: loading it, rebuilding `index.tracked`
+//!   from HEAD, and, last, writing it back in the background;
+//! - `walk.rs`: the status walk, and folding what it found for tracked files
+//!   into `index.tracked` and tree edits;
+//! - `hash.rs`: what a capture hashes, and what it reuses from the last one;
+//! - `tree.rs`: the tree edits, applied to the base tree.
 
 use std::path::Path;
 use std::time::SystemTime;
@@ -73,7 +84,7 @@ pub fn snapshot(repo: &gix::Repository, rec: &Recorder<'_>, walk_started: System
     let incremental = cache
         .as_ref()
         .is_some_and(|c| c.head == head && !sparse && repo.has_object(c.tree));
-    let mut ctx = Ctx {
+    let ctx = Ctx {
         repo,
         rec,
         workdir: &workdir,
@@ -92,22 +103,24 @@ pub fn snapshot(repo: &gix::Repository, rec: &Recorder<'_>, walk_started: System
     ctx.run(head, cache.as_ref(), false)
 }
 
+/// What every phase of one capture needs.
 struct Ctx<'a, 'r> {
     repo: &'r gix::Repository,
+    /// Writes objects and remembers them for the flush.
     rec: &'a Recorder<'r>,
     workdir: &'a Path,
+    /// Where the private cache lives.
     dir: &'a Path,
+    /// The racy-git timestamp (see the module docs).
     walk_started: SystemTime,
 }
 
-impl<'r> Ctx<'_, 'r> {
-    fn run(&mut self, head: ObjectId, cache: Option<&Cache>, incremental: bool) -> Result<Snapshot> {
-        let repo = self.repo;
-        let (mut tracked, base_tree) = match (incremental, cache) {
-            (true, Some(c)) => (c.tracked.clone(), c.tree),
-            _ => (cache::rebuild_tracked(repo, head, cache)?, head),
-        };
-        tracked.set_path(self.dir.join("index.tracked"));
+impl Ctx<'_, '_> {
+    /// One capture. An incremental run compares the worktree with the
+    /// cached `index.tracked` and edits the last captured tree; otherwise
+    /// `index.tracked` is rebuilt from `head` and HEAD's tree is edited.
+    fn run(&self, head: ObjectId, cache: Option<&Cache>, incremental: bool) -> Result<Snapshot> {
+        let (mut tracked, base_tree) = self.base(head, cache, incremental)?;
 
         // 1. The status walk: modified tracked files (hashed and written in
         //    the walk's threads) and the untracked, not ignored files.
@@ -122,27 +135,21 @@ impl<'r> Ctx<'_, 'r> {
 
         // 3. Untracked files: reuse the last capture's ids where stat agrees.
         let old_untracked = cache.map(|c| &c.untracked);
-        let (fresh, n) = hash::untracked(self, found.untracked, old_untracked, &tracked)?;
+        let (untracked, n) = hash::untracked(self, found.untracked, old_untracked, &tracked)?;
         hashed += n;
-        tree::untracked_edits(&fresh, old_untracked, incremental, &mut edits);
+        tree::untracked_edits(&untracked, old_untracked, incremental, &mut edits);
 
         // 4. The tree.
         let t = crate::trace::span("tree edit");
-        let tree = tree::apply(repo, self.rec, base_tree, edits)?;
+        let tree = tree::apply(self.repo, self.rec, base_tree, edits)?;
         drop(t);
-        let t = crate::trace::span("save cache");
 
         // 5. The cache, stamped with the walk's start for racy-git.
-        let cache_write = CacheWrite::spawn(
-            self.dir.to_owned(),
-            self.walk_started,
-            head,
-            tree,
-            tracked,
-            &fresh,
-        );
-        let rebuilt = !incremental;
+        let t = crate::trace::span("save cache");
+        let dir = self.dir.to_owned();
+        let cache_write = CacheWrite::spawn(dir, self.walk_started, head, tree, tracked, &untracked);
         drop(t);
+        let rebuilt = !incremental;
         crate::trace::note(|| format!("hashed {hashed} files, cache rebuilt: {rebuilt}"));
         Ok(Snapshot {
             tree,
@@ -150,5 +157,22 @@ impl<'r> Ctx<'_, 'r> {
             rebuilt,
             _cache_write: cache_write,
         })
+    }
+
+    /// The next `index.tracked`, to compare the worktree with, and the tree
+    /// to edit: the cached ones in an incremental run, else a fresh index of
+    /// `head` and HEAD's tree.
+    fn base(
+        &self,
+        head: ObjectId,
+        cache: Option<&Cache>,
+        incremental: bool,
+    ) -> Result<(gix::index::File, ObjectId)> {
+        let (mut tracked, base_tree) = match (incremental, cache) {
+            (true, Some(c)) => (c.tracked.clone(), c.tree),
+            _ => (cache::rebuild_tracked(self.repo, head, cache)?, head),
+        };
+        tracked.set_path(self.dir.join("index.tracked"));
+        Ok((tracked, base_tree))
     }
 }
