@@ -26,25 +26,32 @@
 //! started (the mtime of the freshly written lock file). An entry whose file
 //! changed at or after that instant is "racy" and is hashed again next time,
 //! so a file modified while it was being read can never be mistaken for clean.
+//!
+//! # Where each phase lives
+//!
+//! This file loads the cache, chooses an incremental run or a rebuild, and
+//! calls the phases of a run in turn (`Ctx::run`):
+//! - `cache.rs`: the private cache: loading it, rebuilding `index.tracked`
+//!   from HEAD, and, last, writing it back in the background;
+//! - `walk.rs`: the status walk, and folding what it found for tracked files
+//!   into `index.tracked` and tree edits;
+//! - `hash.rs`: what a capture hashes, and what it reuses from the last one;
+//! - `tree.rs`: the tree edits, applied to the base tree.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::path::Path;
 use std::time::SystemTime;
 
 use gix::ObjectId;
-use gix::bstr::{BStr, BString, ByteSlice};
-use gix::index::entry::{Flags, Mode, Stat};
-use gix::objs::tree::EntryKind;
-use gix::status::plumbing::index_as_worktree::traits::{CompareBlobs, ReadData, SubmoduleStatus};
-use gix::status::plumbing::index_as_worktree::{Change, EntryStatus};
-use gix::status::plumbing::index_as_worktree_with_renames::{Entry as StatusEntry, VisitEntry};
 
-use crate::error::{Context as _, Error, Result, git_err};
+use crate::error::{Error, Result};
 use crate::repo::{self, Recorder};
 
-const CACHE_VERSION: &str = "t3-cache 1";
+mod cache;
+mod hash;
+mod tree;
+mod walk;
+
+use cache::{Cache, CacheWrite};
 
 /// What a capture produced.
 #[derive(Debug)]
@@ -58,21 +65,6 @@ pub struct Snapshot {
     /// The cache being written in the background; joined on drop, which
     /// callers let happen before they release the repository lock.
     _cache_write: CacheWrite,
-}
-
-/// A background write of the capture cache, finished when dropped.
-///
-/// The write is atomic per file and the meta file goes last, so a failure
-/// only means a rebuild next time; it overlaps with writing the checkpoint.
-#[derive(Debug, Default)]
-struct CacheWrite(Option<std::thread::JoinHandle<()>>);
-
-impl Drop for CacheWrite {
-    fn drop(&mut self) {
-        if let Some(handle) = self.0.take() {
-            let _ = handle.join();
-        }
-    }
 }
 
 /// Capture the worktree of `repo` as a tree, writing new blobs and trees
@@ -92,7 +84,7 @@ pub fn snapshot(repo: &gix::Repository, rec: &Recorder<'_>, walk_started: System
     let incremental = cache
         .as_ref()
         .is_some_and(|c| c.head == head && !sparse && repo.has_object(c.tree));
-    let mut ctx = Ctx {
+    let ctx = Ctx {
         repo,
         rec,
         workdir: &workdir,
@@ -111,285 +103,53 @@ pub fn snapshot(repo: &gix::Repository, rec: &Recorder<'_>, walk_started: System
     ctx.run(head, cache.as_ref(), false)
 }
 
-struct Cache {
-    head: ObjectId,
-    tree: ObjectId,
-    tracked: gix::index::File,
-    untracked: gix::index::File,
-}
-
-impl Cache {
-    /// Load the cache; anything missing, unreadable or inconsistent is `None`.
-    fn load(repo: &gix::Repository, dir: &Path) -> Option<Cache> {
-        let meta = std::fs::read_to_string(dir.join("cache")).ok()?;
-        let mut lines = meta.lines();
-        if lines.next()? != CACHE_VERSION {
-            return None;
-        }
-        let mut field = |key: &str| -> Option<String> {
-            let line = lines.next()?;
-            Some(line.strip_prefix(key)?.strip_prefix(' ')?.to_owned())
-        };
-        let id = |s: String| ObjectId::from_hex(s.as_bytes()).ok();
-        let head = id(field("head")?)?;
-        let tree = id(field("tree")?)?;
-        let tracked_id = field("tracked")?;
-        let untracked_id = field("untracked")?;
-        let open = |name: &str, identity: String| -> Option<gix::index::File> {
-            let path = dir.join(name);
-            if file_identity(&path)? != identity {
-                return None;
-            }
-            gix::index::File::at(path, repo.object_hash(), true, Default::default()).ok()
-        };
-        Some(Cache {
-            head,
-            tree,
-            tracked: open("index.tracked", tracked_id)?,
-            untracked: open("index.untracked", untracked_id)?,
-        })
-    }
-}
-
+/// What every phase of one capture needs.
 struct Ctx<'a, 'r> {
     repo: &'r gix::Repository,
+    /// Writes objects and remembers them for the flush.
     rec: &'a Recorder<'r>,
     workdir: &'a Path,
+    /// Where the private cache lives.
     dir: &'a Path,
+    /// The racy-git timestamp (see the module docs).
     walk_started: SystemTime,
 }
 
-/// A change to apply to the base tree.
-enum Edit {
-    Upsert(BString, EntryKind, ObjectId),
-    Remove(BString),
-}
-
-/// What the status walk reported for one tracked entry.
-struct TrackedChange {
-    index: usize,
-    status: EntryStatus<Option<ObjectId>, ObjectId>,
-}
-
-impl<'r> Ctx<'_, 'r> {
-    fn run(&mut self, head: ObjectId, cache: Option<&Cache>, incremental: bool) -> Result<Snapshot> {
-        let repo = self.repo;
-        let (mut tracked, base_tree) = match (incremental, cache) {
-            (true, Some(c)) => (c.tracked.clone(), c.tree),
-            _ => (self.rebuild_tracked(head, cache)?, head),
-        };
-        tracked.set_path(self.dir.join("index.tracked"));
+impl Ctx<'_, '_> {
+    /// One capture. An incremental run compares the worktree with the
+    /// cached `index.tracked` and edits the last captured tree; otherwise
+    /// `index.tracked` is rebuilt from `head` and HEAD's tree is edited.
+    fn run(&self, head: ObjectId, cache: Option<&Cache>, incremental: bool) -> Result<Snapshot> {
+        let (mut tracked, base_tree) = self.base(head, cache, incremental)?;
 
         // 1. The status walk: modified tracked files (hashed and written in
         //    the walk's threads) and the untracked, not ignored files.
-        let written = Arc::new(Mutex::new(Vec::new()));
-        let mut collect = Collect::default();
-        let compare = HashAndWrite {
-            odb: repo
-                .objects
-                .clone()
-                .into_arc()
-                .context(|| "could not share the object database".into())?,
-            hash: repo.object_hash(),
-            written: written.clone(),
-        };
-        let submodules = GitlinkHead {
-            workdir: self.workdir.to_owned(),
-        };
-        let dirwalk = repo
-            .dirwalk_options()
-            .context(|| "could not configure the directory walk".into())?
-            .emit_untracked(gix::dir::walk::EmissionMode::Matching)
-            .emit_ignored(None)
-            .emit_tracked(false)
-            .emit_pruned(false)
-            .emit_empty_directories(false)
-            .recurse_repositories(false)
-            .empty_patterns_match_prefix(false)
-            .classify_untracked_bare_repositories(false)
-            .symlinks_to_directories_are_ignored_like_directories(false);
-        let t = crate::trace::span("status walk");
-        repo.index_worktree_status(
-            &tracked,
-            None::<&BStr>,
-            &mut collect,
-            compare,
-            submodules,
-            &mut gix::progress::Discard,
-            &AtomicBool::new(false),
-            gix::status::index_worktree::Options {
-                sorting: None,
-                dirwalk_options: Some(dirwalk),
-                rewrites: None,
-                // The untracked walk runs on a thread of its own beside the
-                // lstat workers: leave it a core (measured: 11 % faster on 2).
-                thread_limit: Some(
-                    std::thread::available_parallelism()
-                        .map_or(1, usize::from)
-                        .saturating_sub(1)
-                        .max(1),
-                ),
-            },
-        )
-        .context(|| {
-            format!(
-                "could not compare the worktree {} with the capture cache",
-                self.workdir.display()
-            )
-        })?;
-        drop(t);
-        let written = std::mem::take(&mut *written.lock().unwrap_or_else(|p| p.into_inner()));
-        let mut hashed = written.len();
-        self.rec.note_written(written);
+        let found = walk::status(self, &tracked)?;
+        let mut hashed = found.written.len();
+        self.rec.note_written(found.written);
 
         // 2. Tracked paths: fold the walk's findings into the cache and
         //    derive the tree edits.
-        let mut edits = Vec::new();
-        let mut pipeline = None;
-        for TrackedChange { index, status } in collect.tracked {
-            let Some(entry) = tracked.entries().get(index) else {
-                continue;
-            };
-            let path = entry.path(&tracked).to_owned();
-            let (id, mode, stat) = (entry.id, entry.mode, entry.stat);
-            let update = match status {
-                EntryStatus::NeedsUpdate(new_stat) => {
-                    // Same content as the entry. In an incremental run an
-                    // all-zero stat marks a file absent at the last capture.
-                    if incremental && stat == Stat::default() {
-                        edits.push(Edit::Upsert(path.clone(), mode_kind(mode), id));
-                    }
-                    Some((id, mode, new_stat))
-                }
-                EntryStatus::Change(Change::Removed) => {
-                    edits.push(Edit::Remove(path.clone()));
-                    Some((id, mode, Stat::default()))
-                }
-                EntryStatus::Change(Change::Modification {
-                    executable_bit_changed,
-                    content_change,
-                    ..
-                }) => {
-                    let new_mode = if executable_bit_changed {
-                        toggle_exec(mode)
-                    } else {
-                        mode
-                    };
-                    match content_change {
-                        // The file shrank while it was read: hash it again.
-                        Some(None) => {
-                            hashed += 1;
-                            self.hash_file(&mut pipeline, &path, &tracked, &mut edits)?
-                        }
-                        other => {
-                            let new_id = other.flatten().unwrap_or(id);
-                            let stat = self.lstat(&path).unwrap_or_default();
-                            edits.push(Edit::Upsert(path.clone(), mode_kind(new_mode), new_id));
-                            Some((new_id, new_mode, stat))
-                        }
-                    }
-                }
-                EntryStatus::Change(Change::Type { .. }) => {
-                    hashed += 1;
-                    self.hash_file(&mut pipeline, &path, &tracked, &mut edits)?
-                }
-                EntryStatus::Change(Change::SubmoduleModification(commit)) => {
-                    edits.push(Edit::Upsert(path.clone(), EntryKind::Commit, commit));
-                    Some((commit, Mode::COMMIT, stat))
-                }
-                EntryStatus::Conflict { .. } | EntryStatus::IntentToAdd => None,
-            };
-            if let Some((id, mode, stat)) = update
-                && let Some(e) = tracked.entries_mut().get_mut(index)
-            {
-                e.id = id;
-                e.mode = mode;
-                e.stat = stat;
-            }
-        }
+        let (mut edits, rehashed) = walk::fold_tracked(self, &mut tracked, found.tracked, incremental)?;
+        hashed += rehashed;
 
         // 3. Untracked files: reuse the last capture's ids where stat agrees.
         let old_untracked = cache.map(|c| &c.untracked);
-        let stat_opts = repo
-            .stat_options()
-            .context(|| "could not read core.checkStat".into())?;
-        let mut fresh: Vec<(BString, ObjectId, Mode, Stat)> = Vec::with_capacity(collect.untracked.len());
-        let mut to_hash = Vec::new();
-        for (path, disk_kind) in collect.untracked {
-            if disk_kind != Some(gix::dir::entry::Kind::Repository)
-                && let Some(old) = old_untracked
-                && let Some(e) = old.entry_by_path(path.as_bstr())
-                && let Some(stat) = self.lstat(&path)
-                && stat.matches(&e.stat, stat_opts)
-                && !stat.is_racy(old.timestamp(), stat_opts)
-                && e.mode
-                    .change_to_match_fs(&self.metadata(&path)?, true, true)
-                    .is_none()
-            {
-                fresh.push((path, e.id, e.mode, stat));
-                continue;
-            }
-            to_hash.push(path);
-        }
-        hashed += to_hash.len();
-        for (path, id, kind, stat) in self.hash_untracked(to_hash, &tracked)? {
-            fresh.push((path, id, kind_mode(kind), stat));
-        }
-        fresh.sort_by(|a, b| a.0.cmp(&b.0));
-
-        if incremental {
-            // Untracked files of the last capture that are gone (or now ignored).
-            let now: HashMap<&BStr, (ObjectId, Mode)> = fresh
-                .iter()
-                .map(|(p, id, m, _)| (p.as_bstr(), (*id, *m)))
-                .collect();
-            if let Some(old) = old_untracked {
-                for e in old.entries() {
-                    let p = e.path(old);
-                    if !now.contains_key(p) {
-                        edits.push(Edit::Remove(p.to_owned()));
-                    }
-                }
-            }
-            for (path, id, mode, _) in &fresh {
-                let unchanged = old_untracked
-                    .and_then(|old| old.entry_by_path(path.as_bstr()))
-                    .is_some_and(|e| e.id == *id && e.mode == *mode);
-                if !unchanged {
-                    edits.push(Edit::Upsert(path.clone(), mode_kind(*mode), *id));
-                }
-            }
-        } else {
-            for (path, id, mode, _) in &fresh {
-                edits.push(Edit::Upsert(path.clone(), mode_kind(*mode), *id));
-            }
-        }
+        let (untracked, n) = hash::untracked(self, found.untracked, old_untracked, &tracked)?;
+        hashed += n;
+        tree::untracked_edits(&untracked, old_untracked, incremental, &mut edits);
 
         // 4. The tree.
         let t = crate::trace::span("tree edit");
-        let tree = self.apply(base_tree, edits)?;
+        let tree = tree::apply(self.repo, self.rec, base_tree, edits)?;
         drop(t);
-        let t = crate::trace::span("save cache");
 
         // 5. The cache, stamped with the walk's start for racy-git.
-        let mut untracked = gix::index::State::new(repo.object_hash());
-        for (path, id, mode, stat) in &fresh {
-            untracked.dangerously_push_entry(*stat, *id, Flags::empty(), *mode, path.as_bstr());
-        }
-        let untracked = gix::index::File::from_state(untracked, self.dir.join("index.untracked"));
-        let rebuilt = !incremental;
-        let (dir, walk_started) = (self.dir.to_owned(), self.walk_started);
-        let cache_write = CacheWrite(
-            std::thread::Builder::new()
-                .name("t3-cache-write".into())
-                .spawn(move || {
-                    if let Err(e) = save(&dir, walk_started, head, tree, tracked, untracked) {
-                        crate::trace::note(|| format!("capture cache not written: {e}"));
-                    }
-                })
-                .ok(),
-        );
+        let t = crate::trace::span("save cache");
+        let dir = self.dir.to_owned();
+        let cache_write = CacheWrite::spawn(dir, self.walk_started, head, tree, tracked, &untracked);
         drop(t);
+        let rebuilt = !incremental;
         crate::trace::note(|| format!("hashed {hashed} files, cache rebuilt: {rebuilt}"));
         Ok(Snapshot {
             tree,
@@ -399,400 +159,20 @@ impl<'r> Ctx<'_, 'r> {
         })
     }
 
-    /// An index of the HEAD tree with stat data (and skip-worktree bits)
-    /// copied from the old cache and the user's index where they describe the
-    /// same content.
-    fn rebuild_tracked(&self, head: ObjectId, cache: Option<&Cache>) -> Result<gix::index::File> {
-        let repo = self.repo;
-        let mut fresh = repo
-            .index_from_tree(&head)
-            .context(|| format!("could not read the HEAD tree {head}"))?;
-        let user = match repo.index_path() {
-            p if p.is_file() => Some(
-                repo.open_index()
-                    .context(|| format!("could not read the index {}", p.display()))?,
-            ),
-            _ => None,
-        };
-        let sources: Vec<&gix::index::File> = cache
-            .map(|c| [&c.tracked, &c.untracked])
-            .into_iter()
-            .flatten()
-            .chain(user.as_ref())
-            .collect();
-        let mut oldest = None;
-        let user_ptr = user.as_ref().map(|u| u as *const gix::index::File);
-        let (entries, backing) = fresh.entries_mut_and_pathbacking();
-        for entry in entries.iter_mut() {
-            let path = entry.path_in(backing);
-            let mut got_stat = false;
-            for src in &sources {
-                let Some(e) = src.entry_by_path(path) else {
-                    continue;
-                };
-                if e.stage_raw() != 0 {
-                    continue;
-                }
-                let is_user = user_ptr == Some(*src as *const gix::index::File);
-                if is_user && e.flags.contains(Flags::SKIP_WORKTREE) {
-                    entry.flags.insert(Flags::SKIP_WORKTREE | Flags::EXTENDED);
-                }
-                if !got_stat && e.id == entry.id && e.mode == entry.mode && e.stat != Stat::default() {
-                    entry.stat = e.stat;
-                    got_stat = true;
-                    let ts = src.timestamp();
-                    oldest = Some(match oldest {
-                        Some(o) if o < ts => o,
-                        _ => ts,
-                    });
-                }
-            }
-        }
-        if let Some(ts) = oldest {
-            fresh.set_timestamp(ts);
-        }
-        Ok(fresh)
-    }
-
-    fn lstat(&self, rela: &BString) -> Option<Stat> {
-        lstat(self.workdir, rela)
-    }
-
-    fn metadata(&self, rela: &BString) -> Result<gix::index::fs::Metadata> {
-        metadata(self.workdir, rela)
-    }
-
-    /// Hash one file like `git add`, recording the edit; `None` when it is gone.
-    fn hash_file(
+    /// The next `index.tracked`, to compare the worktree with, and the tree
+    /// to edit: the cached ones in an incremental run, else a fresh index of
+    /// `head` and HEAD's tree.
+    fn base(
         &self,
-        pipeline: &mut Option<gix::filter::Pipeline<'r>>,
-        path: &BString,
-        index: &gix::index::State,
-        edits: &mut Vec<Edit>,
-    ) -> Result<Option<(ObjectId, Mode, Stat)>> {
-        if pipeline.is_none() {
-            *pipeline = Some(
-                self.repo
-                    .filter_pipeline(None)
-                    .context(|| "could not set up clean filters".into())?
-                    .0,
-            );
-        }
-        let Some(p) = pipeline.as_mut() else {
-            return Ok(None);
+        head: ObjectId,
+        cache: Option<&Cache>,
+        incremental: bool,
+    ) -> Result<(gix::index::File, ObjectId)> {
+        let (mut tracked, base_tree) = match (incremental, cache) {
+            (true, Some(c)) => (c.tracked.clone(), c.tree),
+            _ => (cache::rebuild_tracked(self.repo, head, cache)?, head),
         };
-        match p
-            .worktree_file_to_object(path.as_bstr(), index)
-            .context(|| format!("could not hash {}", path.to_str_lossy()))?
-        {
-            Some((id, kind, _md)) => {
-                self.rec.note_written([id]);
-                edits.push(Edit::Upsert(path.clone(), kind, id));
-                // Taken after hashing: safe, as a file changed since the walk
-                // started is racy and hashed again next time.
-                let stat = self.lstat(path).unwrap_or_default();
-                Ok(Some((id, kind_mode(kind), stat)))
-            }
-            None => {
-                edits.push(Edit::Remove(path.clone()));
-                Ok(Some((
-                    ObjectId::null(self.repo.object_hash()),
-                    Mode::FILE,
-                    Stat::default(),
-                )))
-            }
-        }
-    }
-
-    /// Hash untracked files (in parallel when there are many).
-    fn hash_untracked(
-        &self,
-        paths: Vec<BString>,
-        index: &gix::index::State,
-    ) -> Result<Vec<(BString, ObjectId, EntryKind, Stat)>> {
-        let threads = std::thread::available_parallelism().map_or(1, usize::from).min(8);
-        let workdir = self.workdir;
-        let hash_chunk = |repo: &gix::Repository,
-                          chunk: &[BString]|
-         -> Result<Vec<(BString, ObjectId, EntryKind, Stat)>> {
-            let (mut pipeline, _) = repo
-                .filter_pipeline(None)
-                .context(|| "could not set up clean filters".into())?;
-            let mut out = Vec::with_capacity(chunk.len());
-            for path in chunk {
-                if let Some((id, kind, _md)) = pipeline
-                    .worktree_file_to_object(path.as_bstr(), index)
-                    .context(|| format!("could not hash {}", path.to_str_lossy()))?
-                {
-                    out.push((path.clone(), id, kind, lstat(workdir, path).unwrap_or_default()));
-                }
-            }
-            Ok(out)
-        };
-        let results = if paths.len() < 64 || threads < 2 {
-            hash_chunk(self.repo, &paths)?
-        } else {
-            let chunk = paths.len().div_ceil(threads);
-            let repo = self.repo.clone().into_sync();
-            std::thread::scope(|s| {
-                let handles: Vec<_> = paths
-                    .chunks(chunk)
-                    .map(|c| {
-                        let repo = repo.to_thread_local();
-                        s.spawn(move || hash_chunk(&repo, c))
-                    })
-                    .collect();
-                let mut all = Vec::with_capacity(paths.len());
-                for h in handles {
-                    all.extend(
-                        h.join()
-                            .map_err(|_| Error::Internal("a hashing thread panicked".into()))??,
-                    );
-                }
-                Ok::<_, Error>(all)
-            })?
-        };
-        self.rec.note_written(results.iter().map(|r| r.1));
-        Ok(results)
-    }
-
-    /// Apply `edits` to `base` and write the changed trees.
-    fn apply(&self, base: ObjectId, edits: Vec<Edit>) -> Result<ObjectId> {
-        if edits.is_empty() {
-            repo::ensure_tree_object(self.rec, base)?;
-            return Ok(base);
-        }
-        let repo = self.repo;
-        let root = repo
-            .find_tree(base)
-            .context(|| format!("could not read tree {base}"))?
-            .decode()
-            .context(|| format!("could not parse tree {base}"))?
-            .into();
-        let find: &dyn gix::objs::FindExt = repo;
-        let mut editor = gix::objs::tree::Editor::new(root, find, repo.object_hash());
-        let (removes, upserts): (Vec<_>, Vec<_>) =
-            edits.into_iter().partition(|e| matches!(e, Edit::Remove(_)));
-        for e in removes.into_iter().chain(upserts) {
-            match e {
-                Edit::Remove(p) => {
-                    editor
-                        .remove(p.split(|b| *b == b'/'))
-                        .map(drop)
-                        .map_err(git_err(format!(
-                            "could not remove {} from the tree",
-                            p.to_str_lossy()
-                        )))?
-                }
-                Edit::Upsert(p, kind, id) => editor
-                    .upsert(p.split(|b| *b == b'/'), kind, id)
-                    .map(drop)
-                    .map_err(git_err(format!("could not add {} to the tree", p.to_str_lossy())))?,
-            }
-        }
-        let tree = editor.write(|t| self.rec.write_object(t))?;
-        repo::ensure_tree_object(self.rec, tree)?;
-        Ok(tree)
-    }
-}
-
-/// Write the cache files, stamped with `walk_started` for racy-git, and the
-/// meta file that binds them, last.
-fn save(
-    dir: &Path,
-    walk_started: SystemTime,
-    head: ObjectId,
-    tree: ObjectId,
-    mut tracked: gix::index::File,
-    mut untracked: gix::index::File,
-) -> Result<()> {
-    std::fs::create_dir_all(dir).context(|| format!("could not create {}", dir.display()))?;
-    let mut ids = Vec::new();
-    for file in [&mut tracked, &mut untracked] {
-        // No SHA-1 trailer: the meta file binds each index by identity instead.
-        let options = gix::index::write::Options {
-            skip_hash: true,
-            ..Default::default()
-        };
-        file.write(options, Default::default())
-            .context(|| format!("could not write {}", file.path().display()))?;
-        let stamp = std::fs::OpenOptions::new()
-            .write(true)
-            .open(file.path())
-            .and_then(|f| f.set_modified(walk_started));
-        stamp.context(|| format!("could not stamp {}", file.path().display()))?;
-        ids.push(file_identity(file.path()).unwrap_or_default());
-    }
-    let meta = format!(
-        "{CACHE_VERSION}\nhead {head}\ntree {tree}\ntracked {}\nuntracked {}\n",
-        ids[0], ids[1]
-    );
-    write_plain(&dir.join("cache"), meta.as_bytes())
-}
-
-/// Inode, size and mtime of a file: each index file is replaced by rename and
-/// stamped with a distinct time, so this names one version of it.
-fn file_identity(path: &Path) -> Option<String> {
-    use std::os::unix::fs::MetadataExt as _;
-    let md = std::fs::metadata(path).ok()?;
-    Some(format!(
-        "{}:{}:{}.{:09}",
-        md.ino(),
-        md.size(),
-        md.mtime(),
-        md.mtime_nsec()
-    ))
-}
-
-fn lstat(workdir: &Path, rela: &BString) -> Option<Stat> {
-    let md = metadata(workdir, rela).ok()?;
-    Stat::from_fs(&md).ok()
-}
-
-fn metadata(workdir: &Path, rela: &BString) -> Result<gix::index::fs::Metadata> {
-    let path = gix::path::from_bstr(rela.as_bstr()).map_err(git_err(format!(
-        "{} is not a valid path here",
-        rela.to_str_lossy()
-    )))?;
-    let path = workdir.join(path);
-    gix::index::fs::Metadata::from_path_no_follow(&path)
-        .context(|| format!("could not stat {}", path.display()))
-}
-
-/// Replace a small file atomically; the cache is a cache, so no fsync.
-fn write_plain(path: &Path, data: &[u8]) -> Result<()> {
-    let tmp: PathBuf = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, data).context(|| format!("could not write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).context(|| format!("could not replace {}", path.display()))
-}
-
-fn mode_kind(mode: Mode) -> EntryKind {
-    match mode {
-        Mode::SYMLINK => EntryKind::Link,
-        Mode::COMMIT => EntryKind::Commit,
-        Mode::FILE_EXECUTABLE => EntryKind::BlobExecutable,
-        Mode::DIR => EntryKind::Tree,
-        _ => EntryKind::Blob,
-    }
-}
-
-fn kind_mode(kind: EntryKind) -> Mode {
-    match kind {
-        EntryKind::Link => Mode::SYMLINK,
-        EntryKind::Commit => Mode::COMMIT,
-        EntryKind::BlobExecutable => Mode::FILE_EXECUTABLE,
-        EntryKind::Tree => Mode::DIR,
-        EntryKind::Blob => Mode::FILE,
-    }
-}
-
-fn toggle_exec(mode: Mode) -> Mode {
-    match mode {
-        Mode::FILE => Mode::FILE_EXECUTABLE,
-        Mode::FILE_EXECUTABLE => Mode::FILE,
-        other => other,
-    }
-}
-
-/// Collects the status walk's findings as owned data.
-#[derive(Default)]
-struct Collect {
-    tracked: Vec<TrackedChange>,
-    untracked: Vec<(BString, Option<gix::dir::entry::Kind>)>,
-}
-
-impl<'index> VisitEntry<'index> for Collect {
-    type ContentChange = Option<ObjectId>;
-    type SubmoduleStatus = ObjectId;
-
-    fn visit_entry(&mut self, entry: StatusEntry<'index, Self::ContentChange, Self::SubmoduleStatus>) {
-        match entry {
-            StatusEntry::Modification {
-                entry_index, status, ..
-            } => {
-                self.tracked.push(TrackedChange {
-                    index: entry_index,
-                    status,
-                });
-            }
-            StatusEntry::DirectoryContents { entry, .. } => {
-                if entry.status == gix::dir::entry::Status::Untracked
-                    && entry.property != Some(gix::dir::entry::Property::DotGit)
-                    && !matches!(
-                        entry.disk_kind,
-                        Some(gix::dir::entry::Kind::Untrackable | gix::dir::entry::Kind::Directory)
-                    )
-                {
-                    self.untracked.push((entry.rela_path, entry.disk_kind));
-                }
-            }
-            StatusEntry::Rewrite { .. } => {}
-        }
-    }
-}
-
-/// Hashes a changed tracked file in the walk's thread and writes its blob.
-#[derive(Clone)]
-struct HashAndWrite {
-    odb: gix::OdbHandleArc,
-    hash: gix::hash::Kind,
-    written: Arc<Mutex<Vec<ObjectId>>>,
-}
-
-impl CompareBlobs for HashAndWrite {
-    type Output = Option<ObjectId>;
-
-    fn compare_blobs<'a, 'b>(
-        &mut self,
-        entry: &gix::index::Entry,
-        _worktree_blob_size: u64,
-        data: impl ReadData<'a>,
-        buf: &mut Vec<u8>,
-    ) -> gix::Result<Option<Self::Output>> {
-        use gix::objs::{Exists as _, Write as _};
-        use std::io::Read as _;
-        let mut stream = data.stream_worktree_file()?;
-        let bytes: &[u8] = match stream.as_bytes() {
-            Some(b) => b,
-            None => {
-                stream.read_to_end(buf).map_err(gix::Error::from_error)?;
-                buf
-            }
-        };
-        let id = gix::objs::compute_hash(self.hash, gix::objs::Kind::Blob, bytes)?;
-        if id == entry.id {
-            return Ok(None);
-        }
-        if !self.odb.exists(&id) {
-            self.odb
-                .write_buf_with_known_id(gix::objs::Kind::Blob, bytes, id)?;
-            self.written.lock().unwrap_or_else(|p| p.into_inner()).push(id);
-        }
-        Ok(Some(Some(id)))
-    }
-}
-
-/// `git add` records a nested repository by its HEAD commit.
-#[derive(Clone)]
-struct GitlinkHead {
-    workdir: PathBuf,
-}
-
-impl SubmoduleStatus for GitlinkHead {
-    type Output = ObjectId;
-
-    fn status(&mut self, entry: &gix::index::Entry, rela_path: &BStr) -> gix::Result<Option<ObjectId>> {
-        let Ok(rela) = gix::path::from_bstr(rela_path) else {
-            return Ok(None);
-        };
-        let path = self.workdir.join(rela);
-        let Ok(sub) = gix::open_opts(&path, gix::open::Options::isolated()) else {
-            return Ok(None);
-        };
-        Ok(sub
-            .head_id()
-            .ok()
-            .map(gix::Id::detach)
-            .filter(|id| *id != entry.id))
+        tracked.set_path(self.dir.join("index.tracked"));
+        Ok((tracked, base_tree))
     }
 }

@@ -1,0 +1,226 @@
+//! The private capture cache in `<git dir>/t3/` (its files are described in
+//! the docs of [`super`]): loading it, rebuilding `index.tracked` from HEAD,
+//! and writing it back in the background, stamped for racy git and bound
+//! together by the meta file `cache`.
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+use gix::index::entry::{Flags, Stat};
+
+use super::hash::Untracked;
+use crate::error::{Context as _, Result};
+
+/// The first line of the meta file; another line means another format.
+const CACHE_VERSION: &str = "t3-cache 1";
+
+/// The cache as the last capture left it.
+pub(super) struct Cache {
+    /// The HEAD tree `index.tracked` was built from.
+    pub(super) head: ObjectId,
+    /// The tree of the last capture.
+    pub(super) tree: ObjectId,
+    /// `index.tracked`: HEAD's paths with the id, mode and stat last captured.
+    pub(super) tracked: gix::index::File,
+    /// `index.untracked`: the untracked, not ignored files last captured.
+    pub(super) untracked: gix::index::File,
+}
+
+impl Cache {
+    /// Load the cache from `dir`; anything missing, unreadable or
+    /// inconsistent is `None`.
+    pub(super) fn load(repo: &gix::Repository, dir: &Path) -> Option<Cache> {
+        let meta = std::fs::read_to_string(dir.join("cache")).ok()?;
+        let mut lines = meta.lines();
+        if lines.next()? != CACHE_VERSION {
+            return None;
+        }
+        let mut field = |key: &str| -> Option<String> {
+            let line = lines.next()?;
+            Some(line.strip_prefix(key)?.strip_prefix(' ')?.to_owned())
+        };
+        let id = |s: String| ObjectId::from_hex(s.as_bytes()).ok();
+        let head = id(field("head")?)?;
+        let tree = id(field("tree")?)?;
+        let tracked_id = field("tracked")?;
+        let untracked_id = field("untracked")?;
+        let open = |name: &str, identity: String| -> Option<gix::index::File> {
+            let path = dir.join(name);
+            if file_identity(&path)? != identity {
+                return None;
+            }
+            gix::index::File::at(path, repo.object_hash(), true, Default::default()).ok()
+        };
+        Some(Cache {
+            head,
+            tree,
+            tracked: open("index.tracked", tracked_id)?,
+            untracked: open("index.untracked", untracked_id)?,
+        })
+    }
+}
+
+/// A fresh `index.tracked`: an index of the HEAD tree with stat data (and
+/// skip-worktree bits) copied from the old cache and the user's index where
+/// they describe the same content. Its timestamp is the oldest of the
+/// indexes stat data came from, so racy entries stay racy.
+pub(super) fn rebuild_tracked(
+    repo: &gix::Repository,
+    head: ObjectId,
+    cache: Option<&Cache>,
+) -> Result<gix::index::File> {
+    let mut fresh = repo
+        .index_from_tree(&head)
+        .context(|| format!("could not read the HEAD tree {head}"))?;
+    let user = match repo.index_path() {
+        p if p.is_file() => Some(
+            repo.open_index()
+                .context(|| format!("could not read the index {}", p.display()))?,
+        ),
+        _ => None,
+    };
+    let sources: Vec<&gix::index::File> = cache
+        .map(|c| [&c.tracked, &c.untracked])
+        .into_iter()
+        .flatten()
+        .chain(user.as_ref())
+        .collect();
+    let mut oldest = None;
+    let user_ptr = user.as_ref().map(|u| u as *const gix::index::File);
+    let (entries, backing) = fresh.entries_mut_and_pathbacking();
+    for entry in entries.iter_mut() {
+        let path = entry.path_in(backing);
+        let mut got_stat = false;
+        for src in &sources {
+            let Some(e) = src.entry_by_path(path) else {
+                continue;
+            };
+            if e.stage_raw() != 0 {
+                continue;
+            }
+            let is_user = user_ptr == Some(*src as *const gix::index::File);
+            if is_user && e.flags.contains(Flags::SKIP_WORKTREE) {
+                entry.flags.insert(Flags::SKIP_WORKTREE | Flags::EXTENDED);
+            }
+            if !got_stat && e.id == entry.id && e.mode == entry.mode && e.stat != Stat::default() {
+                entry.stat = e.stat;
+                got_stat = true;
+                let ts = src.timestamp();
+                oldest = Some(match oldest {
+                    Some(o) if o < ts => o,
+                    _ => ts,
+                });
+            }
+        }
+    }
+    if let Some(ts) = oldest {
+        fresh.set_timestamp(ts);
+    }
+    Ok(fresh)
+}
+
+/// A background write of the capture cache, finished when dropped.
+///
+/// The write is atomic per file and the meta file goes last, so a failure
+/// only means a rebuild next time; it overlaps with writing the checkpoint.
+#[derive(Debug, Default)]
+pub(super) struct CacheWrite(Option<std::thread::JoinHandle<()>>);
+
+impl CacheWrite {
+    /// Start writing the cache into `dir`: `tracked` as `index.tracked`,
+    /// the `untracked` files as `index.untracked`, both stamped with
+    /// `walk_started`, and the meta file naming `head` and `tree`. A failure
+    /// is only traced.
+    pub(super) fn spawn(
+        dir: PathBuf,
+        walk_started: SystemTime,
+        head: ObjectId,
+        tree: ObjectId,
+        tracked: gix::index::File,
+        untracked: &[Untracked],
+    ) -> CacheWrite {
+        let mut state = gix::index::State::new(tracked.object_hash());
+        for f in untracked {
+            state.dangerously_push_entry(f.stat, f.id, Flags::empty(), f.mode, f.path.as_bstr());
+        }
+        let untracked = gix::index::File::from_state(state, dir.join("index.untracked"));
+        CacheWrite(
+            std::thread::Builder::new()
+                .name("t3-cache-write".into())
+                .spawn(move || {
+                    if let Err(e) = save(&dir, walk_started, head, tree, tracked, untracked) {
+                        crate::trace::note(|| format!("capture cache not written: {e}"));
+                    }
+                })
+                .ok(),
+        )
+    }
+}
+
+impl Drop for CacheWrite {
+    fn drop(&mut self) {
+        if let Some(handle) = self.0.take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+/// Write the cache files, stamped with `walk_started` for racy-git, and the
+/// meta file that binds them, last.
+fn save(
+    dir: &Path,
+    walk_started: SystemTime,
+    head: ObjectId,
+    tree: ObjectId,
+    mut tracked: gix::index::File,
+    mut untracked: gix::index::File,
+) -> Result<()> {
+    std::fs::create_dir_all(dir).context(|| format!("could not create {}", dir.display()))?;
+    let tracked_id = write_stamped(&mut tracked, walk_started)?;
+    let untracked_id = write_stamped(&mut untracked, walk_started)?;
+    let meta = format!(
+        "{CACHE_VERSION}\nhead {head}\ntree {tree}\ntracked {tracked_id}\nuntracked {untracked_id}\n"
+    );
+    write_plain(&dir.join("cache"), meta.as_bytes())
+}
+
+/// Write one index file, stamp it with `walk_started`, and return its
+/// identity (empty if it cannot be read back, which fails the next load).
+fn write_stamped(file: &mut gix::index::File, walk_started: SystemTime) -> Result<String> {
+    // No SHA-1 trailer: the meta file binds each index by identity instead.
+    let options = gix::index::write::Options {
+        skip_hash: true,
+        ..Default::default()
+    };
+    file.write(options, Default::default())
+        .context(|| format!("could not write {}", file.path().display()))?;
+    let stamp = std::fs::OpenOptions::new()
+        .write(true)
+        .open(file.path())
+        .and_then(|f| f.set_modified(walk_started));
+    stamp.context(|| format!("could not stamp {}", file.path().display()))?;
+    Ok(file_identity(file.path()).unwrap_or_default())
+}
+
+/// Inode, size and mtime of a file: each index file is replaced by rename and
+/// stamped with a distinct time, so this names one version of it.
+fn file_identity(path: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt as _;
+    let md = std::fs::metadata(path).ok()?;
+    Some(format!(
+        "{}:{}:{}.{:09}",
+        md.ino(),
+        md.size(),
+        md.mtime(),
+        md.mtime_nsec()
+    ))
+}
+
+/// Replace a small file atomically; the cache is a cache, so no fsync.
+fn write_plain(path: &Path, data: &[u8]) -> Result<()> {
+    let tmp: PathBuf = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, data).context(|| format!("could not write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).context(|| format!("could not replace {}", path.display()))
+}

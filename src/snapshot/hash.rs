@@ -1,0 +1,248 @@
+//! What a capture hashes, and what it reuses instead.
+//!
+//! Every file is hashed like `git add` would (through the clean filters and
+//! line-ending conversion; a symlink is its target), and every blob is written.
+//!
+//! Tracked files, the paths of HEAD's tree, are checked by the status walk
+//! ([`super::walk`]) against their entry in `index.tracked`:
+//! - an entry whose stat data matches and is not racy is reused as is, unread;
+//! - every other file is hashed by the walk itself, in its threads, and its
+//!   blob written when the object database lacks it;
+//! - a file whose kind changed (say, a file that became a symlink) is hashed
+//!   again here, by [`Rehash`]; so would be one the walk reported as having
+//!   shrunk while it was read, though the walk's hasher never reports that;
+//! - entries marked skip-worktree are not looked at: they keep HEAD's id;
+//! - a nested repository at a gitlink's path is not hashed: it is recorded by
+//!   its HEAD commit.
+//!
+//! Untracked, not ignored files (see [`untracked`]) reuse the id and mode of
+//! their entry in the last capture's `index.untracked` when the file's stat
+//! data matches that entry, is not racy against that index's timestamp, and
+//! the file's kind and executable bit still match the mode. All others are
+//! hashed here, in parallel (up to 8 threads) when there are at least 64;
+//! a nested repository is never reused: it is read again each time and
+//! recorded by its HEAD commit. Ignored files are never read.
+//!
+//! The stat data recorded for a file hashed here is taken after hashing: if
+//! the file changed in between, its mtime is at or after the walk's start, so
+//! it is racy and hashed again next time.
+
+use std::path::Path;
+
+use gix::ObjectId;
+use gix::bstr::{BString, ByteSlice};
+use gix::index::entry::{Mode, Stat};
+use gix::objs::tree::EntryKind;
+
+use super::Ctx;
+use super::tree::{Edit, kind_mode};
+use crate::error::{Context as _, Error, Result, git_err};
+
+/// At least this many untracked files to hash before threads are used.
+const PARALLEL_FROM: usize = 64;
+/// At most this many hashing threads for untracked files.
+const MAX_THREADS: usize = 8;
+
+/// An untracked file as captured: its entry in the next `index.untracked`.
+pub(super) struct Untracked {
+    /// Path relative to the worktree.
+    pub(super) path: BString,
+    /// The blob (or, for a nested repository, the commit) recorded.
+    pub(super) id: ObjectId,
+    /// The mode recorded.
+    pub(super) mode: Mode,
+    /// The file's stat data, for reuse next time.
+    pub(super) stat: Stat,
+}
+
+/// Hashes tracked files again that the walk could not settle, like
+/// `git add`; the clean-filter pipeline is set up on first use.
+pub(super) struct Rehash<'c, 'a, 'r> {
+    ctx: &'c Ctx<'a, 'r>,
+    pipeline: Option<gix::filter::Pipeline<'r>>,
+    /// How many files were hashed.
+    pub(super) hashed: usize,
+}
+
+impl<'c, 'a, 'r> Rehash<'c, 'a, 'r> {
+    /// Nothing hashed yet.
+    pub(super) fn new(ctx: &'c Ctx<'a, 'r>) -> Self {
+        Rehash {
+            ctx,
+            pipeline: None,
+            hashed: 0,
+        }
+    }
+
+    /// Hash the file at `path`, recording its tree edit, and return the id,
+    /// mode and stat for its `index.tracked` entry; a file that is gone is
+    /// removed from the tree and gets a null id and an all-zero stat.
+    pub(super) fn file(
+        &mut self,
+        path: &BString,
+        index: &gix::index::State,
+        edits: &mut Vec<Edit>,
+    ) -> Result<Option<(ObjectId, Mode, Stat)>> {
+        self.hashed += 1;
+        let ctx = self.ctx;
+        if self.pipeline.is_none() {
+            self.pipeline = Some(
+                ctx.repo
+                    .filter_pipeline(None)
+                    .context(|| "could not set up clean filters".into())?
+                    .0,
+            );
+        }
+        let Some(p) = self.pipeline.as_mut() else {
+            return Ok(None);
+        };
+        match p
+            .worktree_file_to_object(path.as_bstr(), index)
+            .context(|| format!("could not hash {}", path.to_str_lossy()))?
+        {
+            Some((id, kind, _md)) => {
+                ctx.rec.note_written([id]);
+                edits.push(Edit::Upsert(path.clone(), kind, id));
+                // Taken after hashing: safe, as a file changed since the walk
+                // started is racy and hashed again next time.
+                let stat = lstat(ctx.workdir, path).unwrap_or_default();
+                Ok(Some((id, kind_mode(kind), stat)))
+            }
+            None => {
+                edits.push(Edit::Remove(path.clone()));
+                Ok(Some((
+                    ObjectId::null(ctx.repo.object_hash()),
+                    Mode::FILE,
+                    Stat::default(),
+                )))
+            }
+        }
+    }
+}
+
+/// The untracked files the walk found, each with its id: reused from `old`
+/// (the last capture's `index.untracked`) where allowed, hashed otherwise
+/// (see the module docs). Sorted by path; also returns how many were hashed.
+pub(super) fn untracked(
+    ctx: &Ctx<'_, '_>,
+    found: Vec<(BString, Option<gix::dir::entry::Kind>)>,
+    old: Option<&gix::index::File>,
+    index: &gix::index::State,
+) -> Result<(Vec<Untracked>, usize)> {
+    let stat_opts = ctx
+        .repo
+        .stat_options()
+        .context(|| "could not read core.checkStat".into())?;
+    let mut fresh = Vec::with_capacity(found.len());
+    let mut to_hash = Vec::new();
+    for (path, disk_kind) in found {
+        if disk_kind != Some(gix::dir::entry::Kind::Repository)
+            && let Some(old) = old
+            && let Some(e) = old.entry_by_path(path.as_bstr())
+            && let Some(stat) = lstat(ctx.workdir, &path)
+            && stat.matches(&e.stat, stat_opts)
+            && !stat.is_racy(old.timestamp(), stat_opts)
+            && e.mode
+                .change_to_match_fs(&metadata(ctx.workdir, &path)?, true, true)
+                .is_none()
+        {
+            fresh.push(Untracked {
+                path,
+                id: e.id,
+                mode: e.mode,
+                stat,
+            });
+            continue;
+        }
+        to_hash.push(path);
+    }
+    let hashed = to_hash.len();
+    for (path, id, kind, stat) in hash_untracked(ctx, to_hash, index)? {
+        fresh.push(Untracked {
+            path,
+            id,
+            mode: kind_mode(kind),
+            stat,
+        });
+    }
+    fresh.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok((fresh, hashed))
+}
+
+/// Hash untracked files (in parallel when there are many); a file gone in
+/// the meantime is left out.
+fn hash_untracked(
+    ctx: &Ctx<'_, '_>,
+    paths: Vec<BString>,
+    index: &gix::index::State,
+) -> Result<Vec<(BString, ObjectId, EntryKind, Stat)>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(MAX_THREADS);
+    let workdir = ctx.workdir;
+    let results = if paths.len() < PARALLEL_FROM || threads < 2 {
+        hash_paths(ctx.repo, workdir, index, &paths)?
+    } else {
+        let chunk = paths.len().div_ceil(threads);
+        let repo = ctx.repo.clone().into_sync();
+        std::thread::scope(|s| {
+            let handles: Vec<_> = paths
+                .chunks(chunk)
+                .map(|c| {
+                    let repo = repo.to_thread_local();
+                    s.spawn(move || hash_paths(&repo, workdir, index, c))
+                })
+                .collect();
+            let mut all = Vec::with_capacity(paths.len());
+            for h in handles {
+                all.extend(
+                    h.join()
+                        .map_err(|_| Error::Internal("a hashing thread panicked".into()))??,
+                );
+            }
+            Ok::<_, Error>(all)
+        })?
+    };
+    ctx.rec.note_written(results.iter().map(|r| r.1));
+    Ok(results)
+}
+
+/// Hash `paths` one after the other with a clean-filter pipeline of their own.
+fn hash_paths(
+    repo: &gix::Repository,
+    workdir: &Path,
+    index: &gix::index::State,
+    paths: &[BString],
+) -> Result<Vec<(BString, ObjectId, EntryKind, Stat)>> {
+    let (mut pipeline, _) = repo
+        .filter_pipeline(None)
+        .context(|| "could not set up clean filters".into())?;
+    let mut out = Vec::with_capacity(paths.len());
+    for path in paths {
+        if let Some((id, kind, _md)) = pipeline
+            .worktree_file_to_object(path.as_bstr(), index)
+            .context(|| format!("could not hash {}", path.to_str_lossy()))?
+        {
+            out.push((path.clone(), id, kind, lstat(workdir, path).unwrap_or_default()));
+        }
+    }
+    Ok(out)
+}
+
+/// The stat data of the file at `rela` in `workdir`, not following a
+/// symlink; `None` when it cannot be read.
+pub(super) fn lstat(workdir: &Path, rela: &BString) -> Option<Stat> {
+    let md = metadata(workdir, rela).ok()?;
+    Stat::from_fs(&md).ok()
+}
+
+/// The metadata of the file at `rela` in `workdir`, not following a symlink.
+fn metadata(workdir: &Path, rela: &BString) -> Result<gix::index::fs::Metadata> {
+    let path = gix::path::from_bstr(rela.as_bstr()).map_err(git_err(format!(
+        "{} is not a valid path here",
+        rela.to_str_lossy()
+    )))?;
+    let path = workdir.join(path);
+    gix::index::fs::Metadata::from_path_no_follow(&path)
+        .context(|| format!("could not stat {}", path.display()))
+}

@@ -1,0 +1,314 @@
+//! The status walk, and what its findings do to the capture.
+//!
+//! [`status`] runs gix's `index_worktree_status` of the worktree against
+//! `index.tracked`: a parallel `lstat` of every tracked entry that hashes and
+//! writes, in the walk's own threads, the blob of each file whose stat data
+//! changed ([`HashAndWrite`]) and reads the HEAD of each nested repository at
+//! a gitlink ([`GitlinkHead`]); beside it, the directory walk for untracked,
+//! not ignored files. [`fold_tracked`] then turns what the walk reported for
+//! tracked entries into the next `index.tracked` and into tree edits.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use gix::ObjectId;
+use gix::bstr::{BStr, BString};
+use gix::index::entry::{Mode, Stat};
+use gix::objs::tree::EntryKind;
+use gix::status::plumbing::index_as_worktree::traits::{CompareBlobs, ReadData, SubmoduleStatus};
+use gix::status::plumbing::index_as_worktree::{Change, EntryStatus};
+use gix::status::plumbing::index_as_worktree_with_renames::{Entry as StatusEntry, VisitEntry};
+
+use super::Ctx;
+use super::hash::{self, Rehash};
+use super::tree::{Edit, mode_kind, toggle_exec};
+use crate::error::{Context as _, Result};
+
+/// What the status walk found.
+pub(super) struct Found {
+    /// Tracked entries whose file, or only its stat data, differs.
+    pub(super) tracked: Vec<TrackedChange>,
+    /// Untracked, not ignored files and nested repositories, with their kind
+    /// on disk.
+    pub(super) untracked: Vec<(BString, Option<gix::dir::entry::Kind>)>,
+    /// The blobs the walk wrote.
+    pub(super) written: Vec<ObjectId>,
+}
+
+/// What the status walk reported for one tracked entry.
+pub(super) struct TrackedChange {
+    index: usize,
+    status: EntryStatus<Option<ObjectId>, ObjectId>,
+}
+
+/// Run the status walk of the worktree against `tracked`.
+pub(super) fn status(ctx: &Ctx<'_, '_>, tracked: &gix::index::File) -> Result<Found> {
+    let repo = ctx.repo;
+    let written = Arc::new(Mutex::new(Vec::new()));
+    let mut collect = Collect::default();
+    let compare = HashAndWrite {
+        odb: repo
+            .objects
+            .clone()
+            .into_arc()
+            .context(|| "could not share the object database".into())?,
+        hash: repo.object_hash(),
+        written: written.clone(),
+    };
+    let submodules = GitlinkHead {
+        workdir: ctx.workdir.to_owned(),
+    };
+    let dirwalk = untracked_walk(repo)?;
+    let t = crate::trace::span("status walk");
+    repo.index_worktree_status(
+        tracked,
+        None::<&BStr>,
+        &mut collect,
+        compare,
+        submodules,
+        &mut gix::progress::Discard,
+        &AtomicBool::new(false),
+        gix::status::index_worktree::Options {
+            sorting: None,
+            dirwalk_options: Some(dirwalk),
+            rewrites: None,
+            // The untracked walk runs on a thread of its own beside the
+            // lstat workers: leave it a core (measured: 11 % faster on 2).
+            thread_limit: Some(
+                std::thread::available_parallelism()
+                    .map_or(1, usize::from)
+                    .saturating_sub(1)
+                    .max(1),
+            ),
+        },
+    )
+    .context(|| {
+        format!(
+            "could not compare the worktree {} with the capture cache",
+            ctx.workdir.display()
+        )
+    })?;
+    drop(t);
+    let written = std::mem::take(&mut *written.lock().unwrap_or_else(|p| p.into_inner()));
+    Ok(Found {
+        tracked: collect.tracked,
+        untracked: collect.untracked,
+        written,
+    })
+}
+
+/// Options of the directory walk: emit the untracked, not ignored files
+/// (and nested repositories, without entering them), nothing else.
+fn untracked_walk(repo: &gix::Repository) -> Result<gix::dirwalk::Options> {
+    Ok(repo
+        .dirwalk_options()
+        .context(|| "could not configure the directory walk".into())?
+        .emit_untracked(gix::dir::walk::EmissionMode::Matching)
+        .emit_ignored(None)
+        .emit_tracked(false)
+        .emit_pruned(false)
+        .emit_empty_directories(false)
+        .recurse_repositories(false)
+        .empty_patterns_match_prefix(false)
+        .classify_untracked_bare_repositories(false)
+        .symlinks_to_directories_are_ignored_like_directories(false))
+}
+
+/// Fold the walk's findings for tracked entries into `tracked`, the next
+/// `index.tracked`, and derive their tree edits against the base tree (the
+/// last captured tree when `incremental`, else HEAD's). Returns the edits and
+/// how many files had to be hashed again here.
+pub(super) fn fold_tracked(
+    ctx: &Ctx<'_, '_>,
+    tracked: &mut gix::index::File,
+    changes: Vec<TrackedChange>,
+    incremental: bool,
+) -> Result<(Vec<Edit>, usize)> {
+    let mut fold = Fold {
+        ctx,
+        rehash: Rehash::new(ctx),
+        incremental,
+        edits: Vec::new(),
+    };
+    for TrackedChange { index, status } in changes {
+        let Some(entry) = tracked.entries().get(index) else {
+            continue;
+        };
+        if let Some((id, mode, stat)) = fold.entry(tracked, entry, status)?
+            && let Some(e) = tracked.entries_mut().get_mut(index)
+        {
+            e.id = id;
+            e.mode = mode;
+            e.stat = stat;
+        }
+    }
+    Ok((fold.edits, fold.rehash.hashed))
+}
+
+/// The state of [`fold_tracked`].
+struct Fold<'c, 'a, 'r> {
+    ctx: &'c Ctx<'a, 'r>,
+    rehash: Rehash<'c, 'a, 'r>,
+    incremental: bool,
+    edits: Vec<Edit>,
+}
+
+impl Fold<'_, '_, '_> {
+    /// Record the edit for one tracked `entry` of `tracked` and return its
+    /// new id, mode and stat, or `None` to leave it as it is.
+    fn entry(
+        &mut self,
+        tracked: &gix::index::State,
+        entry: &gix::index::Entry,
+        status: EntryStatus<Option<ObjectId>, ObjectId>,
+    ) -> Result<Option<(ObjectId, Mode, Stat)>> {
+        let path = entry.path(tracked).to_owned();
+        let (id, mode, stat) = (entry.id, entry.mode, entry.stat);
+        let edits = &mut self.edits;
+        Ok(match status {
+            EntryStatus::NeedsUpdate(new_stat) => {
+                // Same content as the entry. In an incremental run an
+                // all-zero stat marks a file absent at the last capture.
+                if self.incremental && stat == Stat::default() {
+                    edits.push(Edit::Upsert(path, mode_kind(mode), id));
+                }
+                Some((id, mode, new_stat))
+            }
+            EntryStatus::Change(Change::Removed) => {
+                edits.push(Edit::Remove(path));
+                Some((id, mode, Stat::default()))
+            }
+            EntryStatus::Change(Change::Modification {
+                executable_bit_changed,
+                content_change,
+                ..
+            }) => {
+                let new_mode = if executable_bit_changed {
+                    toggle_exec(mode)
+                } else {
+                    mode
+                };
+                match content_change {
+                    // The file shrank while it was read: hash it again.
+                    Some(None) => self.rehash.file(&path, tracked, edits)?,
+                    other => {
+                        let new_id = other.flatten().unwrap_or(id);
+                        let stat = hash::lstat(self.ctx.workdir, &path).unwrap_or_default();
+                        edits.push(Edit::Upsert(path, mode_kind(new_mode), new_id));
+                        Some((new_id, new_mode, stat))
+                    }
+                }
+            }
+            EntryStatus::Change(Change::Type { .. }) => self.rehash.file(&path, tracked, edits)?,
+            EntryStatus::Change(Change::SubmoduleModification(commit)) => {
+                edits.push(Edit::Upsert(path, EntryKind::Commit, commit));
+                Some((commit, Mode::COMMIT, stat))
+            }
+            EntryStatus::Conflict { .. } | EntryStatus::IntentToAdd => None,
+        })
+    }
+}
+
+/// Collects the status walk's findings as owned data.
+#[derive(Default)]
+struct Collect {
+    tracked: Vec<TrackedChange>,
+    untracked: Vec<(BString, Option<gix::dir::entry::Kind>)>,
+}
+
+impl<'index> VisitEntry<'index> for Collect {
+    type ContentChange = Option<ObjectId>;
+    type SubmoduleStatus = ObjectId;
+
+    fn visit_entry(&mut self, entry: StatusEntry<'index, Self::ContentChange, Self::SubmoduleStatus>) {
+        match entry {
+            StatusEntry::Modification {
+                entry_index, status, ..
+            } => {
+                self.tracked.push(TrackedChange {
+                    index: entry_index,
+                    status,
+                });
+            }
+            StatusEntry::DirectoryContents { entry, .. } => {
+                if entry.status == gix::dir::entry::Status::Untracked
+                    && entry.property != Some(gix::dir::entry::Property::DotGit)
+                    && !matches!(
+                        entry.disk_kind,
+                        Some(gix::dir::entry::Kind::Untrackable | gix::dir::entry::Kind::Directory)
+                    )
+                {
+                    self.untracked.push((entry.rela_path, entry.disk_kind));
+                }
+            }
+            StatusEntry::Rewrite { .. } => {}
+        }
+    }
+}
+
+/// Hashes a changed tracked file in the walk's thread and writes its blob.
+#[derive(Clone)]
+struct HashAndWrite {
+    odb: gix::OdbHandleArc,
+    hash: gix::hash::Kind,
+    written: Arc<Mutex<Vec<ObjectId>>>,
+}
+
+impl CompareBlobs for HashAndWrite {
+    type Output = Option<ObjectId>;
+
+    fn compare_blobs<'a, 'b>(
+        &mut self,
+        entry: &gix::index::Entry,
+        _worktree_blob_size: u64,
+        data: impl ReadData<'a>,
+        buf: &mut Vec<u8>,
+    ) -> gix::Result<Option<Self::Output>> {
+        use gix::objs::{Exists as _, Write as _};
+        use std::io::Read as _;
+        let mut stream = data.stream_worktree_file()?;
+        let bytes: &[u8] = match stream.as_bytes() {
+            Some(b) => b,
+            None => {
+                stream.read_to_end(buf).map_err(gix::Error::from_error)?;
+                buf
+            }
+        };
+        let id = gix::objs::compute_hash(self.hash, gix::objs::Kind::Blob, bytes)?;
+        if id == entry.id {
+            return Ok(None);
+        }
+        if !self.odb.exists(&id) {
+            self.odb
+                .write_buf_with_known_id(gix::objs::Kind::Blob, bytes, id)?;
+            self.written.lock().unwrap_or_else(|p| p.into_inner()).push(id);
+        }
+        Ok(Some(Some(id)))
+    }
+}
+
+/// `git add` records a nested repository by its HEAD commit.
+#[derive(Clone)]
+struct GitlinkHead {
+    workdir: PathBuf,
+}
+
+impl SubmoduleStatus for GitlinkHead {
+    type Output = ObjectId;
+
+    fn status(&mut self, entry: &gix::index::Entry, rela_path: &BStr) -> gix::Result<Option<ObjectId>> {
+        let Ok(rela) = gix::path::from_bstr(rela_path) else {
+            return Ok(None);
+        };
+        let path = self.workdir.join(rela);
+        let Ok(sub) = gix::open_opts(&path, gix::open::Options::isolated()) else {
+            return Ok(None);
+        };
+        Ok(sub
+            .head_id()
+            .ok()
+            .map(gix::Id::detach)
+            .filter(|id| *id != entry.id))
+    }
+}
