@@ -97,7 +97,7 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
 
     let rec = Recorder::new(repo);
     let t = crate::trace::span("snapshot");
-    let snapshot = capture::snapshot(repo, &rec, lock.racy_timestamp())?;
+    let snapshot = capture::snapshot(lock, &rec)?;
     drop(t);
     let t = crate::trace::span("load base");
     let base = store::real_checkpoint_below(repo, &mut notes, &thread, &refs, turn)?;

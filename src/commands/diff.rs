@@ -322,7 +322,7 @@ fn worktree(ctx: &Context) -> Result<(Side, Side)> {
     repo::workdir(repo)?;
     let lock = ctx.lock("diff --worktree")?;
     let rec = Recorder::new(repo);
-    let snapshot = crate::snapshot::snapshot(repo, &rec, lock.racy_timestamp())?;
+    let snapshot = crate::snapshot::snapshot(&lock, &rec)?;
     Ok((
         Side {
             label: "HEAD".into(),

@@ -348,7 +348,7 @@ fn complete(lock: &Locked<'_>, op: &Op, plan: Option<Plan>) -> Result<()> {
             Some(p) => p,
             None => {
                 let rec = Recorder::new(repo);
-                let now = crate::snapshot::snapshot(repo, &rec, lock.racy_timestamp())?;
+                let now = crate::snapshot::snapshot(lock, &rec)?;
                 restore::plan(repo, now.tree, tree)?
             }
         };

@@ -42,7 +42,7 @@ pub fn take(lock: &Locked<'_>, rec: &Recorder<'_>, target: ObjectId, force: bool
     let workdir = repo::workdir(repo)?;
     let index_tree = restore::index::index_tree(repo, rec)?;
     let t = crate::trace::span("safety snapshot");
-    let snapshot = crate::snapshot::snapshot(repo, rec, lock.racy_timestamp())?;
+    let snapshot = crate::snapshot::snapshot(lock, rec)?;
     drop(t);
     let plan = restore::plan(repo, snapshot.tree, target)?;
     let mut extra: Vec<BString> = Vec::new();

@@ -157,7 +157,7 @@ impl<'l, 'r> Saga<'l, 'r> {
             // A resumed restore: compare with the worktree as it is now.
             None => {
                 let rec = Recorder::new(repo);
-                let now = crate::snapshot::snapshot(repo, &rec, self.lock.racy_timestamp())?;
+                let now = crate::snapshot::snapshot(self.lock, &rec)?;
                 restore::plan(repo, now.tree, target)?
             }
         };

@@ -220,7 +220,5 @@ fn file_identity(path: &Path) -> Option<String> {
 
 /// Replace a small file atomically; the cache is a cache, so no fsync.
 fn write_plain(path: &Path, data: &[u8]) -> Result<()> {
-    let tmp: PathBuf = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, data).context(|| format!("could not write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).context(|| format!("could not replace {}", path.display()))
+    crate::atomic::write(path, data, None, crate::atomic::Durability::Cache)
 }

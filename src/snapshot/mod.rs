@@ -44,6 +44,7 @@ use std::time::SystemTime;
 use gix::ObjectId;
 
 use crate::error::{Error, Result};
+use crate::repo::Locked;
 use crate::repo::{self, Recorder};
 
 mod cache;
@@ -67,10 +68,12 @@ pub struct Snapshot {
     _cache_write: CacheWrite,
 }
 
-/// Capture the worktree of `repo` as a tree, writing new blobs and trees
-/// through `rec`. `walk_started` is the file-system time before the walk (see
-/// the module docs); the caller holds the repository lock.
-pub fn snapshot(repo: &gix::Repository, rec: &Recorder<'_>, walk_started: SystemTime) -> Result<Snapshot> {
+/// Capture the worktree of the locked repository as a tree, writing new
+/// blobs and trees through `rec`. The racy-git timestamp is the lock's: the
+/// file-system time before the walk (see the module docs).
+pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
+    let repo = lock.repo();
+    let walk_started = lock.racy_timestamp();
     let workdir = repo::workdir(repo)?;
     let dir = repo::t3_worktree_dir(repo);
     let head = repo::head_tree(repo)?.unwrap_or_else(|| ObjectId::empty_tree(repo.object_hash()));
