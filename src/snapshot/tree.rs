@@ -82,7 +82,22 @@ pub(super) fn apply(
     let find: &dyn gix::objs::FindExt = repo;
     let mut editor = gix::objs::tree::Editor::new(root, find, repo.object_hash());
     let (removes, upserts): (Vec<_>, Vec<_>) = edits.into_iter().partition(|e| matches!(e, Edit::Remove(_)));
-    for e in removes.into_iter().chain(upserts) {
+    let base_tree = repo
+        .find_tree(base)
+        .context(|| format!("could not read tree {base}"))?;
+    let mut removes_kept = Vec::with_capacity(removes.len());
+    for e in removes {
+        // A removal is of a file, symlink or gitlink gone from the worktree.
+        // When the base tree has a directory there (a tracked file replaced
+        // by a directory at an earlier capture), that directory stays.
+        if let Edit::Remove(p) = &e
+            && is_tree_in(&base_tree, p)?
+        {
+            continue;
+        }
+        removes_kept.push(e);
+    }
+    for e in removes_kept.into_iter().chain(upserts) {
         match e {
             Edit::Remove(p) => editor
                 .remove(p.split(|b| *b == b'/'))
@@ -100,6 +115,14 @@ pub(super) fn apply(
     let tree = editor.write(|t| rec.write_object(t))?;
     repo::ensure_tree_object(rec, tree)?;
     Ok(tree)
+}
+
+/// Whether `tree` has a directory at `path`.
+fn is_tree_in(tree: &gix::Tree<'_>, path: &BString) -> Result<bool> {
+    let entry = tree
+        .lookup_entry(path.split(|b| *b == b'/'))
+        .context(|| format!("could not look up {} in the last capture", path.to_str_lossy()))?;
+    Ok(entry.is_some_and(|e| e.mode().is_tree()))
 }
 
 /// The tree entry kind of an index mode (anything unknown is a plain blob).

@@ -300,3 +300,22 @@ fn works_as_a_git_subcommand() {
         .ok();
     assert_eq!(out.json()["turn"], 0);
 }
+
+/// A tracked file replaced by a directory: the directory's files stay in
+/// every later capture (an incremental capture used to remove the whole
+/// directory again as "the tracked file is gone").
+#[test]
+fn a_tracked_file_replaced_by_a_directory_stays_captured() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.remove("README.md");
+    r.write("README.md/inside.txt", "now a directory\n");
+    for turn in 1..=3 {
+        r.t3(&["capture", "--thread", THREAD]).ok();
+        assert_eq!(
+            r.ref_tree(&ref_for(THREAD, turn)),
+            r.oracle_tree(),
+            "turn {turn} differs from git's tree"
+        );
+    }
+}
