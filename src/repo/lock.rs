@@ -41,6 +41,9 @@ impl RepoLock {
     /// Take the lock of `repo` for `what` (shown to waiters), waiting at most `timeout`.
     pub fn acquire<'r>(repo: &'r gix::Repository, what: &str, timeout: Duration) -> Result<Locked<'r>> {
         let lock = Self::acquire_in(&crate::repo::t3_common_dir(repo), what, timeout)?;
+        // No other git-t3 process writes now: lock files a killed one left go.
+        let removed = crate::repo::inflight::recover(repo.common_dir());
+        crate::trace::note(|| format!("removed stale lock files: {removed:?}"));
         Ok(Locked { repo, lock })
     }
 

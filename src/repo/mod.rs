@@ -10,6 +10,7 @@
 //! takes a [`Locked`] — the proof that the repository lock is held.
 
 pub mod durable;
+pub mod inflight;
 pub mod lock;
 pub mod notes;
 pub mod objects;

@@ -100,9 +100,18 @@ pub fn update_refs(lock: &Locked<'_>, updates: &[RefUpdate], log_message: &str) 
     // Only directories whose entries change need a flush: each ref's parent,
     // and the parent of every directory this update creates.
     let changed_dirs = durable::dirs_to_flush(repo.common_dir(), updates.iter().map(|u| u.name.as_str()));
+    let mut locks: Vec<std::path::PathBuf> = updates
+        .iter()
+        .map(|u| repo.common_dir().join(format!("{}.lock", u.name)))
+        .collect();
+    locks.push(repo.common_dir().join("packed-refs.lock"));
+    let in_flight = crate::repo::inflight::begin(repo.common_dir(), &locks)?;
+    hold_for_test(&locks);
     let mut tb = gix::date::parse::TimeBuf::default();
     let sig = signature(&mut tb);
-    match repo.edit_references_as(edits, Some(sig)) {
+    let edited = repo.edit_references_as(edits, Some(sig));
+    drop(in_flight);
+    match edited {
         Ok(_) => {}
         Err(e) if e.dominant_class() == Some(gix::error::Class::Conflict) => {
             return Err(Error::Conflict {
@@ -129,6 +138,21 @@ pub fn update_refs(lock: &Locked<'_>, updates: &[RefUpdate], log_message: &str) 
         changed_dirs,
     )
 }
+
+/// Test builds: `T3_TEST_FAULT=refs-locked` dies holding the lock files,
+/// as a kill during gix's ref transaction would.
+#[cfg(feature = "fault-injection")]
+fn hold_for_test(locks: &[std::path::PathBuf]) {
+    if std::env::var_os("T3_TEST_FAULT").is_some_and(|v| v == "refs-locked")
+        && let Some(first) = locks.first()
+    {
+        let _ = std::fs::write(first, b"");
+        crate::fault::point("refs-locked");
+    }
+}
+
+#[cfg(not(feature = "fault-injection"))]
+fn hold_for_test(_locks: &[std::path::PathBuf]) {}
 
 /// The gix edit for one update.
 fn edit(log_message: &str) -> impl Fn(&RefUpdate) -> Result<RefEdit> + '_ {

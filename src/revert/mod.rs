@@ -168,6 +168,16 @@ fn decide(repo: &gix::Repository, thread: &ThreadId, to: u64) -> Result<Decision
             state: format!("{state:?}"),
         });
     }
+    // Stale lock files of git-t3's own were removed when the lock was taken:
+    // one still there belongs to a git command that is running.
+    let index_lock = repo.index_path().with_extension("lock");
+    if index_lock.exists() {
+        return Err(Error::Refused(format!(
+            "{} exists: another git process is using the index; try again when it is done \
+             (remove the file only if no git command is running)",
+            index_lock.display()
+        )));
+    }
     let refs = store::thread_refs(repo, thread)?;
     let Some(latest) = refs.last().map(|t| t.turn) else {
         return Err(Error::UnknownThread {

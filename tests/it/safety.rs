@@ -264,3 +264,64 @@ fn a_kill_at_any_step_of_a_put_back_is_finished_next_time() {
         r.git(&["fsck", "--no-progress"]);
     }
 }
+
+fn lock_files(r: &TestRepo) -> Vec<String> {
+    crate::util::listing(&r.root.join(".git"))
+        .lines()
+        .filter(|l| l.ends_with(".lock"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn lock_files_left_by_a_killed_git_t3_are_removed_and_others_kept() {
+    for fault in ["index-locked", "refs-locked"] {
+        let r = TestRepo::seeded();
+        let trees = turns(&r, 2);
+        // Staged work makes the revert rewrite the index.
+        r.git(&["add", "t2.txt"]);
+        let out = r.t3_env(
+            &["revert", "--thread", THREAD, "--to", "1", "--files-only"],
+            &[("T3_TEST_FAULT", fault)],
+        );
+        assert_ne!(out.code, 0, "{fault}: the fault did not fire");
+        assert!(!lock_files(&r).is_empty(), "{fault}: no lock file was left");
+        let resumed = r.t3(&["revert", "--continue", "--thread", THREAD]);
+        assert!(
+            resumed.code == 0 || resumed.code == 1,
+            "{fault}: {}",
+            resumed.stderr
+        );
+        assert!(lock_files(&r).is_empty(), "{fault}: left {:?}", lock_files(&r));
+        if resumed.code == 0 {
+            assert_eq!(
+                r.oracle_tree(),
+                trees[1],
+                "{fault}: --continue did not land on turn 1"
+            );
+        }
+        r.write("later.txt", "later\n");
+        r.t3(&["capture", "--thread", THREAD]).ok();
+        r.git(&["add", "later.txt"]);
+        r.git(&["fsck", "--no-progress"]);
+    }
+    // A lock file git-t3 did not create (a running git's) is never removed.
+    let r = TestRepo::seeded();
+    turns(&r, 1);
+    r.git(&["add", "t1.txt"]);
+    std::fs::write(r.root.join(".git/index.lock"), b"").unwrap();
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let out = r
+        .t3(&["revert", "--thread", THREAD, "--to", "0", "--files-only"])
+        .fails(1);
+    assert!(out.stderr.contains("index.lock"), "{}", out.stderr);
+    assert!(
+        r.refs("refs/t3/reverts/").is_empty(),
+        "a refused revert left a journal"
+    );
+    assert!(r.root.join("t1.txt").exists(), "a refused revert changed files");
+    assert!(
+        r.root.join(".git/index.lock").exists(),
+        "a foreign index.lock was removed"
+    );
+}
