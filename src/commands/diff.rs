@@ -4,8 +4,9 @@
 use gix::ObjectId;
 use serde::Serialize;
 
+use crate::diff::changes::{self, TreeChange};
 use crate::diff::patch::{self, FilePatch};
-use crate::diff::summary::{self, TreeChange};
+use crate::diff::{cache, summary};
 use crate::error::{Error, Result};
 use crate::model::note::FileChange;
 use crate::model::thread::ThreadId;
@@ -140,12 +141,12 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<DiffOutcome> {
     // Counts only: a summary computed before (by a capture, or an earlier
     // diff of the same trees) answers without reading a tree.
     let (files, shown) = match (format != Format::Patch)
-        .then(|| summary::cache::get(repo, from.tree, to.tree, ignore_whitespace))
+        .then(|| cache::get(repo, from.tree, to.tree, ignore_whitespace))
         .flatten()
     {
         Some(files) => (files, Vec::new()),
         None => {
-            let changes = summary::tree_changes(repo, from.tree, to.tree)?;
+            let changes = changes::tree_changes(repo, from.tree, to.tree)?;
             let counts = summary::count_all(repo, &changes, ignore_whitespace)?;
             let visible: Vec<bool> = changes
                 .iter()
@@ -153,7 +154,7 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<DiffOutcome> {
                 .map(|(c, n)| summary::is_visible(c, n, ignore_whitespace))
                 .collect();
             let files = summary::files(&changes, counts, ignore_whitespace);
-            summary::cache::put(repo, from.tree, to.tree, ignore_whitespace, &files);
+            cache::put(repo, from.tree, to.tree, ignore_whitespace, &files);
             let shown: Vec<TreeChange> = changes
                 .into_iter()
                 .zip(visible)

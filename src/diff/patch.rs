@@ -10,7 +10,8 @@ use gix::bstr::{BStr, ByteSlice};
 use gix::diff::blob::{Algorithm, Diff};
 use gix::objs::tree::EntryKind;
 
-use crate::diff::summary::{self, Side, TreeChange};
+use crate::diff::changes::{self, Side, TreeChange};
+use crate::diff::lines;
 use crate::error::{Context as _, Result};
 use crate::model::note::ChangeKind;
 
@@ -114,7 +115,7 @@ fn content(repo: &gix::Repository, side: Option<Side>) -> Result<Vec<u8>> {
             kind: EntryKind::Commit,
             id,
         }) => Ok(format!("Subproject commit {id}\n").into_bytes()),
-        other => Ok(summary::load(repo, other)?.unwrap_or_default()),
+        other => Ok(changes::load(repo, other)?.unwrap_or_default()),
     }
 }
 
@@ -128,7 +129,7 @@ fn file_patch(repo: &gix::Repository, change: &TreeChange, opts: Options) -> Res
     let new_id = change.new.map_or(null, |s| s.id);
     let old_data = content(repo, change.old)?;
     let new_data = content(repo, change.new)?;
-    let binary = summary::is_binary(&old_data) || summary::is_binary(&new_data);
+    let binary = lines::is_binary(&old_data) || lines::is_binary(&new_data);
     let full_index = opts.binary && binary;
 
     let mut p = FilePatch::default();
@@ -274,8 +275,8 @@ pub fn hunks(old: &[u8], new: &[u8], ignore_whitespace: bool) -> Vec<Hunk> {
     }
     let old_lines: Vec<&[u8]> = old.split_inclusive(|b| *b == b'\n').collect();
     let new_lines: Vec<&[u8]> = new.split_inclusive(|b| *b == b'\n').collect();
-    let mut scratch = summary::Squeezed::default();
-    let input = summary::intern(old, new, ignore_whitespace, &mut scratch);
+    let mut scratch = lines::Squeezed::default();
+    let input = lines::intern(old, new, ignore_whitespace, &mut scratch);
     let mut diff = Diff::compute(Algorithm::MyersMinimal, &input);
     diff.postprocess_lines(&input);
     let changes: Vec<_> = diff.hunks().collect();
