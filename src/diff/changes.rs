@@ -4,6 +4,7 @@
 
 use gix::ObjectId;
 use gix::bstr::BString;
+use gix::object::tree::diff::ChangeDetached;
 use gix::objs::tree::{EntryKind, EntryMode};
 
 use crate::error::{Context as _, Result};
@@ -35,36 +36,26 @@ pub struct TreeChange {
     pub similarity: Option<u8>,
 }
 
-fn side(mode: EntryMode, id: ObjectId) -> Option<Side> {
-    let kind = mode.kind();
-    (kind != EntryKind::Tree).then_some(Side { id, kind })
-}
-
 /// The changed paths from tree `from` to tree `to`, with rename detection,
 /// sorted by path bytes.
 pub fn tree_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Result<Vec<TreeChange>> {
     if from == to {
         return Ok(Vec::new());
     }
-    let old = repo
-        .find_tree(from)
-        .context(|| format!("could not read tree {from}"))?;
-    let new = repo
-        .find_tree(to)
-        .context(|| format!("could not read tree {to}"))?;
-    // gix's `diff_tree_to_tree` loads the whole index for an attribute stack;
-    // rename detection between two trees does not need it, so start empty.
-    let empty = gix::index::State::new(repo.object_hash());
-    let attrs = repo
-        .attributes_only(&empty, gix::worktree::stack::state::attributes::Source::IdMapping)
-        .context(|| "could not set up attributes".into())?;
-    let mut cache = gix::diff::resource_cache(
-        repo,
-        gix::diff::blob::pipeline::Mode::ToGit,
-        attrs.detach(),
-        Default::default(),
-    )
-    .context(|| "could not set up the diff".into())?;
+    let mut out: Vec<TreeChange> = gix_changes(repo, from, to)?
+        .into_iter()
+        .filter_map(convert)
+        .collect();
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+/// What gix reports between the two trees, deletions and additions already
+/// paired into renames with its default rules (50% similarity).
+fn gix_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Result<Vec<ChangeDetached>> {
+    let old = read_tree(repo, from)?;
+    let new = read_tree(repo, to)?;
+    let mut cache = resource_cache(repo)?;
     let options = gix::diff::Options::default().with_rewrites(Some(gix::diff::Rewrites::default()));
     let mut changes = Vec::new();
     gix::diff::tree_with_rewrites(
@@ -83,110 +74,139 @@ pub fn tree_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Res
         context: format!("could not compare trees {from} and {to}"),
         source: Box::new(e),
     })?;
-    use gix::object::tree::diff::ChangeDetached as C;
-    let mut out = Vec::with_capacity(changes.len());
-    for change in changes {
-        let tc = match change {
-            C::Addition {
-                location,
-                entry_mode,
-                id,
-                ..
-            } => side(entry_mode, id).map(|s| TreeChange {
-                path: location,
-                old_path: None,
-                kind: ChangeKind::Added,
-                old: None,
-                new: Some(s),
-                similarity: None,
+    Ok(changes)
+}
+
+fn read_tree(repo: &gix::Repository, id: ObjectId) -> Result<gix::Tree<'_>> {
+    repo.find_tree(id).context(|| format!("could not read tree {id}"))
+}
+
+/// The blob cache rename detection compares contents with.
+fn resource_cache(repo: &gix::Repository) -> Result<gix::diff::blob::Platform> {
+    // gix's `diff_tree_to_tree` loads the whole index for an attribute stack;
+    // rename detection between two trees does not need it, so start empty.
+    let empty = gix::index::State::new(repo.object_hash());
+    let attrs = repo
+        .attributes_only(&empty, gix::worktree::stack::state::attributes::Source::IdMapping)
+        .context(|| "could not set up attributes".into())?;
+    gix::diff::resource_cache(
+        repo,
+        gix::diff::blob::pipeline::Mode::ToGit,
+        attrs.detach(),
+        Default::default(),
+    )
+    .context(|| "could not set up the diff".into())
+}
+
+/// One gix change as a [`TreeChange`]; `None` when only trees are involved.
+fn convert(change: ChangeDetached) -> Option<TreeChange> {
+    match change {
+        ChangeDetached::Addition {
+            location,
+            entry_mode,
+            id,
+            ..
+        } => side(entry_mode, id).map(|new| added(location, new)),
+        ChangeDetached::Deletion {
+            location,
+            entry_mode,
+            id,
+            ..
+        } => side(entry_mode, id).map(|old| deleted(location, old)),
+        ChangeDetached::Modification {
+            location,
+            previous_entry_mode,
+            previous_id,
+            entry_mode,
+            id,
+        } => modified(
+            location,
+            side(previous_entry_mode, previous_id),
+            side(entry_mode, id),
+        ),
+        ChangeDetached::Rewrite {
+            source_location,
+            source_entry_mode,
+            source_id,
+            entry_mode,
+            id,
+            location,
+            copy,
+            similarity,
+            ..
+        } => match (side(source_entry_mode, source_id), side(entry_mode, id)) {
+            (Some(old), Some(new)) if !copy => Some(TreeChange {
+                old_path: Some(source_location),
+                similarity: Some(percent(similarity.map(|s| s.score()))),
+                ..both(location, ChangeKind::Renamed, old, new)
             }),
-            C::Deletion {
-                location,
-                entry_mode,
-                id,
-                ..
-            } => side(entry_mode, id).map(|s| TreeChange {
-                path: location,
-                old_path: None,
-                kind: ChangeKind::Deleted,
-                old: Some(s),
-                new: None,
-                similarity: None,
-            }),
-            C::Modification {
-                location,
-                previous_entry_mode,
-                previous_id,
-                entry_mode,
-                id,
-            } => match (side(previous_entry_mode, previous_id), side(entry_mode, id)) {
-                (Some(o), Some(n)) => Some(TreeChange {
-                    path: location,
-                    old_path: None,
-                    kind: if same_type(o.kind, n.kind) {
-                        ChangeKind::Modified
-                    } else {
-                        ChangeKind::TypeChanged
-                    },
-                    old: Some(o),
-                    new: Some(n),
-                    similarity: None,
-                }),
-                // A tree became a file or the other way round: the file side alone.
-                (Some(o), None) => Some(TreeChange {
-                    path: location,
-                    old_path: None,
-                    kind: ChangeKind::Deleted,
-                    old: Some(o),
-                    new: None,
-                    similarity: None,
-                }),
-                (None, Some(n)) => Some(TreeChange {
-                    path: location,
-                    old_path: None,
-                    kind: ChangeKind::Added,
-                    old: None,
-                    new: Some(n),
-                    similarity: None,
-                }),
-                (None, None) => None,
-            },
-            C::Rewrite {
-                source_location,
-                source_entry_mode,
-                source_id,
-                entry_mode,
-                id,
-                location,
-                copy,
-                similarity,
-                ..
-            } => match (side(source_entry_mode, source_id), side(entry_mode, id)) {
-                (Some(o), Some(n)) if !copy => Some(TreeChange {
-                    path: location,
-                    old_path: Some(source_location),
-                    kind: ChangeKind::Renamed,
-                    old: Some(o),
-                    new: Some(n),
-                    similarity: Some(similarity.map_or(100, |s| {
-                        u8::try_from(u32::from(s.score()) * 100 / 60_000).unwrap_or(100)
-                    })),
-                }),
-                (_, Some(n)) => Some(TreeChange {
-                    path: location,
-                    old_path: None,
-                    kind: ChangeKind::Added,
-                    old: None,
-                    new: Some(n),
-                    similarity: None,
-                }),
-                _ => None,
-            },
-        };
-        out.extend(tc);
+            // A copy (or a rename out of a tree): the new path alone.
+            (_, Some(new)) => Some(added(location, new)),
+            _ => None,
+        },
     }
-    out.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(out)
+}
+
+fn side(mode: EntryMode, id: ObjectId) -> Option<Side> {
+    let kind = mode.kind();
+    (kind != EntryKind::Tree).then_some(Side { id, kind })
+}
+
+fn added(path: BString, new: Side) -> TreeChange {
+    TreeChange {
+        path,
+        old_path: None,
+        kind: ChangeKind::Added,
+        old: None,
+        new: Some(new),
+        similarity: None,
+    }
+}
+
+fn deleted(path: BString, old: Side) -> TreeChange {
+    TreeChange {
+        path,
+        old_path: None,
+        kind: ChangeKind::Deleted,
+        old: Some(old),
+        new: None,
+        similarity: None,
+    }
+}
+
+fn both(path: BString, kind: ChangeKind, old: Side, new: Side) -> TreeChange {
+    TreeChange {
+        path,
+        old_path: None,
+        kind,
+        old: Some(old),
+        new: Some(new),
+        similarity: None,
+    }
+}
+
+/// A path on both sides; when a tree became a file or the other way round,
+/// only the file side is a change.
+fn modified(path: BString, old: Option<Side>, new: Option<Side>) -> Option<TreeChange> {
+    match (old, new) {
+        (Some(o), Some(n)) => {
+            let kind = if same_type(o.kind, n.kind) {
+                ChangeKind::Modified
+            } else {
+                ChangeKind::TypeChanged
+            };
+            Some(both(path, kind, o, n))
+        }
+        (Some(o), None) => Some(deleted(path, o)),
+        (None, Some(n)) => Some(added(path, n)),
+        (None, None) => None,
+    }
+}
+
+/// git's similarity index in percent from gix's score (out of 60000); an
+/// exact rename has no score.
+fn percent(score: Option<u16>) -> u8 {
+    score.map_or(100, |s| u8::try_from(u32::from(s) * 100 / 60_000).unwrap_or(100))
 }
 
 fn same_type(a: EntryKind, b: EntryKind) -> bool {
@@ -212,5 +232,40 @@ pub fn load(repo: &gix::Repository, side: Option<Side>) -> Result<Option<Vec<u8>
                 .context(|| format!("could not read blob {id}"))?
                 .take_data(),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn similarity_in_percent_like_git() {
+        assert_eq!(percent(None), 100);
+        assert_eq!(percent(Some(60_000)), 100);
+        assert_eq!(percent(Some(30_000)), 50);
+        assert_eq!(percent(Some(59_999)), 99);
+    }
+
+    #[test]
+    fn a_file_becoming_a_link_is_a_type_change() {
+        let null = ObjectId::null(gix::hash::Kind::Sha1);
+        let file = Side {
+            id: null,
+            kind: EntryKind::Blob,
+        };
+        let exe = Side {
+            kind: EntryKind::BlobExecutable,
+            ..file
+        };
+        let link = Side {
+            kind: EntryKind::Link,
+            ..file
+        };
+        let kind = |o, n| modified("p".into(), o, n).map(|c| c.kind);
+        assert_eq!(kind(Some(file), Some(exe)), Some(ChangeKind::Modified));
+        assert_eq!(kind(Some(file), Some(link)), Some(ChangeKind::TypeChanged));
+        assert_eq!(kind(Some(file), None), Some(ChangeKind::Deleted));
+        assert_eq!(kind(None, None), None);
     }
 }
