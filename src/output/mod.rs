@@ -8,8 +8,10 @@ use crate::commands::capture::CaptureOutcome;
 use crate::model::note::{ChangeKind, FileChange};
 use crate::store::Checkpoint;
 
+mod color;
 mod diff;
 pub mod pager;
+mod patch;
 pub use diff::rename_label;
 
 /// How to render.
@@ -353,7 +355,7 @@ fn file_line(f: &FileChange, out: &mut dyn Write) -> io::Result<()> {
 /// Quote a path like git's `core.quotePath` does: in double quotes with C
 /// escapes when it holds a quote, backslash, control or non-ASCII byte.
 pub fn quote_path(path: &str) -> String {
-    String::from_utf8_lossy(&crate::diff::patch::quote(gix::bstr::BStr::new(path))).into_owned()
+    String::from_utf8_lossy(&patch::quote(gix::bstr::BStr::new(path))).into_owned()
 }
 
 #[cfg(test)]
