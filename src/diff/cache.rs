@@ -11,10 +11,12 @@ use gix::ObjectId;
 
 use crate::model::note::FileChange;
 
+/// Changes when counting does, so old entries are never read.
 const VERSION: &str = "summaries-v1";
 /// Entries kept; older ones are pruned now and then.
 const KEEP: usize = 2048;
 
+/// The entry of one summary.
 fn path(repo: &gix::Repository, from: ObjectId, to: ObjectId, ignore_whitespace: bool) -> PathBuf {
     let mode = if ignore_whitespace { "w" } else { "exact" };
     crate::repo::t3_common_dir(repo)
@@ -59,6 +61,7 @@ pub fn put(
     }
 }
 
+/// Delete the oldest entries beyond [`KEEP`].
 fn prune(dir: &std::path::Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;

@@ -77,6 +77,7 @@ fn gix_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Result<V
     Ok(changes)
 }
 
+/// The tree `id`, or an error naming it.
 fn read_tree(repo: &gix::Repository, id: ObjectId) -> Result<gix::Tree<'_>> {
     repo.find_tree(id).context(|| format!("could not read tree {id}"))
 }
@@ -147,11 +148,13 @@ fn convert(change: ChangeDetached) -> Option<TreeChange> {
     }
 }
 
+/// A file side of a change (a blob, link or gitlink); `None` for a tree.
 fn side(mode: EntryMode, id: ObjectId) -> Option<Side> {
     let kind = mode.kind();
     (kind != EntryKind::Tree).then_some(Side { id, kind })
 }
 
+/// A new file at `path`.
 fn added(path: BString, new: Side) -> TreeChange {
     TreeChange {
         path,
@@ -163,6 +166,7 @@ fn added(path: BString, new: Side) -> TreeChange {
     }
 }
 
+/// A file gone from `path`.
 fn deleted(path: BString, old: Side) -> TreeChange {
     TreeChange {
         path,
@@ -174,6 +178,7 @@ fn deleted(path: BString, old: Side) -> TreeChange {
     }
 }
 
+/// A path with a file on both sides.
 fn both(path: BString, kind: ChangeKind, old: Side, new: Side) -> TreeChange {
     TreeChange {
         path,
@@ -209,6 +214,8 @@ fn percent(score: Option<u16>) -> u8 {
     score.map_or(100, |s| u8::try_from(u32::from(s) * 100 / 60_000).unwrap_or(100))
 }
 
+/// Whether two entry kinds are the same type to git (a file's executable
+/// bit changes its mode, not its type).
 fn same_type(a: EntryKind, b: EntryKind) -> bool {
     let class = |k| match k {
         EntryKind::Blob | EntryKind::BlobExecutable => 0,

@@ -82,6 +82,7 @@ pub struct Squeezed {
     new: (Vec<u8>, Vec<usize>),
 }
 
+/// Append `text`'s lines without whitespace to `buf`, recording where each ends.
 fn squeeze(text: &[u8], (buf, ends): &mut (Vec<u8>, Vec<usize>)) {
     buf.reserve(text.len());
     for line in text.split_inclusive(|b| *b == b'\n') {
@@ -93,6 +94,7 @@ fn squeeze(text: &[u8], (buf, ends): &mut (Vec<u8>, Vec<usize>)) {
     }
 }
 
+/// The squeezed lines back out of their buffer.
 fn slices((buf, ends): &(Vec<u8>, Vec<usize>)) -> impl Iterator<Item = &[u8]> {
     ends.iter().scan(0, move |start, &end| {
         let line = buf.get(*start..end).unwrap_or_default();
@@ -123,6 +125,8 @@ pub fn intern<'a>(
     input
 }
 
+/// The bytes squeezed out as whitespace. (git's own `isspace` takes only
+/// space, TAB, LF and CR: it keeps `\v` and `\f`.)
 fn is_git_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
 }

@@ -69,6 +69,7 @@ pub fn rename_label(old: &[u8], new: &[u8]) -> Vec<u8> {
     s
 }
 
+/// A file's name in `--stat` and `--numstat`: quoted, a rename as `{old => new}`.
 fn display_name(f: &FileChange) -> Vec<u8> {
     let path = quote(f.path.as_bytes().as_bstr());
     match &f.old_path {
@@ -77,6 +78,7 @@ fn display_name(f: &FileChange) -> Vec<u8> {
     }
 }
 
+/// `--numstat`: added and deleted lines per file (`-` `-` for binary).
 fn numstat(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
     for f in &d.files {
         let counts = if f.binary {
@@ -107,6 +109,7 @@ fn numstat(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
+/// `--stat`: names, counts and +/- graphs scaled to 80 columns, then totals.
 fn stat(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
     const WIDTH: usize = 80;
     let names: Vec<Vec<u8>> = d.files.iter().map(display_name).collect();

@@ -102,6 +102,7 @@ fn index_line(h: &Header) -> Vec<u8> {
     index.into_bytes()
 }
 
+/// The octal mode git prints for an entry kind.
 fn mode_digits(kind: EntryKind) -> &'static str {
     match kind {
         EntryKind::Blob => "100644",
@@ -112,6 +113,7 @@ fn mode_digits(kind: EntryKind) -> &'static str {
     }
 }
 
+/// An id in full, or its first [`ABBREV`] hex digits.
 fn abbrev(id: ObjectId, full: bool) -> String {
     if full {
         id.to_string()
