@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::commands::Context;
-use crate::diff::summary;
+use crate::diff::{cache, summary};
 use crate::error::{Error, Result};
 use crate::model::note::{self, Note, Status};
 use crate::model::thread::ThreadId;
@@ -107,7 +107,7 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
     let (files, from_turn, warnings) = match base {
         Some(base) => {
             let (exact, squeezed) = summary::summarize_both(repo, base.tree, snapshot.tree)?;
-            summary::cache::put(repo, base.tree, snapshot.tree, true, &squeezed);
+            cache::put(repo, base.tree, snapshot.tree, true, &squeezed);
             (exact, Some(base.note.turn), Vec::new())
         }
         None if turn == 0 => (Vec::new(), None, Vec::new()),

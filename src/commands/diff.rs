@@ -5,8 +5,9 @@ use gix::ObjectId;
 use serde::Serialize;
 
 use crate::commands::Context;
+use crate::diff::changes::{self, TreeChange};
 use crate::diff::patch::{self, FilePatch};
-use crate::diff::summary::{self, TreeChange};
+use crate::diff::{cache, summary};
 use crate::error::{Error, Result};
 use crate::model::note::FileChange;
 use crate::model::thread::ThreadId;
@@ -138,31 +139,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
             checkpoints(repo, &thread, &mode, &mut notices)?
         }
     };
-    // Counts only: a summary computed before (by a capture, or an earlier
-    // diff of the same trees) answers without reading a tree.
-    let (files, shown) = match (format != Format::Patch)
-        .then(|| summary::cache::get(repo, from.tree, to.tree, ignore_whitespace))
-        .flatten()
-    {
-        Some(files) => (files, Vec::new()),
-        None => {
-            let changes = summary::tree_changes(repo, from.tree, to.tree)?;
-            let counts = summary::count_all(repo, &changes, ignore_whitespace)?;
-            let visible: Vec<bool> = changes
-                .iter()
-                .zip(&counts)
-                .map(|(c, n)| summary::is_visible(c, n, ignore_whitespace))
-                .collect();
-            let files = summary::files(&changes, counts, ignore_whitespace);
-            summary::cache::put(repo, from.tree, to.tree, ignore_whitespace, &files);
-            let shown: Vec<TreeChange> = changes
-                .into_iter()
-                .zip(visible)
-                .filter_map(|(c, v)| v.then_some(c))
-                .collect();
-            (files, shown)
-        }
-    };
+    let (files, shown) = files_and_shown(repo, &from, &to, ignore_whitespace, format)?;
     let totals = Totals {
         files: files.len(),
         additions: files.iter().map(|f| f.additions).sum(),
@@ -195,6 +172,40 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
         pager: None,
         notices,
     })
+}
+
+/// The listed files with their counts, and the changes whose patches git
+/// would show (only computed for [`Format::Patch`]).
+///
+/// For counts only, a summary computed before (by a capture, or an earlier
+/// diff of the same trees) answers without reading a tree.
+fn files_and_shown(
+    repo: &gix::Repository,
+    from: &Side,
+    to: &Side,
+    ignore_whitespace: bool,
+    format: Format,
+) -> Result<(Vec<FileChange>, Vec<TreeChange>)> {
+    if format != Format::Patch
+        && let Some(files) = cache::get(repo, from.tree, to.tree, ignore_whitespace)
+    {
+        return Ok((files, Vec::new()));
+    }
+    let changes = changes::tree_changes(repo, from.tree, to.tree)?;
+    let counts = summary::count_all(repo, &changes, ignore_whitespace)?;
+    let visible: Vec<bool> = changes
+        .iter()
+        .zip(&counts)
+        .map(|(c, n)| summary::is_visible(c, n, ignore_whitespace))
+        .collect();
+    let files = summary::files(&changes, counts, ignore_whitespace);
+    cache::put(repo, from.tree, to.tree, ignore_whitespace, &files);
+    let shown: Vec<TreeChange> = changes
+        .into_iter()
+        .zip(visible)
+        .filter_map(|(c, v)| v.then_some(c))
+        .collect();
+    Ok((files, shown))
 }
 
 fn checkpoints(

@@ -1,16 +1,16 @@
-//! Git-format patches: `diff --git` headers, index, mode, rename and
-//! new/deleted-file lines, hunks with 3 lines of context and git's default
-//! function-name context, `\ No newline at end of file`, and `GIT binary
-//! patch` sections that `git apply` accepts.
+//! Patches as data: for each changed file, a typed header (paths, modes, ids
+//! and what happened), then either hunks with 3 lines of context and git's
+//! default function context, or the binary content `git apply` needs.
 //!
-//! This module builds the patch as data; `output` turns it into text.
+//! No text is made here: `output::patch` writes git's patch format.
 
 use gix::ObjectId;
-use gix::bstr::{BStr, ByteSlice};
-use gix::diff::blob::{Algorithm, Diff};
+use gix::bstr::BString;
+use gix::diff::blob::{Algorithm, Diff, Hunk as Edit};
 use gix::objs::tree::EntryKind;
 
-use crate::diff::summary::{self, Side, TreeChange};
+use crate::diff::changes::{self, Side, TreeChange};
+use crate::diff::lines;
 use crate::error::{Context as _, Result};
 use crate::model::note::ChangeKind;
 
@@ -22,28 +22,113 @@ pub const CONTEXT: u32 = 3;
 pub struct Options {
     /// Compare lines with all whitespace removed (`-w`).
     pub ignore_whitespace: bool,
-    /// Emit binary patches instead of "Binary files differ" (implies full index ids).
+    /// Carry binary contents instead of "they differ" (implies full ids).
     pub binary: bool,
 }
 
 /// The patch of one file (a type change is two of these).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct FilePatch {
-    /// `diff --git …` and the extended header lines, without newlines.
-    pub header: Vec<Vec<u8>>,
-    /// `--- …` and `+++ …`, when there is content to show.
-    pub files: Option<(Vec<u8>, Vec<u8>)>,
-    /// The hunks.
-    pub hunks: Vec<Hunk>,
-    /// `Binary files … differ`, or a `GIT binary patch` section (lines without newlines).
-    pub binary: Vec<Vec<u8>>,
+    /// Who the file is on each side and what happened to it.
+    pub header: Header,
+    /// The change of its content.
+    pub body: Body,
 }
 
-/// One `@@` hunk.
+/// The facts of a file's patch header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Header {
+    /// The path before: the source of a rename, else the path.
+    pub old_path: BString,
+    /// The path after (for a deletion: the deleted path).
+    pub new_path: BString,
+    /// The object before; the null id for a new file.
+    pub old_id: ObjectId,
+    /// The object after; the null id for a deleted file.
+    pub new_id: ObjectId,
+    /// What happened, with the modes involved.
+    pub event: Event,
+    /// The ids must be shown in full (a binary patch needs them).
+    pub full_ids: bool,
+}
+
+/// What happened to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// The file is new.
+    Added {
+        /// Its mode.
+        mode: EntryKind,
+    },
+    /// The file is gone.
+    Deleted {
+        /// Its mode before.
+        mode: EntryKind,
+    },
+    /// The file stayed at its path; its content or mode changed.
+    Modified {
+        /// The mode before.
+        old_mode: EntryKind,
+        /// The mode after.
+        new_mode: EntryKind,
+    },
+    /// The file moved from `old_path` to `new_path`.
+    Renamed {
+        /// The mode before.
+        old_mode: EntryKind,
+        /// The mode after.
+        new_mode: EntryKind,
+        /// git's similarity index, in percent.
+        similarity: u8,
+    },
+}
+
+/// The change of a file's content.
 #[derive(Debug, Clone)]
+pub enum Body {
+    /// Text hunks; none when the content did not change (a pure rename or
+    /// mode change) or when only ignored whitespace did.
+    Text(Vec<Hunk>),
+    /// Either side is binary.
+    Binary(Binary),
+}
+
+/// A binary change.
+#[derive(Debug, Clone)]
+pub enum Binary {
+    /// Only that the contents differ.
+    Differ,
+    /// Both contents whole, so that the patch applies either way.
+    Literal {
+        /// The content after.
+        new: Literal,
+        /// The content before.
+        old: Literal,
+    },
+}
+
+/// One side of a binary file, whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Literal {
+    /// Its size in bytes.
+    pub size: usize,
+    /// Its bytes, zlib-deflated.
+    pub deflated: Vec<u8>,
+}
+
+/// A run of changes with their context.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hunk {
-    /// The `@@ -a,b +c,d @@` line without the function context.
-    pub range: String,
+    /// The first old line, counted from 1 (for an empty range: the line
+    /// that follows it).
+    pub old_start: u32,
+    /// Old lines covered.
+    pub old_len: u32,
+    /// The first new line, counted from 1 (for an empty range: the line
+    /// that follows it).
+    pub new_start: u32,
+    /// New lines covered.
+    pub new_len: u32,
     /// git's function-name context, if a line before the hunk qualifies.
     pub function: Option<Vec<u8>>,
     /// The lines.
@@ -51,14 +136,25 @@ pub struct Hunk {
 }
 
 /// One line of a hunk.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {
-    /// ' ', '-' or '+'.
-    pub origin: u8,
+    /// Its role.
+    pub kind: LineKind,
     /// The text without its newline.
     pub text: Vec<u8>,
     /// The line had no newline (the file ended there).
     pub no_newline: bool,
+}
+
+/// The role of a hunk line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    /// Unchanged, shown for context.
+    Context,
+    /// Only in the old content.
+    Removed,
+    /// Only in the new content.
+    Added,
 }
 
 /// Build the patches of `changes`.
@@ -77,193 +173,93 @@ pub fn build(repo: &gix::Repository, changes: &[TreeChange], opts: Options) -> R
                 old: None,
                 ..change.clone()
             };
-            out.push(file_patch(repo, &deletion, opts)?);
-            out.push(file_patch(repo, &addition, opts)?);
+            out.extend(file_patch(repo, &deletion, opts)?);
+            out.extend(file_patch(repo, &addition, opts)?);
         } else {
-            let p = file_patch(repo, change, opts)?;
-            if !p.header.is_empty() {
-                out.push(p);
-            }
+            out.extend(file_patch(repo, change, opts)?);
         }
     }
     Ok(out)
 }
 
-fn mode(kind: EntryKind) -> &'static str {
-    match kind {
-        EntryKind::Blob => "100644",
-        EntryKind::BlobExecutable => "100755",
-        EntryKind::Link => "120000",
-        EntryKind::Commit => "160000",
-        EntryKind::Tree => "040000",
+/// The patch of one change; `None` when git shows nothing for it.
+fn file_patch(repo: &gix::Repository, change: &TreeChange, opts: Options) -> Result<Option<FilePatch>> {
+    let Some(event) = event(change) else {
+        return Ok(None);
+    };
+    let null = ObjectId::null(repo.object_hash());
+    let mut header = Header {
+        old_path: change.old_path.clone().unwrap_or_else(|| change.path.clone()),
+        new_path: change.path.clone(),
+        old_id: change.old.map_or(null, |s| s.id),
+        new_id: change.new.map_or(null, |s| s.id),
+        event,
+        full_ids: false,
+    };
+    let old = content(repo, change.old)?;
+    let new = content(repo, change.new)?;
+    if header.old_id == header.new_id {
+        // Mode change or pure rename: no content to show.
+        return Ok(Some(FilePatch {
+            header,
+            body: Body::Text(Vec::new()),
+        }));
     }
+    if lines::is_binary(&old) || lines::is_binary(&new) {
+        let binary = if opts.binary {
+            header.full_ids = true;
+            Binary::Literal {
+                new: literal(&new)?,
+                old: literal(&old)?,
+            }
+        } else {
+            Binary::Differ
+        };
+        return Ok(Some(FilePatch {
+            header,
+            body: Body::Binary(binary),
+        }));
+    }
+    let hunks = hunks(&old, &new, opts.ignore_whitespace);
+    let same_mode = matches!(event, Event::Modified { old_mode, new_mode } if old_mode == new_mode);
+    if hunks.is_empty() && opts.ignore_whitespace && same_mode {
+        // Only whitespace changed: git shows nothing for this file.
+        return Ok(None);
+    }
+    Ok(Some(FilePatch {
+        header,
+        body: Body::Text(hunks),
+    }))
 }
 
-fn abbrev(id: ObjectId, full: bool) -> String {
-    if full {
-        id.to_string()
-    } else {
-        id.to_hex_with_len(7).to_string()
-    }
+/// What happened to the file of `change`; `None` when neither side is a file.
+fn event(change: &TreeChange) -> Option<Event> {
+    Some(match (change.old, change.new) {
+        (None, Some(n)) => Event::Added { mode: n.kind },
+        (Some(o), None) => Event::Deleted { mode: o.kind },
+        (Some(o), Some(n)) if change.kind == ChangeKind::Renamed => Event::Renamed {
+            old_mode: o.kind,
+            new_mode: n.kind,
+            similarity: change.similarity.unwrap_or(100),
+        },
+        (Some(o), Some(n)) => Event::Modified {
+            old_mode: o.kind,
+            new_mode: n.kind,
+        },
+        (None, None) => return None,
+    })
 }
 
-/// The content git diffs for one side: blob bytes, or a gitlink's line.
+/// The content git diffs for one side: the blob's bytes, or for a gitlink
+/// the one line git compares, `Subproject commit <id>`.
 fn content(repo: &gix::Repository, side: Option<Side>) -> Result<Vec<u8>> {
     match side {
         Some(Side {
             kind: EntryKind::Commit,
             id,
         }) => Ok(format!("Subproject commit {id}\n").into_bytes()),
-        other => Ok(summary::load(repo, other)?.unwrap_or_default()),
+        other => Ok(changes::load(repo, other)?.unwrap_or_default()),
     }
-}
-
-fn file_patch(repo: &gix::Repository, change: &TreeChange, opts: Options) -> Result<FilePatch> {
-    let new_path = change.path.as_bstr();
-    let old_path = change.old_path.as_ref().map_or(new_path, |p| p.as_bstr());
-    let a = prefixed("a/", old_path);
-    let b = prefixed("b/", new_path);
-    let null = ObjectId::null(repo.object_hash());
-    let old_id = change.old.map_or(null, |s| s.id);
-    let new_id = change.new.map_or(null, |s| s.id);
-    let old_data = content(repo, change.old)?;
-    let new_data = content(repo, change.new)?;
-    let binary = summary::is_binary(&old_data) || summary::is_binary(&new_data);
-    let full_index = opts.binary && binary;
-
-    let mut p = FilePatch::default();
-    let mut header = vec![[b"diff --git ".as_slice(), &a, b" ", &b].concat()];
-    let index_mode = match (change.old, change.new) {
-        (None, Some(n)) => {
-            header.push(format!("new file mode {}", mode(n.kind)).into_bytes());
-            None
-        }
-        (Some(o), None) => {
-            header.push(format!("deleted file mode {}", mode(o.kind)).into_bytes());
-            None
-        }
-        (Some(o), Some(n)) => {
-            if o.kind != n.kind {
-                header.push(format!("old mode {}", mode(o.kind)).into_bytes());
-                header.push(format!("new mode {}", mode(n.kind)).into_bytes());
-            }
-            if change.kind == ChangeKind::Renamed {
-                header.push(format!("similarity index {}%", change.similarity.unwrap_or(100)).into_bytes());
-                header.push([b"rename from ".as_slice(), &quote(old_path)].concat());
-                header.push([b"rename to ".as_slice(), &quote(new_path)].concat());
-            }
-            (o.kind == n.kind).then_some(n.kind)
-        }
-        (None, None) => return Ok(p),
-    };
-    if old_id == new_id {
-        // Mode change or pure rename: no content to show.
-        p.header = header;
-        return Ok(p);
-    }
-    let mut index = format!(
-        "index {}..{}",
-        abbrev(old_id, full_index),
-        abbrev(new_id, full_index)
-    );
-    if let Some(k) = index_mode {
-        index.push(' ');
-        index.push_str(mode(k));
-    }
-    header.push(index.into_bytes());
-
-    let minus = if change.old.is_some() {
-        with_tab(&a)
-    } else {
-        b"/dev/null".to_vec()
-    };
-    let plus = if change.new.is_some() {
-        with_tab(&b)
-    } else {
-        b"/dev/null".to_vec()
-    };
-    if binary {
-        p.header = header;
-        if opts.binary {
-            p.binary = binary_patch(&old_data, &new_data)?;
-        } else {
-            let from = if change.old.is_some() {
-                a.clone()
-            } else {
-                b"/dev/null".to_vec()
-            };
-            let to = if change.new.is_some() {
-                b.clone()
-            } else {
-                b"/dev/null".to_vec()
-            };
-            p.binary = vec![[b"Binary files ".as_slice(), &from, b" and ", &to, b" differ"].concat()];
-        }
-        return Ok(p);
-    }
-    let hunks = hunks(&old_data, &new_data, opts.ignore_whitespace);
-    if hunks.is_empty()
-        && opts.ignore_whitespace
-        && change.kind == ChangeKind::Modified
-        && index_mode.is_some()
-    {
-        // Only whitespace changed: git shows nothing for this file.
-        return Ok(p);
-    }
-    p.header = header;
-    if !hunks.is_empty() {
-        p.files = Some((
-            [b"--- ".as_slice(), &minus].concat(),
-            [b"+++ ".as_slice(), &plus].concat(),
-        ));
-    }
-    p.hunks = hunks;
-    Ok(p)
-}
-
-/// `a/` or `b/` joined to `path`, C-quoted as a whole when needed.
-fn prefixed(prefix: &str, path: &BStr) -> Vec<u8> {
-    let mut raw = prefix.as_bytes().to_vec();
-    raw.extend_from_slice(path);
-    quote(raw.as_bstr())
-}
-
-/// git appends a TAB to `---`/`+++` names that contain a space.
-fn with_tab(name: &[u8]) -> Vec<u8> {
-    let mut v = name.to_vec();
-    if name.contains(&b' ') {
-        v.push(b'\t');
-    }
-    v
-}
-
-/// C-quote `path` like git's `quote_c_style` with `core.quotePath` on.
-pub fn quote(path: &BStr) -> Vec<u8> {
-    let needs = path
-        .iter()
-        .any(|&b| !(0x20..0x7f).contains(&b) || b == b'"' || b == b'\\');
-    if !needs {
-        return path.to_vec();
-    }
-    let mut s = Vec::with_capacity(path.len() + 2);
-    s.push(b'"');
-    for &b in path.iter() {
-        match b {
-            b'"' => s.extend_from_slice(b"\\\""),
-            b'\\' => s.extend_from_slice(b"\\\\"),
-            b'\n' => s.extend_from_slice(b"\\n"),
-            b'\t' => s.extend_from_slice(b"\\t"),
-            b'\r' => s.extend_from_slice(b"\\r"),
-            0x07 => s.extend_from_slice(b"\\a"),
-            0x08 => s.extend_from_slice(b"\\b"),
-            0x0b => s.extend_from_slice(b"\\v"),
-            0x0c => s.extend_from_slice(b"\\f"),
-            0x20..=0x7e => s.push(b),
-            _ => s.extend_from_slice(format!("\\{b:03o}").as_bytes()),
-        }
-    }
-    s.push(b'"');
-    s
 }
 
 /// The hunks between two texts, with [`CONTEXT`] lines of context, merged
@@ -274,84 +270,74 @@ pub fn hunks(old: &[u8], new: &[u8], ignore_whitespace: bool) -> Vec<Hunk> {
     }
     let old_lines: Vec<&[u8]> = old.split_inclusive(|b| *b == b'\n').collect();
     let new_lines: Vec<&[u8]> = new.split_inclusive(|b| *b == b'\n').collect();
-    let mut scratch = summary::Squeezed::default();
-    let input = summary::intern(old, new, ignore_whitespace, &mut scratch);
+    let mut scratch = lines::Squeezed::default();
+    let input = lines::intern(old, new, ignore_whitespace, &mut scratch);
     let mut diff = Diff::compute(Algorithm::MyersMinimal, &input);
     diff.postprocess_lines(&input);
-    let changes: Vec<_> = diff.hunks().collect();
-    let mut groups: Vec<Vec<gix::diff::blob::Hunk>> = Vec::new();
-    for c in changes {
+    group(diff.hunks())
+        .iter()
+        .filter_map(|g| hunk(g, &old_lines, &new_lines))
+        .collect()
+}
+
+/// Edits whose contexts would touch or overlap, together.
+fn group(edits: impl Iterator<Item = Edit>) -> Vec<Vec<Edit>> {
+    let mut groups: Vec<Vec<Edit>> = Vec::new();
+    for e in edits {
         match groups.last_mut() {
             Some(g)
                 if g.last()
-                    .is_some_and(|l| c.before.start - l.before.end <= 2 * CONTEXT) =>
+                    .is_some_and(|l| e.before.start.saturating_sub(l.before.end) <= 2 * CONTEXT) =>
             {
-                g.push(c)
+                g.push(e);
             }
-            _ => groups.push(vec![c]),
+            _ => groups.push(vec![e]),
         }
     }
-    let old_len = u32::try_from(old_lines.len()).unwrap_or(u32::MAX);
-    let new_len = u32::try_from(new_lines.len()).unwrap_or(u32::MAX);
-    let mut out = Vec::with_capacity(groups.len());
-    for g in groups {
-        let (Some(first), Some(last)) = (g.first(), g.last()) else {
-            continue;
-        };
-        let pre = first.before.start.min(CONTEXT).min(first.after.start);
-        let post = (old_len - last.before.end)
-            .min(CONTEXT)
-            .min(new_len - last.after.end);
-        let (o_start, n_start) = (first.before.start - pre, first.after.start - pre);
-        let (o_end, n_end) = (last.before.end + post, last.after.end + post);
-        let mut lines = Vec::new();
-        let push = |lines: &mut Vec<Line>, origin: u8, l: &[u8]| {
-            let no_newline = !l.ends_with(b"\n");
-            let text = l.strip_suffix(b"\n").unwrap_or(l).to_vec();
-            lines.push(Line {
-                origin,
-                text,
-                no_newline,
-            });
-        };
-        // Context comes from the new side, as git prints it.
-        let mut n = n_start;
-        for c in &g {
-            while n < c.after.start {
-                push(&mut lines, b' ', new_lines[n as usize]);
-                n += 1;
-            }
-            for i in c.before.clone() {
-                push(&mut lines, b'-', old_lines[i as usize]);
-            }
-            for i in c.after.clone() {
-                push(&mut lines, b'+', new_lines[i as usize]);
-            }
-            n = c.after.end;
-        }
-        while n < n_end {
-            push(&mut lines, b' ', new_lines[n as usize]);
-            n += 1;
-        }
-        out.push(Hunk {
-            range: format!(
-                "@@ -{} +{} @@",
-                span(o_start, o_end - o_start),
-                span(n_start, n_end - n_start)
-            ),
-            function: function_line(&old_lines, o_start),
-            lines,
-        });
-    }
-    out
+    groups
 }
 
-/// `start,len` as git prints it: 1-based, `,1` omitted, an empty range at the line before.
-fn span(start: u32, len: u32) -> String {
-    match len {
-        0 => format!("{start},0"),
-        1 => format!("{}", start + 1),
-        _ => format!("{},{len}", start + 1),
+/// One hunk: a group of edits with the context around and between them.
+fn hunk(group: &[Edit], old_lines: &[&[u8]], new_lines: &[&[u8]]) -> Option<Hunk> {
+    let (first, last) = (group.first()?, group.last()?);
+    let old_total = u32::try_from(old_lines.len()).unwrap_or(u32::MAX);
+    let new_total = u32::try_from(new_lines.len()).unwrap_or(u32::MAX);
+    let pre = first.before.start.min(CONTEXT).min(first.after.start);
+    let post = old_total
+        .saturating_sub(last.before.end)
+        .min(CONTEXT)
+        .min(new_total.saturating_sub(last.after.end));
+    let (o_start, n_start) = (first.before.start - pre, first.after.start - pre);
+    let (o_end, n_end) = (last.before.end + post, last.after.end + post);
+    let mut lines = Vec::new();
+    // Context comes from the new side, as git prints it.
+    let mut n = n_start;
+    for e in group {
+        push_lines(&mut lines, LineKind::Context, new_lines, n..e.after.start);
+        push_lines(&mut lines, LineKind::Removed, old_lines, e.before.clone());
+        push_lines(&mut lines, LineKind::Added, new_lines, e.after.clone());
+        n = e.after.end;
+    }
+    push_lines(&mut lines, LineKind::Context, new_lines, n..n_end);
+    Some(Hunk {
+        old_start: o_start + 1,
+        old_len: o_end - o_start,
+        new_start: n_start + 1,
+        new_len: n_end - n_start,
+        function: function_line(old_lines, o_start),
+        lines,
+    })
+}
+
+/// Append `source[range]` as lines of `kind` (an empty or reversed range adds none).
+fn push_lines(lines: &mut Vec<Line>, kind: LineKind, source: &[&[u8]], range: std::ops::Range<u32>) {
+    let range = range.start as usize..range.end as usize;
+    for l in source.get(range).unwrap_or_default() {
+        lines.push(Line {
+            kind,
+            text: l.strip_suffix(b"\n").unwrap_or(l).to_vec(),
+            no_newline: !l.ends_with(b"\n"),
+        });
     }
 }
 
@@ -374,102 +360,75 @@ fn function_line(old_lines: &[&[u8]], hunk_start: u32) -> Option<Vec<u8>> {
     Some(l.to_vec())
 }
 
-/// A `GIT binary patch` section: the new content, then the old (reverse) one.
-fn binary_patch(old: &[u8], new: &[u8]) -> Result<Vec<Vec<u8>>> {
-    let mut lines = vec![b"GIT binary patch".to_vec()];
-    for data in [new, old] {
-        lines.push(format!("literal {}", data.len()).into_bytes());
-        let deflated = deflate(data)?;
-        for chunk in deflated.chunks(52) {
-            let len = u8::try_from(chunk.len()).unwrap_or(52);
-            let mut line = vec![if len <= 26 {
-                b'A' + len - 1
-            } else {
-                b'a' + len - 27
-            }];
-            base85(chunk, &mut line);
-            lines.push(line);
-        }
-        lines.push(Vec::new());
-    }
-    Ok(lines)
-}
-
-fn deflate(data: &[u8]) -> Result<Vec<u8>> {
+/// One side of a binary patch: its size and its deflated bytes.
+fn literal(data: &[u8]) -> Result<Literal> {
     use std::io::Write as _;
     let mut w = gix::zlib::stream::deflate::Write::new(Vec::new(), gix::zlib::Compression::BEST);
     w.write_all(data)
         .and_then(|()| w.flush())
         .context(|| "could not compress a binary patch".into())?;
-    Ok(w.into_inner())
-}
-
-/// git's base85: 4 bytes (zero padded) to 5 characters, most significant first.
-fn base85(data: &[u8], out: &mut Vec<u8>) {
-    const ALPHABET: &[u8; 85] =
-        b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
-    for chunk in data.chunks(4) {
-        let mut word = [0u8; 4];
-        word[..chunk.len()].copy_from_slice(chunk);
-        let mut n = u32::from_be_bytes(word);
-        let mut digits = [0u8; 5];
-        for d in digits.iter_mut().rev() {
-            *d = ALPHABET[(n % 85) as usize];
-            n /= 85;
-        }
-        out.extend_from_slice(&digits);
-    }
+    Ok(Literal {
+        size: data.len(),
+        deflated: w.into_inner(),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn ranges_like_git() {
-        assert_eq!(span(0, 0), "0,0");
-        assert_eq!(span(0, 1), "1");
-        assert_eq!(span(4, 3), "5,3");
+    fn numbered(changed: &[usize]) -> Vec<u8> {
+        (0..20)
+            .flat_map(|i| {
+                if changed.contains(&i) {
+                    b"x\n".to_vec()
+                } else {
+                    format!("{i}\n").into_bytes()
+                }
+            })
+            .collect()
     }
 
     #[test]
     fn hunks_merge_when_context_touches() {
-        let old: Vec<u8> = (0..20).flat_map(|i| format!("{i}\n").into_bytes()).collect();
-        let mut new = old.clone();
-        new[0] = b'X'; // line 0
-        let h = hunks(&old, &new, false);
+        let old = numbered(&[]);
+        let h = hunks(&old, &numbered(&[0]), false);
         assert_eq!(h.len(), 1);
-        assert_eq!(h[0].range, "@@ -1,4 +1,4 @@");
-        let changed: Vec<u8> = (0..20)
-            .flat_map(|i| {
-                if i == 2 || i == 9 {
-                    b"x\n".to_vec()
-                } else {
-                    format!("{i}\n").into_bytes()
-                }
-            })
-            .collect();
-        assert_eq!(hunks(&old, &changed, false).len(), 1, "gap of 6 lines merges");
-        let far: Vec<u8> = (0..20)
-            .flat_map(|i| {
-                if i == 2 || i == 10 {
-                    b"x\n".to_vec()
-                } else {
-                    format!("{i}\n").into_bytes()
-                }
-            })
-            .collect();
-        assert_eq!(hunks(&old, &far, false).len(), 2, "gap of 7 lines splits");
+        let ranges = (h[0].old_start, h[0].old_len, h[0].new_start, h[0].new_len);
+        assert_eq!(ranges, (1, 4, 1, 4));
+        assert_eq!(
+            hunks(&old, &numbered(&[2, 9]), false).len(),
+            1,
+            "gap of 6 lines merges"
+        );
+        assert_eq!(
+            hunks(&old, &numbered(&[2, 10]), false).len(),
+            2,
+            "gap of 7 lines splits"
+        );
     }
 
     #[test]
-    fn base85_matches_git() {
-        let mut out = Vec::new();
-        base85(b"\x00\x00\x00\x00", &mut out);
-        assert_eq!(out, b"00000");
-        out.clear();
-        base85(&[0xff; 4], &mut out);
-        assert_eq!(out, b"|NsC0");
+    fn hunk_lines_and_ranges() {
+        let h = hunks(b"a\nb\n", b"a\nb\nc", false);
+        assert_eq!(h.len(), 1);
+        let ranges = (h[0].old_start, h[0].old_len, h[0].new_start, h[0].new_len);
+        assert_eq!(ranges, (1, 2, 1, 3));
+        let kinds: Vec<_> = h[0].lines.iter().map(|l| (l.kind, l.no_newline)).collect();
+        assert_eq!(
+            kinds,
+            [
+                (LineKind::Context, false),
+                (LineKind::Context, false),
+                (LineKind::Added, true)
+            ]
+        );
+        let h = hunks(b"", b"new\n", false);
+        assert_eq!(
+            (h[0].old_start, h[0].old_len),
+            (1, 0),
+            "an empty range starts at line 1"
+        );
     }
 
     #[test]

@@ -1,24 +1,20 @@
-//! Rendering a diff: patch (optionally coloured like git), `--stat`,
-//! `--numstat`, `--name-only`, with `-z` where git has it.
+//! Rendering a diff's summary: `--stat`, `--numstat` and `--name-only`,
+//! with `-z` where git has it, and git's `{old => new}` rename labels; a
+//! patch is handed to [`super::patch`].
 
 use std::io::{self, Write};
 
 use gix::bstr::ByteSlice;
 
+use super::color::{GREEN, RED, RESET};
+use super::patch::{self, quote};
 use crate::commands::diff::{DiffOutcome, Format};
-use crate::diff::patch::{FilePatch, quote};
 use crate::model::note::FileChange;
-
-const BOLD: &str = "\x1b[1m";
-const CYAN: &str = "\x1b[36m";
-const RED: &str = "\x1b[31m";
-const GREEN: &str = "\x1b[32m";
-const RESET: &str = "\x1b[m";
 
 /// Write `d` in the format it asks for.
 pub fn render(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
     match d.format {
-        Format::Patch => d.patch.iter().try_for_each(|p| patch(p, d.color, out)),
+        Format::Patch => d.patch.iter().try_for_each(|p| patch::write(p, d.color, out)),
         Format::Stat => stat(d, out),
         Format::Numstat => numstat(d, out),
         Format::NameOnly => d.files.iter().try_for_each(|f| {
@@ -31,60 +27,6 @@ pub fn render(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
             }
         }),
     }
-}
-
-fn colored(out: &mut dyn Write, color: Option<&str>, parts: &[&[u8]]) -> io::Result<()> {
-    if let Some(c) = color {
-        out.write_all(c.as_bytes())?;
-    }
-    for p in parts {
-        out.write_all(p)?;
-    }
-    if color.is_some() {
-        out.write_all(RESET.as_bytes())?;
-    }
-    out.write_all(b"\n")
-}
-
-fn patch(p: &FilePatch, color: bool, out: &mut dyn Write) -> io::Result<()> {
-    let c = |code: &'static str| color.then_some(code);
-    for h in &p.header {
-        colored(out, c(BOLD), &[h])?;
-    }
-    for line in &p.binary {
-        out.write_all(line)?;
-        out.write_all(b"\n")?;
-    }
-    if let Some((minus, plus)) = &p.files {
-        colored(out, c(BOLD), &[minus])?;
-        colored(out, c(BOLD), &[plus])?;
-    }
-    for hunk in &p.hunks {
-        if let Some(c) = c(CYAN) {
-            out.write_all(c.as_bytes())?;
-            out.write_all(hunk.range.as_bytes())?;
-            out.write_all(RESET.as_bytes())?;
-        } else {
-            out.write_all(hunk.range.as_bytes())?;
-        }
-        if let Some(f) = &hunk.function {
-            out.write_all(b" ")?;
-            out.write_all(f)?;
-        }
-        out.write_all(b"\n")?;
-        for l in &hunk.lines {
-            let code = match l.origin {
-                b'-' => c(RED),
-                b'+' => c(GREEN),
-                _ => None,
-            };
-            colored(out, code, &[&[l.origin], &l.text])?;
-            if l.no_newline {
-                out.write_all(b"\\ No newline at end of file\n")?;
-            }
-        }
-    }
-    Ok(())
 }
 
 /// git's `pprint_rename`: `pfx{old => new}sfx` around a common prefix and suffix.
@@ -127,6 +69,7 @@ pub fn rename_label(old: &[u8], new: &[u8]) -> Vec<u8> {
     s
 }
 
+/// A file's name in `--stat` and `--numstat`: quoted, a rename as `{old => new}`.
 fn display_name(f: &FileChange) -> Vec<u8> {
     let path = quote(f.path.as_bytes().as_bstr());
     match &f.old_path {
@@ -135,6 +78,7 @@ fn display_name(f: &FileChange) -> Vec<u8> {
     }
 }
 
+/// `--numstat`: added and deleted lines per file (`-` `-` for binary).
 fn numstat(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
     for f in &d.files {
         let counts = if f.binary {
@@ -165,6 +109,7 @@ fn numstat(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
+/// `--stat`: names, counts and +/- graphs scaled to 80 columns, then totals.
 fn stat(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
     const WIDTH: usize = 80;
     let names: Vec<Vec<u8>> = d.files.iter().map(display_name).collect();

@@ -26,7 +26,7 @@ use gix::bstr::{BStr, BString, ByteSlice};
 use gix::objs::tree::EntryKind;
 use serde::Serialize;
 
-use crate::diff::summary;
+use crate::diff::changes;
 use crate::error::{Context as _, Error, Result};
 use crate::model::note::ChangeKind;
 use crate::repo::{self, Locked};
@@ -78,7 +78,7 @@ impl Plan {
 /// kept, not deleted.
 pub fn plan(repo: &gix::Repository, current: ObjectId, target: ObjectId) -> Result<Plan> {
     let mut p = Plan::default();
-    for change in summary::tree_changes(repo, current, target)? {
+    for change in changes::tree_changes(repo, current, target)? {
         let old_is_link = change.old.is_some_and(|s| s.kind == EntryKind::Commit);
         let new_is_link = change.new.is_some_and(|s| s.kind == EntryKind::Commit);
         if let Some(old) = change.old_path.as_ref().filter(|_| !old_is_link) {

@@ -1,0 +1,278 @@
+//! Changed paths between two trees, as git's `diff -M` finds them: gix walks
+//! both trees and pairs deletions with additions into renames (50%
+//! similarity), and each change keeps the mode and id of both sides.
+
+use gix::ObjectId;
+use gix::bstr::BString;
+use gix::object::tree::diff::ChangeDetached;
+use gix::objs::tree::{EntryKind, EntryMode};
+
+use crate::error::{Context as _, Result};
+use crate::model::note::ChangeKind;
+
+/// One side of a change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Side {
+    /// The object (blob, or commit for a gitlink).
+    pub id: ObjectId,
+    /// Its tree entry kind.
+    pub kind: EntryKind,
+}
+
+/// One changed path between two trees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeChange {
+    /// The path on the new side (or the deleted path).
+    pub path: BString,
+    /// The source of a rename.
+    pub old_path: Option<BString>,
+    /// What happened.
+    pub kind: ChangeKind,
+    /// The old side, absent for an addition.
+    pub old: Option<Side>,
+    /// The new side, absent for a deletion.
+    pub new: Option<Side>,
+    /// For a rename: git's similarity index in percent.
+    pub similarity: Option<u8>,
+}
+
+/// The changed paths from tree `from` to tree `to`, with rename detection,
+/// sorted by path bytes.
+pub fn tree_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Result<Vec<TreeChange>> {
+    if from == to {
+        return Ok(Vec::new());
+    }
+    let mut out: Vec<TreeChange> = gix_changes(repo, from, to)?
+        .into_iter()
+        .filter_map(convert)
+        .collect();
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+/// What gix reports between the two trees, deletions and additions already
+/// paired into renames with its default rules (50% similarity).
+fn gix_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Result<Vec<ChangeDetached>> {
+    let old = read_tree(repo, from)?;
+    let new = read_tree(repo, to)?;
+    let mut cache = resource_cache(repo)?;
+    let options = gix::diff::Options::default().with_rewrites(Some(gix::diff::Rewrites::default()));
+    let mut changes = Vec::new();
+    gix::diff::tree_with_rewrites(
+        gix::objs::TreeRefIter::from_bytes(&old.data, from.kind()),
+        gix::objs::TreeRefIter::from_bytes(&new.data, to.kind()),
+        &mut cache,
+        &mut Default::default(),
+        &repo.objects,
+        |change: gix::diff::tree_with_rewrites::ChangeRef<'_>| -> gix::Result<_> {
+            changes.push(change.into_owned());
+            Ok(std::ops::ControlFlow::Continue(()))
+        },
+        options.into(),
+    )
+    .map_err(|e| crate::Error::Git {
+        context: format!("could not compare trees {from} and {to}"),
+        source: Box::new(e),
+    })?;
+    Ok(changes)
+}
+
+/// The tree `id`, or an error naming it.
+fn read_tree(repo: &gix::Repository, id: ObjectId) -> Result<gix::Tree<'_>> {
+    repo.find_tree(id).context(|| format!("could not read tree {id}"))
+}
+
+/// The blob cache rename detection compares contents with.
+fn resource_cache(repo: &gix::Repository) -> Result<gix::diff::blob::Platform> {
+    // gix's `diff_tree_to_tree` loads the whole index for an attribute stack;
+    // rename detection between two trees does not need it, so start empty.
+    let empty = gix::index::State::new(repo.object_hash());
+    let attrs = repo
+        .attributes_only(&empty, gix::worktree::stack::state::attributes::Source::IdMapping)
+        .context(|| "could not set up attributes".into())?;
+    gix::diff::resource_cache(
+        repo,
+        gix::diff::blob::pipeline::Mode::ToGit,
+        attrs.detach(),
+        Default::default(),
+    )
+    .context(|| "could not set up the diff".into())
+}
+
+/// One gix change as a [`TreeChange`]; `None` when only trees are involved.
+fn convert(change: ChangeDetached) -> Option<TreeChange> {
+    match change {
+        ChangeDetached::Addition {
+            location,
+            entry_mode,
+            id,
+            ..
+        } => side(entry_mode, id).map(|new| added(location, new)),
+        ChangeDetached::Deletion {
+            location,
+            entry_mode,
+            id,
+            ..
+        } => side(entry_mode, id).map(|old| deleted(location, old)),
+        ChangeDetached::Modification {
+            location,
+            previous_entry_mode,
+            previous_id,
+            entry_mode,
+            id,
+        } => modified(
+            location,
+            side(previous_entry_mode, previous_id),
+            side(entry_mode, id),
+        ),
+        ChangeDetached::Rewrite {
+            source_location,
+            source_entry_mode,
+            source_id,
+            entry_mode,
+            id,
+            location,
+            copy,
+            similarity,
+            ..
+        } => match (side(source_entry_mode, source_id), side(entry_mode, id)) {
+            (Some(old), Some(new)) if !copy => Some(TreeChange {
+                old_path: Some(source_location),
+                similarity: Some(percent(similarity.map(|s| s.score()))),
+                ..both(location, ChangeKind::Renamed, old, new)
+            }),
+            // A copy (or a rename out of a tree): the new path alone.
+            (_, Some(new)) => Some(added(location, new)),
+            _ => None,
+        },
+    }
+}
+
+/// A file side of a change (a blob, link or gitlink); `None` for a tree.
+fn side(mode: EntryMode, id: ObjectId) -> Option<Side> {
+    let kind = mode.kind();
+    (kind != EntryKind::Tree).then_some(Side { id, kind })
+}
+
+/// A new file at `path`.
+fn added(path: BString, new: Side) -> TreeChange {
+    TreeChange {
+        path,
+        old_path: None,
+        kind: ChangeKind::Added,
+        old: None,
+        new: Some(new),
+        similarity: None,
+    }
+}
+
+/// A file gone from `path`.
+fn deleted(path: BString, old: Side) -> TreeChange {
+    TreeChange {
+        path,
+        old_path: None,
+        kind: ChangeKind::Deleted,
+        old: Some(old),
+        new: None,
+        similarity: None,
+    }
+}
+
+/// A path with a file on both sides.
+fn both(path: BString, kind: ChangeKind, old: Side, new: Side) -> TreeChange {
+    TreeChange {
+        path,
+        old_path: None,
+        kind,
+        old: Some(old),
+        new: Some(new),
+        similarity: None,
+    }
+}
+
+/// A path on both sides; when a tree became a file or the other way round,
+/// only the file side is a change.
+fn modified(path: BString, old: Option<Side>, new: Option<Side>) -> Option<TreeChange> {
+    match (old, new) {
+        (Some(o), Some(n)) => {
+            let kind = if same_type(o.kind, n.kind) {
+                ChangeKind::Modified
+            } else {
+                ChangeKind::TypeChanged
+            };
+            Some(both(path, kind, o, n))
+        }
+        (Some(o), None) => Some(deleted(path, o)),
+        (None, Some(n)) => Some(added(path, n)),
+        (None, None) => None,
+    }
+}
+
+/// git's similarity index in percent from gix's score (out of 60000); an
+/// exact rename has no score.
+fn percent(score: Option<u16>) -> u8 {
+    score.map_or(100, |s| u8::try_from(u32::from(s) * 100 / 60_000).unwrap_or(100))
+}
+
+/// Whether two entry kinds are the same type to git (a file's executable
+/// bit changes its mode, not its type).
+fn same_type(a: EntryKind, b: EntryKind) -> bool {
+    let class = |k| match k {
+        EntryKind::Blob | EntryKind::BlobExecutable => 0,
+        EntryKind::Link => 1,
+        EntryKind::Commit => 2,
+        EntryKind::Tree => 3,
+    };
+    class(a) == class(b)
+}
+
+/// The bytes of one side (empty when absent), or `None` for a gitlink.
+pub fn load(repo: &gix::Repository, side: Option<Side>) -> Result<Option<Vec<u8>>> {
+    match side {
+        None => Ok(Some(Vec::new())),
+        Some(Side {
+            kind: EntryKind::Commit,
+            ..
+        }) => Ok(None),
+        Some(Side { id, .. }) => Ok(Some(
+            repo.find_blob(id)
+                .context(|| format!("could not read blob {id}"))?
+                .take_data(),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn similarity_in_percent_like_git() {
+        assert_eq!(percent(None), 100);
+        assert_eq!(percent(Some(60_000)), 100);
+        assert_eq!(percent(Some(30_000)), 50);
+        assert_eq!(percent(Some(59_999)), 99);
+    }
+
+    #[test]
+    fn a_file_becoming_a_link_is_a_type_change() {
+        let null = ObjectId::null(gix::hash::Kind::Sha1);
+        let file = Side {
+            id: null,
+            kind: EntryKind::Blob,
+        };
+        let exe = Side {
+            kind: EntryKind::BlobExecutable,
+            ..file
+        };
+        let link = Side {
+            kind: EntryKind::Link,
+            ..file
+        };
+        let kind = |o, n| modified("p".into(), o, n).map(|c| c.kind);
+        assert_eq!(kind(Some(file), Some(exe)), Some(ChangeKind::Modified));
+        assert_eq!(kind(Some(file), Some(link)), Some(ChangeKind::TypeChanged));
+        assert_eq!(kind(Some(file), None), Some(ChangeKind::Deleted));
+        assert_eq!(kind(None, None), None);
+    }
+}

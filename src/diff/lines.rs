@@ -1,0 +1,164 @@
+//! Line-level facts about two texts: git's binary rule, lines added and
+//! deleted (`git diff --numstat --minimal`), and lines as interned tokens,
+//! exact or with all whitespace squeezed out like `--ignore-all-space`
+//! (gix has no whitespace-ignoring diff).
+
+use gix::diff::blob::{Algorithm, Diff, InternedInput};
+use gix::objs::tree::EntryKind;
+
+use crate::diff::changes::{TreeChange, load};
+use crate::error::Result;
+
+/// How git decides that a blob is binary: a NUL in its first 8000 bytes.
+const BINARY_SNIFF: usize = 8000;
+
+/// Line counts of one change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Counts {
+    /// Lines added.
+    pub additions: u64,
+    /// Lines deleted.
+    pub deletions: u64,
+    /// Either side is binary; the counts are then 0.
+    pub binary: bool,
+}
+
+/// git's rule: a NUL in the first 8000 bytes makes a blob binary.
+pub fn is_binary(data: &[u8]) -> bool {
+    data[..data.len().min(BINARY_SNIFF)].contains(&0)
+}
+
+/// Count the lines a change adds and deletes, like `git diff --numstat --minimal`
+/// (with `-w` when `ignore_whitespace`).
+pub fn count(repo: &gix::Repository, change: &TreeChange, ignore_whitespace: bool) -> Result<Counts> {
+    let [counts] = count_modes(repo, change, [ignore_whitespace])?;
+    Ok(counts)
+}
+
+/// [`count`] in several whitespace modes from one read of the blobs.
+pub fn count_modes<const N: usize>(
+    repo: &gix::Repository,
+    change: &TreeChange,
+    modes: [bool; N],
+) -> Result<[Counts; N]> {
+    let (old, new) = (load(repo, change.old)?, load(repo, change.new)?);
+    let (Some(old), Some(new)) = (old, new) else {
+        // git shows a gitlink as one "Subproject commit <id>" line.
+        return Ok([Counts {
+            additions: u64::from(change.new.is_some_and(|s| s.kind == EntryKind::Commit)),
+            deletions: u64::from(change.old.is_some_and(|s| s.kind == EntryKind::Commit)),
+            binary: false,
+        }; N]);
+    };
+    if is_binary(&old) || is_binary(&new) {
+        return Ok([Counts {
+            binary: true,
+            ..Counts::default()
+        }; N]);
+    }
+    Ok(modes.map(|ws| line_counts(&old, &new, ws)))
+}
+
+/// Lines added and deleted between two texts.
+pub fn line_counts(old: &[u8], new: &[u8], ignore_whitespace: bool) -> Counts {
+    if old == new {
+        return Counts::default();
+    }
+    let mut scratch = Squeezed::default();
+    let input = intern(old, new, ignore_whitespace, &mut scratch);
+    let diff = Diff::compute(Algorithm::MyersMinimal, &input);
+    Counts {
+        additions: u64::from(diff.count_additions()),
+        deletions: u64::from(diff.count_removals()),
+        binary: false,
+    }
+}
+
+/// Both sides with all whitespace squeezed out, line by line, in one buffer
+/// per side (no allocation per line).
+#[derive(Default)]
+pub struct Squeezed {
+    old: (Vec<u8>, Vec<usize>),
+    new: (Vec<u8>, Vec<usize>),
+}
+
+/// Append `text`'s lines without whitespace to `buf`, recording where each ends.
+fn squeeze(text: &[u8], (buf, ends): &mut (Vec<u8>, Vec<usize>)) {
+    buf.reserve(text.len());
+    for line in text.split_inclusive(|b| *b == b'\n') {
+        // Copy the runs between whitespace: few, long runs in source code.
+        for run in line.split(|b| is_git_space(*b)) {
+            buf.extend_from_slice(run);
+        }
+        ends.push(buf.len());
+    }
+}
+
+/// The squeezed lines back out of their buffer.
+fn slices((buf, ends): &(Vec<u8>, Vec<usize>)) -> impl Iterator<Item = &[u8]> {
+    ends.iter().scan(0, move |start, &end| {
+        let line = buf.get(*start..end).unwrap_or_default();
+        *start = end;
+        Some(line)
+    })
+}
+
+/// Lines as tokens: exactly, newline included, or with all whitespace
+/// removed (squeezed into `scratch`), like git's `--ignore-all-space`.
+pub fn intern<'a>(
+    old: &'a [u8],
+    new: &'a [u8],
+    ignore_whitespace: bool,
+    scratch: &'a mut Squeezed,
+) -> InternedInput<&'a [u8]> {
+    let mut input = InternedInput::default();
+    if ignore_whitespace {
+        squeeze(old, &mut scratch.old);
+        squeeze(new, &mut scratch.new);
+        let scratch: &'a Squeezed = scratch;
+        input.update_before(slices(&scratch.old));
+        input.update_after(slices(&scratch.new));
+    } else {
+        input.update_before(old.split_inclusive(|b| *b == b'\n'));
+        input.update_after(new.split_inclusive(|b| *b == b'\n'));
+    }
+    input
+}
+
+/// The bytes squeezed out as whitespace. (git's own `isspace` takes only
+/// space, TAB, LF and CR: it keeps `\v` and `\f`.)
+fn is_git_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_lines_like_git() {
+        let c = line_counts(b"a\nb\nc\n", b"a\nB\nc\nd\n", false);
+        assert_eq!((c.additions, c.deletions), (2, 1));
+        // A missing newline at the end is a change of that line.
+        let c = line_counts(b"x", b"x\n", false);
+        assert_eq!((c.additions, c.deletions), (1, 1));
+    }
+
+    #[test]
+    fn ignores_all_whitespace_like_git_w() {
+        let c = line_counts(b"fn a() {}\nfn b() {}\n", b"fn a() {  }\n    fn b() {}\n", true);
+        assert_eq!((c.additions, c.deletions), (0, 0));
+        let c = line_counts(b"x", b"x\n", true);
+        assert_eq!((c.additions, c.deletions), (0, 0));
+        let c = line_counts(b"a\r\nb\r\n", b"a\nb\nc\n", true);
+        assert_eq!((c.additions, c.deletions), (1, 0));
+    }
+
+    #[test]
+    fn binary_is_a_nul_in_the_first_8000_bytes() {
+        assert!(is_binary(b"a\0b"));
+        let mut late = vec![b'a'; 9000];
+        late.push(0);
+        assert!(!is_binary(&late));
+    }
+}

@@ -1,0 +1,183 @@
+//! Human text about checkpoints: the line a capture prints, a thread's
+//! turns, the list of threads, one checkpoint in full, and a revert that
+//! stopped half-way.
+
+use std::io::{self, Write};
+
+use super::quote_path;
+use crate::commands::capture::CaptureOutcome;
+use crate::commands::list::{RevertInProgress, ThreadsOutcome, TurnsOutcome};
+use crate::commands::show::ShowOutcome;
+use crate::model::note::{ChangeKind, FileChange};
+
+/// What `baseline`, `capture` or `placeholder` wrote (or found), in one line.
+pub fn captured(c: &CaptureOutcome, out: &mut dyn Write) -> io::Result<()> {
+    let n = &c.checkpoint.note;
+    if !c.created {
+        return writeln!(
+            out,
+            "thread {} already has checkpoints (latest: turn {}); nothing written",
+            n.thread, n.turn
+        );
+    }
+    if n.placeholder {
+        return writeln!(
+            out,
+            "turn {} of {}: placeholder recorded ({})",
+            n.turn, n.thread, n.reference
+        );
+    }
+    let (a, d) = n.totals();
+    let against = n
+        .from_turn
+        .map(|f| format!(" against turn {f}"))
+        .unwrap_or_default();
+    writeln!(
+        out,
+        "turn {} of {}: {}, {} file{} changed{against}, +{a} -{d} ({})",
+        n.turn,
+        n.thread,
+        n.status.as_str(),
+        n.files.len(),
+        if n.files.len() == 1 { "" } else { "s" },
+        n.reference
+    )
+}
+
+/// `list --thread T`: a table of the thread's turns.
+pub fn turns(t: &TurnsOutcome, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "thread {}", t.thread)?;
+    writeln!(out, " TURN  STATUS    FILES        +        -  WHEN")?;
+    for cp in &t.turns {
+        let n = &cp.note;
+        let (a, d) = n.totals();
+        let status = if n.placeholder {
+            "pending".to_owned()
+        } else {
+            n.status.as_str().to_owned()
+        };
+        writeln!(
+            out,
+            "{:>5}  {:<8} {:>6} {:>8} {:>8}  {}",
+            n.turn,
+            status,
+            n.files.len(),
+            format!("+{a}"),
+            format!("-{d}"),
+            n.completed_at
+        )?;
+    }
+    for p in &t.problems {
+        writeln!(out, "  unreadable: {p}")?;
+    }
+    if let Some(r) = &t.revert_in_progress {
+        revert_line(r, &t.thread, out)?;
+    }
+    Ok(())
+}
+
+/// `list`: a table of the threads.
+pub fn threads(t: &ThreadsOutcome, out: &mut dyn Write) -> io::Result<()> {
+    if t.threads.is_empty() {
+        return writeln!(out, "no threads");
+    }
+    writeln!(out, "{:<40} {:>6} {:>7}  UPDATED", "THREAD", "TURNS", "LATEST")?;
+    for th in &t.threads {
+        writeln!(
+            out,
+            "{:<40} {:>6} {:>7}  {}",
+            th.thread,
+            th.turns,
+            th.latest,
+            th.updated_at.as_deref().unwrap_or("-")
+        )?;
+    }
+    Ok(())
+}
+
+/// `show`: one checkpoint's fields, then its files.
+pub fn show(s: &ShowOutcome, out: &mut dyn Write) -> io::Result<()> {
+    let cp = &s.checkpoint;
+    let n = &cp.note;
+    writeln!(out, "thread     {}", n.thread)?;
+    writeln!(
+        out,
+        "turn       {}{}",
+        n.turn,
+        if n.placeholder { " (placeholder)" } else { "" }
+    )?;
+    writeln!(out, "status     {}", n.status.as_str())?;
+    writeln!(out, "ref        {}", n.reference)?;
+    writeln!(out, "commit     {}", cp.commit)?;
+    writeln!(out, "completed  {}", n.completed_at)?;
+    if let Some(t) = &n.turn_id {
+        writeln!(out, "turn id    {t}")?;
+    }
+    if let Some(m) = &n.assistant_message_id {
+        writeln!(out, "message    {m}")?;
+    }
+    if let Some(p) = &n.provider {
+        writeln!(out, "provider   {p}")?;
+    }
+    if let Some(f) = n.from_turn {
+        writeln!(out, "against    turn {f}")?;
+    }
+    for w in &n.warnings {
+        writeln!(out, "warning    {w}")?;
+    }
+    for r in &n.reverts {
+        writeln!(out, "reverted   from turn {} to {} at {}", r.from, r.to, r.at)?;
+    }
+    if !n.files.is_empty() {
+        writeln!(out)?;
+        for f in &n.files {
+            file_line(f, out)?;
+        }
+        let (a, d) = n.totals();
+        writeln!(
+            out,
+            " {} file{} changed, +{a} -{d}",
+            n.files.len(),
+            if n.files.len() == 1 { "" } else { "s" }
+        )?;
+    }
+    match &s.revert_in_progress {
+        Some(r) => revert_line(r, &n.thread, out),
+        None => Ok(()),
+    }
+}
+
+/// One file of `show`: its kind letter, counts and path(s).
+fn file_line(f: &FileChange, out: &mut dyn Write) -> io::Result<()> {
+    let letter = match f.kind {
+        ChangeKind::Added => 'A',
+        ChangeKind::Deleted => 'D',
+        ChangeKind::Modified => 'M',
+        ChangeKind::Renamed => 'R',
+        ChangeKind::TypeChanged => 'T',
+    };
+    let counts = if f.binary {
+        "binary".to_owned()
+    } else {
+        format!("+{} -{}", f.additions, f.deletions)
+    };
+    match &f.old_path {
+        Some(old) => writeln!(
+            out,
+            " {letter} {counts:>12}  {} -> {}",
+            quote_path(old),
+            quote_path(&f.path)
+        ),
+        None => writeln!(out, " {letter} {counts:>12}  {}", quote_path(&f.path)),
+    }
+}
+
+/// A revert of `thread` that stopped half-way, and how to go on.
+fn revert_line(r: &RevertInProgress, thread: &str, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "revert in progress: turn {} to {}, stopped before its {:?} step \
+         (git t3 revert --continue --thread {thread}, or --abort)",
+        r.from_turn, r.to_turn, r.step
+    )
+}

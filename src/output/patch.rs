@@ -1,0 +1,382 @@
+//! git's patch text, all of it: the `diff --git` line, C-quoted names and
+//! git's trailing-TAB rule, the extended header (`new file mode`, `deleted
+//! file mode`, `old mode`/`new mode`, `similarity index`, `rename from/to`),
+//! `index` lines with abbreviated or full ids, `---`/`+++`, `@@ -a,b +c,d @@`
+//! ranges with function context, `\ No newline at end of file`, `Binary
+//! files … differ` and `GIT binary patch` sections in base85, coloured like
+//! `git diff --color` when asked.
+//!
+//! The facts come from [`crate::diff::patch`]; only their spelling is here.
+
+use std::io::{self, Write};
+
+use gix::ObjectId;
+use gix::bstr::{BStr, ByteSlice};
+use gix::objs::tree::EntryKind;
+
+use super::color::{BOLD, CYAN, GREEN, RED, RESET};
+use crate::diff::patch::{Binary, Body, Event, FilePatch, Header, Hunk, LineKind, Literal};
+
+/// Hex digits of an abbreviated id in `index` lines.
+const ABBREV: usize = 7;
+/// Bytes of deflated data per base85 line.
+const BINARY_LINE: usize = 52;
+/// What git writes for a side that does not exist.
+const DEV_NULL: &[u8] = b"/dev/null";
+
+/// Write the patch of one file, coloured like git when `color`.
+pub fn write(p: &FilePatch, color: bool, out: &mut dyn Write) -> io::Result<()> {
+    let h = &p.header;
+    let a = prefixed("a/", h.old_path.as_bstr());
+    let b = prefixed("b/", h.new_path.as_bstr());
+    let bold = color.then_some(BOLD);
+    for line in header_lines(h, &a, &b) {
+        colored(out, bold, &[&line])?;
+    }
+    match &p.body {
+        Body::Binary(Binary::Differ) => {
+            let (from, to) = (old_name(h, &a), new_name(h, &b));
+            out.write_all(&[b"Binary files ", from, b" and ", to, b" differ\n"].concat())
+        }
+        Body::Binary(Binary::Literal { new, old }) => binary_patch(new, old, out),
+        Body::Text(hunks) if hunks.is_empty() => Ok(()),
+        Body::Text(hunks) => {
+            colored(out, bold, &[b"--- ", &with_tab(old_name(h, &a))])?;
+            colored(out, bold, &[b"+++ ", &with_tab(new_name(h, &b))])?;
+            hunks.iter().try_for_each(|hunk| write_hunk(hunk, color, out))
+        }
+    }
+}
+
+/// `diff --git a/… b/…` and the extended header lines, without newlines.
+fn header_lines(h: &Header, a: &[u8], b: &[u8]) -> Vec<Vec<u8>> {
+    let mut lines = vec![[b"diff --git ", a, b" ", b].concat()];
+    match h.event {
+        Event::Added { mode } => lines.push(format!("new file mode {}", mode_digits(mode)).into_bytes()),
+        Event::Deleted { mode } => {
+            lines.push(format!("deleted file mode {}", mode_digits(mode)).into_bytes())
+        }
+        Event::Modified { old_mode, new_mode } => mode_change(&mut lines, old_mode, new_mode),
+        Event::Renamed {
+            old_mode,
+            new_mode,
+            similarity,
+        } => {
+            mode_change(&mut lines, old_mode, new_mode);
+            lines.push(format!("similarity index {similarity}%").into_bytes());
+            lines.push([b"rename from ".as_slice(), &quote(h.old_path.as_bstr())].concat());
+            lines.push([b"rename to ".as_slice(), &quote(h.new_path.as_bstr())].concat());
+        }
+    }
+    // Same content (a pure rename or mode change): no index line.
+    if h.old_id != h.new_id {
+        lines.push(index_line(h));
+    }
+    lines
+}
+
+/// `old mode` and `new mode`, when they differ.
+fn mode_change(lines: &mut Vec<Vec<u8>>, old: EntryKind, new: EntryKind) {
+    if old != new {
+        lines.push(format!("old mode {}", mode_digits(old)).into_bytes());
+        lines.push(format!("new mode {}", mode_digits(new)).into_bytes());
+    }
+}
+
+/// `index <old>..<new>`, followed by the mode when both sides share it.
+fn index_line(h: &Header) -> Vec<u8> {
+    let mut index = format!(
+        "index {}..{}",
+        abbrev(h.old_id, h.full_ids),
+        abbrev(h.new_id, h.full_ids)
+    );
+    if let Event::Modified { old_mode, new_mode }
+    | Event::Renamed {
+        old_mode, new_mode, ..
+    } = h.event
+        && old_mode == new_mode
+    {
+        index.push(' ');
+        index.push_str(mode_digits(old_mode));
+    }
+    index.into_bytes()
+}
+
+/// The octal mode git prints for an entry kind.
+fn mode_digits(kind: EntryKind) -> &'static str {
+    match kind {
+        EntryKind::Blob => "100644",
+        EntryKind::BlobExecutable => "100755",
+        EntryKind::Link => "120000",
+        EntryKind::Commit => "160000",
+        EntryKind::Tree => "040000",
+    }
+}
+
+/// An id in full, or its first [`ABBREV`] hex digits.
+fn abbrev(id: ObjectId, full: bool) -> String {
+    if full {
+        id.to_string()
+    } else {
+        id.to_hex_with_len(ABBREV).to_string()
+    }
+}
+
+/// The quoted `a/` name, or `/dev/null` for a new file.
+fn old_name<'a>(h: &Header, a: &'a [u8]) -> &'a [u8] {
+    match h.event {
+        Event::Added { .. } => DEV_NULL,
+        _ => a,
+    }
+}
+
+/// The quoted `b/` name, or `/dev/null` for a deleted file.
+fn new_name<'a>(h: &Header, b: &'a [u8]) -> &'a [u8] {
+    match h.event {
+        Event::Deleted { .. } => DEV_NULL,
+        _ => b,
+    }
+}
+
+/// `a/` or `b/` joined to `path`, C-quoted as a whole when needed.
+fn prefixed(prefix: &str, path: &BStr) -> Vec<u8> {
+    let mut raw = prefix.as_bytes().to_vec();
+    raw.extend_from_slice(path);
+    quote(raw.as_bstr())
+}
+
+/// git appends a TAB to `---`/`+++` names that contain a space.
+fn with_tab(name: &[u8]) -> Vec<u8> {
+    let mut v = name.to_vec();
+    if name.contains(&b' ') {
+        v.push(b'\t');
+    }
+    v
+}
+
+/// C-quote `path` like git's `quote_c_style` with `core.quotePath` on.
+pub fn quote(path: &BStr) -> Vec<u8> {
+    let needs = path
+        .iter()
+        .any(|&b| !(0x20..0x7f).contains(&b) || b == b'"' || b == b'\\');
+    if !needs {
+        return path.to_vec();
+    }
+    let mut s = Vec::with_capacity(path.len() + 2);
+    s.push(b'"');
+    for &b in path.iter() {
+        match b {
+            b'"' => s.extend_from_slice(b"\\\""),
+            b'\\' => s.extend_from_slice(b"\\\\"),
+            b'\n' => s.extend_from_slice(b"\\n"),
+            b'\t' => s.extend_from_slice(b"\\t"),
+            b'\r' => s.extend_from_slice(b"\\r"),
+            0x07 => s.extend_from_slice(b"\\a"),
+            0x08 => s.extend_from_slice(b"\\b"),
+            0x0b => s.extend_from_slice(b"\\v"),
+            0x0c => s.extend_from_slice(b"\\f"),
+            0x20..=0x7e => s.push(b),
+            _ => s.extend_from_slice(format!("\\{b:03o}").as_bytes()),
+        }
+    }
+    s.push(b'"');
+    s
+}
+
+/// One `@@` hunk and its lines.
+fn write_hunk(hunk: &Hunk, color: bool, out: &mut dyn Write) -> io::Result<()> {
+    let range = format!(
+        "@@ -{} +{} @@",
+        span(hunk.old_start, hunk.old_len),
+        span(hunk.new_start, hunk.new_len)
+    );
+    if color {
+        write!(out, "{CYAN}{range}{RESET}")?;
+    } else {
+        out.write_all(range.as_bytes())?;
+    }
+    if let Some(f) = &hunk.function {
+        out.write_all(b" ")?;
+        out.write_all(f)?;
+    }
+    out.write_all(b"\n")?;
+    for l in &hunk.lines {
+        let (origin, code) = match l.kind {
+            LineKind::Context => (b' ', None),
+            LineKind::Removed => (b'-', color.then_some(RED)),
+            LineKind::Added => (b'+', color.then_some(GREEN)),
+        };
+        colored(out, code, &[&[origin], &l.text])?;
+        if l.no_newline {
+            out.write_all(b"\\ No newline at end of file\n")?;
+        }
+    }
+    Ok(())
+}
+
+/// `start,len` as git prints it: `,1` omitted, and an empty range named by
+/// the line before it (`0,0` for an empty file).
+fn span(start: u32, len: u32) -> String {
+    match len {
+        0 => format!("{},0", start.saturating_sub(1)),
+        1 => format!("{start}"),
+        _ => format!("{start},{len}"),
+    }
+}
+
+/// A `GIT binary patch` section: the new content, then the old (reverse) one.
+fn binary_patch(new: &Literal, old: &Literal, out: &mut dyn Write) -> io::Result<()> {
+    out.write_all(b"GIT binary patch\n")?;
+    for literal in [new, old] {
+        writeln!(out, "literal {}", literal.size)?;
+        for chunk in literal.deflated.chunks(BINARY_LINE) {
+            // The line's length as one letter: A-Z for 1-26, a-z for 27-52.
+            let len = u8::try_from(chunk.len()).unwrap_or(52);
+            let mut line = vec![if len <= 26 {
+                b'A' + len - 1
+            } else {
+                b'a' + len - 27
+            }];
+            base85(chunk, &mut line);
+            line.push(b'\n');
+            out.write_all(&line)?;
+        }
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// git's base85: 4 bytes (zero padded) to 5 characters, most significant first.
+fn base85(data: &[u8], out: &mut Vec<u8>) {
+    const ALPHABET: &[u8; 85] =
+        b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+    for chunk in data.chunks(4) {
+        let mut word = [0u8; 4];
+        word[..chunk.len()].copy_from_slice(chunk);
+        let mut n = u32::from_be_bytes(word);
+        let mut digits = [0u8; 5];
+        for d in digits.iter_mut().rev() {
+            *d = ALPHABET[(n % 85) as usize];
+            n /= 85;
+        }
+        out.extend_from_slice(&digits);
+    }
+}
+
+/// One line: `parts` in `color` (when given), then a newline.
+fn colored(out: &mut dyn Write, color: Option<&str>, parts: &[&[u8]]) -> io::Result<()> {
+    if let Some(c) = color {
+        out.write_all(c.as_bytes())?;
+    }
+    for p in parts {
+        out.write_all(p)?;
+    }
+    if color.is_some() {
+        out.write_all(RESET.as_bytes())?;
+    }
+    out.write_all(b"\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diff::patch::{Line, LineKind};
+
+    fn id(hex: &str) -> ObjectId {
+        ObjectId::from_hex(hex.as_bytes()).unwrap_or_else(|_| ObjectId::null(gix::hash::Kind::Sha1))
+    }
+
+    fn text(p: &FilePatch, color: bool) -> String {
+        let mut out = Vec::new();
+        write(p, color, &mut out).expect("writing to a Vec");
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    #[test]
+    fn ranges_like_git() {
+        assert_eq!(span(1, 0), "0,0");
+        assert_eq!(span(6, 0), "5,0");
+        assert_eq!(span(1, 1), "1");
+        assert_eq!(span(5, 3), "5,3");
+    }
+
+    #[test]
+    fn base85_matches_git() {
+        let mut out = Vec::new();
+        base85(b"\x00\x00\x00\x00", &mut out);
+        assert_eq!(out, b"00000");
+        out.clear();
+        base85(&[0xff; 4], &mut out);
+        assert_eq!(out, b"|NsC0");
+    }
+
+    #[test]
+    fn a_renamed_file_with_a_space_and_a_new_mode() {
+        let p = FilePatch {
+            header: Header {
+                old_path: "old name.txt".into(),
+                new_path: "new name.txt".into(),
+                old_id: id("1111111111111111111111111111111111111111"),
+                new_id: id("2222222222222222222222222222222222222222"),
+                event: Event::Renamed {
+                    old_mode: EntryKind::Blob,
+                    new_mode: EntryKind::BlobExecutable,
+                    similarity: 75,
+                },
+                full_ids: false,
+            },
+            body: Body::Text(vec![Hunk {
+                old_start: 1,
+                old_len: 1,
+                new_start: 1,
+                new_len: 1,
+                function: None,
+                lines: vec![
+                    Line {
+                        kind: LineKind::Removed,
+                        text: b"a".to_vec(),
+                        no_newline: true,
+                    },
+                    Line {
+                        kind: LineKind::Added,
+                        text: b"b".to_vec(),
+                        no_newline: false,
+                    },
+                ],
+            }]),
+        };
+        assert_eq!(
+            text(&p, false),
+            "diff --git a/old name.txt b/new name.txt\n\
+             old mode 100644\nnew mode 100755\nsimilarity index 75%\n\
+             rename from old name.txt\nrename to new name.txt\n\
+             index 1111111..2222222\n\
+             --- a/old name.txt\t\n+++ b/new name.txt\t\n\
+             @@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n"
+        );
+    }
+
+    #[test]
+    fn a_new_binary_file_with_odd_name() {
+        let p = FilePatch {
+            header: Header {
+                old_path: "t\u{e4}b".into(),
+                new_path: "t\u{e4}b".into(),
+                old_id: ObjectId::null(gix::hash::Kind::Sha1),
+                new_id: id("2222222222222222222222222222222222222222"),
+                event: Event::Added {
+                    mode: EntryKind::Blob,
+                },
+                full_ids: false,
+            },
+            body: Body::Binary(Binary::Differ),
+        };
+        assert_eq!(
+            text(&p, true),
+            "\x1b[1mdiff --git \"a/t\\303\\244b\" \"b/t\\303\\244b\"\x1b[m\n\
+             \x1b[1mnew file mode 100644\x1b[m\n\
+             \x1b[1mindex 0000000..2222222\x1b[m\n\
+             Binary files /dev/null and \"b/t\\303\\244b\" differ\n"
+        );
+    }
+}

@@ -1,0 +1,149 @@
+//! Human text about what commands did: revert, verify, install, mangen,
+//! push/fetch and drop. With `quiet`, only problems and requested data are
+//! printed.
+
+use std::io::{self, Write};
+
+use super::quote_path;
+use crate::commands::drop::DropOutcome;
+use crate::commands::install::InstallOutcome;
+use crate::commands::revert::RevertOutcome;
+use crate::commands::sync::SyncOutcome;
+use crate::commands::verify::VerifyOutcome;
+
+/// `revert` (and its `--dry-run`, `--abort`, `--undo`): what changed.
+pub fn revert(r: &RevertOutcome, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
+    if quiet {
+        return Ok(());
+    }
+    let dry_run = r.action == "dry-run";
+    let verb = match r.action {
+        "dry-run" => "would revert",
+        "abort" => "aborted the revert of",
+        "undo" => "undid the revert of",
+        _ => "reverted",
+    };
+    writeln!(
+        out,
+        "{verb} thread {} from turn {} to turn {} ({})",
+        r.thread, r.from_turn, r.to_turn, r.target
+    )?;
+    let (w, d) = if dry_run {
+        ("write", "delete")
+    } else {
+        ("written", "deleted")
+    };
+    for p in &r.files.write {
+        writeln!(out, "  {w:<8} {}", quote_path(p))?;
+    }
+    for p in &r.files.delete {
+        writeln!(out, "  {d:<8} {}", quote_path(p))?;
+    }
+    let refs_verb = match r.action {
+        "abort" | "undo" => "restored",
+        "dry-run" => "remove",
+        _ => "removed",
+    };
+    for reference in &r.refs {
+        writeln!(
+            out,
+            "  {refs_verb:<8} turn {} ({})",
+            reference.turn, reference.commit
+        )?;
+    }
+    if r.rolled_back_turns > 0 {
+        let v = if dry_run { "would roll back" } else { "rolled back" };
+        writeln!(out, "  provider {v} {} turn(s)", r.rolled_back_turns)?;
+    }
+    if let Some(s) = &r.safety_commit {
+        writeln!(out, "  the worktree as it was is kept in {s}")?;
+    }
+    Ok(())
+}
+
+/// `verify`: each finding, then a closing line when all is well.
+pub fn verify(v: &VerifyOutcome, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
+    for f in &v.findings {
+        writeln!(out, "{}: {}: {}", f.severity, f.reference, f.problem)?;
+    }
+    if !quiet && v.ok {
+        writeln!(out, "verified {} ref(s) under refs/t3/: ok", v.checked)?;
+    }
+    Ok(())
+}
+
+/// `install-hooks`, `uninstall-hooks`: what changed, and snippets to paste.
+pub fn install(i: &InstallOutcome, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
+    if !quiet {
+        for c in &i.changed {
+            writeln!(out, "{c}")?;
+        }
+        if i.changed.is_empty() && i.snippets.is_empty() {
+            writeln!(out, "nothing to do")?;
+        }
+    }
+    for snippet in &i.snippets {
+        out.write_all(snippet.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Files written, one a line.
+pub fn files(files: &[String], quiet: bool, out: &mut dyn Write) -> io::Result<()> {
+    if !quiet {
+        for f in files {
+            writeln!(out, "{f}")?;
+        }
+    }
+    Ok(())
+}
+
+/// `push`, `fetch`: what moved, and notes kept over the remote's.
+pub fn sync(s: &SyncOutcome, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
+    if !quiet {
+        let dir = if s.action == "push" { "to" } else { "from" };
+        writeln!(
+            out,
+            "{} checkpoints and notes {dir} {}",
+            if s.action == "push" { "pushed" } else { "fetched" },
+            s.remote
+        )?;
+        if s.notes_merged > 0 {
+            writeln!(out, "  merged {} note(s) from {}", s.notes_merged, s.remote)?;
+        }
+        let changed = if s.action == "push" {
+            "updated on the remote"
+        } else {
+            "new"
+        };
+        for r in &s.refs_changed {
+            writeln!(out, "  {changed:<8} {r}")?;
+        }
+        for r in &s.kept_removed {
+            writeln!(out, "  not restored {r} (removed here, see `git t3 op log`)")?;
+        }
+    }
+    for r in &s.refused {
+        writeln!(out, "  refused {r}")?;
+    }
+    for c in &s.note_conflicts {
+        writeln!(
+            out,
+            "  kept the local note of {c}: {} has a different one",
+            s.remote
+        )?;
+    }
+    Ok(())
+}
+
+/// `drop`: what was removed.
+pub fn drop(d: &DropOutcome, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
+    if !quiet {
+        writeln!(
+            out,
+            "dropped thread {}: {} ref(s) (kept in the operation log: `git t3 op undo` brings them back)",
+            d.thread, d.removed
+        )?;
+    }
+    Ok(())
+}
