@@ -284,7 +284,9 @@ fn finished(saga: &Saga<'_, '_>, ran: saga::Ran, mut notices: Vec<String>) -> Re
 
 /// Resume a half-done revert of `thread` from the step that failed, under `lock`.
 pub fn resume(lock: &Locked<'_>, thread: &ThreadId, settings: &provider::Settings) -> Result<Report> {
-    put_back::complete_pending(lock)?;
+    if let Some(finished) = put_back::complete_pending(lock)? {
+        return Ok(finished);
+    }
     let repo = lock.repo();
     let Some(mut saga) = Saga::load(lock, thread)? else {
         return Err(Error::NoRevertInProgress {

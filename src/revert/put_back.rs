@@ -48,7 +48,9 @@ struct Done {
 /// Abort a half-done revert of `thread`: the files and index as they were,
 /// every ref back, the journal gone.
 pub fn abort(lock: &Locked<'_>, thread: &ThreadId, force: bool) -> Result<Report> {
-    complete_pending(lock)?;
+    if let Some(finished) = complete_pending(lock)? {
+        return Ok(finished);
+    }
     let repo = lock.repo();
     let Some((commit, j)) = journal::read(repo, &thread.revert_journal_ref())? else {
         return Err(Error::NoRevertInProgress {
@@ -92,7 +94,9 @@ pub fn abort(lock: &Locked<'_>, thread: &ThreadId, force: bool) -> Result<Report
 
 /// Undo the latest revert of `thread` that is still in effect.
 pub fn undo(lock: &Locked<'_>, thread: &ThreadId, force: bool) -> Result<Report> {
-    complete_pending(lock)?;
+    if let Some(finished) = complete_pending(lock)? {
+        return Ok(finished);
+    }
     let repo = lock.repo();
     if let Some(j) = super::in_progress(repo, thread)? {
         return Err(Error::RevertInProgress {
@@ -184,7 +188,9 @@ fn latest_in_effect(repo: &gix::Repository, thread: &ThreadId) -> Result<Option<
 /// since (a thread went on after a revert), naming them, unless `force`,
 /// which keeps the newer commits in the operation log.
 pub fn undo_op(lock: &Locked<'_>, entry: &Entry, force: bool) -> Result<Report> {
-    complete_pending(lock)?;
+    if let Some(finished) = complete_pending(lock)? {
+        return Ok(finished);
+    }
     let repo = lock.repo();
     let op = &entry.op;
     let refs = op
@@ -380,11 +386,31 @@ fn complete(lock: &Locked<'_>, op: &Op, plan: Option<Plan>) -> Result<()> {
     Ok(())
 }
 
-/// Finish a put-back that was recorded but killed before its end.
-pub fn complete_pending(lock: &Locked<'_>) -> Result<()> {
+/// Finish a put-back that was recorded but killed before its end; its
+/// report, when there was one (the caller then stops there: running the same
+/// command again must not do a second thing).
+pub fn complete_pending(lock: &Locked<'_>) -> Result<Option<Report>> {
     let Some(entry) = oplog::pending(lock.repo())? else {
-        return Ok(());
+        return Ok(None);
     };
     complete(lock, &entry.op, None)?;
-    oplog::clear_pending(lock, entry.id)
+    oplog::clear_pending(lock, entry.id)?;
+    let done = Done {
+        op: entry.id,
+        safety: entry.op.safety_commit()?,
+        files: Plan::default(),
+    };
+    let mut report = report(
+        &done,
+        entry.op.thread.as_deref().unwrap_or_default(),
+        0,
+        0,
+        "interrupted operation",
+    );
+    report.notices = vec![format!(
+        "finished the interrupted {} (op {}); nothing else was done",
+        entry.op.kind.as_str(),
+        short(entry.id)
+    )];
+    Ok(Some(report))
 }

@@ -247,21 +247,49 @@ fn drop_keeps_notes_other_threads_share_and_can_be_undone() {
 #[test]
 fn a_kill_at_any_step_of_a_put_back_is_finished_next_time() {
     for fault in ["after-op", "after-restore", "after-refs"] {
-        let r = TestRepo::seeded();
-        let trees = turns(&r, 2);
-        r.t3(&["revert", "--thread", THREAD, "--to", "1"]).ok();
-        let out = r.t3_env(
-            &["revert", "--undo", "--thread", THREAD],
-            &[("T3_TEST_FAULT", fault)],
-        );
-        assert_ne!(out.code, 0, "{fault}: the fault did not fire");
-        // The next put-back (or --continue) finishes it first.
-        let out = r.t3(&["revert", "--undo", "--thread", THREAD]);
-        assert!(out.code == 0 || out.code == 1, "{fault}: {}", out.stderr);
-        assert!(r.refs("refs/t3/pending").is_empty(), "{fault}: left pending");
-        assert_eq!(r.oracle_tree(), trees[2], "{fault}: not back at turn 2");
-        assert_eq!(r.refs("refs/t3/checkpoints/").len(), 3, "{fault}");
-        r.git(&["fsck", "--no-progress"]);
+        for command in ["undo", "op undo", "abort"] {
+            let r = TestRepo::seeded();
+            let trees = turns(&r, 2);
+            r.write("unsaved.txt", "not in any checkpoint\n");
+            let before = r.oracle_tree();
+            let args: Vec<&str> = match command {
+                "abort" => {
+                    let _ = r.t3_env(
+                        &["revert", "--thread", THREAD, "--to", "1", "--files-only"],
+                        &[("T3_TEST_FAULT", "after-refs")],
+                    );
+                    vec!["revert", "--abort", "--thread", THREAD]
+                }
+                "undo" => {
+                    r.t3(&["revert", "--thread", THREAD, "--to", "1"]).ok();
+                    vec!["revert", "--undo", "--thread", THREAD]
+                }
+                _ => {
+                    r.t3(&["revert", "--thread", THREAD, "--to", "1"]).ok();
+                    vec!["op", "undo"]
+                }
+            };
+            let what = format!("{command} killed {fault}");
+            let out = r.t3_env(&args, &[("T3_TEST_FAULT", fault)]);
+            assert_ne!(out.code, 0, "{what}: the fault did not fire");
+            // Running the same command again finishes it, and does nothing more.
+            let out = r.t3(&args).ok();
+            assert!(
+                out.stderr.contains("finished the interrupted"),
+                "{what}: {}",
+                out.stderr
+            );
+            assert!(r.refs("refs/t3/pending").is_empty(), "{what}: left pending");
+            assert_eq!(
+                r.oracle_tree(),
+                before,
+                "{what}: not back to the work before the revert"
+            );
+            assert_ne!(before, trees[1]);
+            assert_eq!(r.refs("refs/t3/checkpoints/").len(), 3, "{what}");
+            assert!(r.refs("refs/t3/reverts/").is_empty(), "{what}: journal left");
+            r.git(&["fsck", "--no-progress"]);
+        }
     }
 }
 
