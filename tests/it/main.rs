@@ -8,6 +8,7 @@ mod durability;
 mod extension;
 mod hook;
 mod layers;
+mod property;
 mod revert;
 mod safety;
 mod store;
