@@ -117,7 +117,7 @@ fn latest(r: &TestRepo) -> Option<u64> {
 fn t3_step(r: &TestRepo, rng: &mut Rng) -> String {
     let to = latest(r).map(|l| rng.below(l + 1)).unwrap_or(0).to_string();
     let args: Vec<&str> = match rng.below(9) {
-        0 | 1 | 2 => vec!["capture", "--thread", THREAD],
+        0..=2 => vec!["capture", "--thread", THREAD],
         3 => vec![
             "revert",
             "--thread",
