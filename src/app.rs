@@ -82,6 +82,7 @@ pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
 fn repository_command(command: Command, json: bool, open: &dyn Fn() -> Result<Context>) -> Result<Outcome> {
     let thread = |raw: &str| ThreadId::parse(raw);
     let optional = |raw: Option<&str>| raw.map(ThreadId::parse).transpose();
+    let is_push = matches!(command, Command::Push(_));
     Ok(match command {
         Command::Baseline(a) => {
             let opts = commands::baseline::Options {
@@ -140,19 +141,13 @@ fn repository_command(command: Command, json: bool, open: &dyn Fn() -> Result<Co
         Command::Push(a) | Command::Fetch(a) if a.remote.as_deref().is_some_and(|r| r.starts_with('-')) => {
             return Err(Error::usage("a remote name cannot start with '-'"));
         }
-        Command::Push(a) => {
+        Command::Push(a) | Command::Fetch(a) => {
+            let dir = if is_push {
+                commands::sync::Direction::Push
+            } else {
+                commands::sync::Direction::Fetch
+            };
             let t = optional(a.thread.as_deref())?;
-            let dir = commands::sync::Direction::Push;
-            Outcome::Sync(commands::sync::run(
-                &open()?,
-                dir,
-                a.remote.as_deref(),
-                t.as_ref(),
-            )?)
-        }
-        Command::Fetch(a) => {
-            let t = optional(a.thread.as_deref())?;
-            let dir = commands::sync::Direction::Fetch;
             Outcome::Sync(commands::sync::run(
                 &open()?,
                 dir,

@@ -61,7 +61,7 @@ impl Outcome {
         match self {
             Outcome::Checkpoint(c) => &c.notices,
             Outcome::Diff(d) => &d.notices,
-            Outcome::Revert(r) | Outcome::Op(op::OpOutcome::Undo(r)) => &r.notices,
+            Outcome::Revert(r) | Outcome::Op(op::OpOutcome::Undo(r)) => &r.report.notices,
             Outcome::Hook(Err(e)) => std::slice::from_ref(e),
             _ => &[],
         }

@@ -6,9 +6,7 @@ use serde::Serialize;
 
 use crate::commands::Context;
 use crate::error::Result;
-use crate::model::note::RemovedRef;
 use crate::model::thread::ThreadId;
-use crate::restore;
 use crate::revert;
 
 /// What to do.
@@ -39,30 +37,15 @@ pub enum Action {
     },
 }
 
-/// What a revert did (or, with `--dry-run`, would do).
+/// What a revert did (or, with `--dry-run`, would do): the saga's report
+/// and which action ran.
 #[derive(Debug, Serialize)]
 pub struct RevertOutcome {
-    /// The thread.
-    pub thread: String,
     /// `revert`, `continue`, `abort`, `undo` or `dry-run`.
     pub action: &'static str,
-    /// The latest turn before the revert.
-    pub from_turn: u64,
-    /// The turn reverted to.
-    pub to_turn: u64,
-    /// The target's ref, or `HEAD`.
-    pub target: String,
-    /// Files written and deleted.
-    pub files: restore::Plan,
-    /// Refs removed (or put back, for abort and undo).
-    pub refs: Vec<RemovedRef>,
-    /// Turns the provider rolled back.
-    pub rolled_back_turns: u64,
-    /// The safety checkpoint holding the worktree as it was.
-    pub safety_commit: Option<String>,
-    /// Messages for stderr.
-    #[serde(skip)]
-    pub notices: Vec<String>,
+    /// What it did.
+    #[serde(flatten)]
+    pub report: revert::Report,
 }
 
 /// Run `action` on `thread`.
@@ -100,28 +83,6 @@ pub fn run(ctx: &Context, thread: &ThreadId, action: Action) -> Result<RevertOut
     Ok(outcome(name, report))
 }
 
-pub(crate) fn outcome(action: &'static str, r: revert::Report) -> RevertOutcome {
-    let revert::Report {
-        thread,
-        from_turn,
-        to_turn,
-        target,
-        files,
-        refs,
-        rolled_back_turns,
-        safety_commit,
-        notices,
-    } = r;
-    RevertOutcome {
-        thread,
-        action,
-        from_turn,
-        to_turn,
-        target,
-        files,
-        refs,
-        rolled_back_turns,
-        safety_commit,
-        notices,
-    }
+pub(crate) fn outcome(action: &'static str, report: revert::Report) -> RevertOutcome {
+    RevertOutcome { action, report }
 }

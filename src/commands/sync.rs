@@ -1,8 +1,6 @@
 //! `git t3 push` and `git t3 fetch`, under the repository lock; the
 //! transport and the notes merge live in [`crate::sync`].
 
-use serde::Serialize;
-
 use crate::commands::Context;
 use crate::error::{Error, Result};
 use crate::model::thread::ThreadId;
@@ -17,24 +15,8 @@ pub enum Direction {
     Fetch,
 }
 
-/// What a push or fetch did.
-#[derive(Debug, Serialize)]
-pub struct SyncOutcome {
-    /// `push` or `fetch`.
-    pub action: &'static str,
-    /// The remote.
-    pub remote: String,
-    /// Notes taken from the other side.
-    pub notes_merged: usize,
-    /// Checkpoints both sides annotated differently (the local note was kept).
-    pub note_conflicts: Vec<String>,
-    /// Checkpoint refs created (fetch) or deleted or replaced on the remote (push).
-    pub refs_changed: Vec<String>,
-    /// Checkpoints the remote has that the local operation log removed (not brought back).
-    pub kept_removed: Vec<String>,
-    /// Refs not taken, with the reason.
-    pub refused: Vec<String>,
-}
+/// What a push or fetch did: the transport's report as it is.
+pub type SyncOutcome = sync::Report;
 
 /// Push or fetch the checkpoints (of `thread`, or all) to or from `remote`
 /// (default: the branch's remote, else `origin`).
@@ -52,22 +34,5 @@ pub fn run(
         Direction::Push => sync::push(&ctx.lock("push")?, &remote, thread)?,
         Direction::Fetch => sync::fetch(&ctx.lock("fetch")?, &remote, thread)?,
     };
-    let sync::Report {
-        action,
-        remote,
-        notes_merged,
-        note_conflicts,
-        refs_changed,
-        kept_removed,
-        refused,
-    } = report;
-    Ok(SyncOutcome {
-        action,
-        remote,
-        notes_merged,
-        note_conflicts,
-        refs_changed,
-        kept_removed,
-        refused,
-    })
+    Ok(report)
 }

@@ -26,17 +26,17 @@ pub fn revert(r: &RevertOutcome, quiet: bool, out: &mut dyn Write) -> io::Result
     writeln!(
         out,
         "{verb} thread {} from turn {} to turn {} ({})",
-        r.thread, r.from_turn, r.to_turn, r.target
+        r.report.thread, r.report.from_turn, r.report.to_turn, r.report.target
     )?;
     let (w, d) = if dry_run {
         ("write", "delete")
     } else {
         ("written", "deleted")
     };
-    for p in &r.files.write {
+    for p in &r.report.files.write {
         writeln!(out, "  {w:<8} {}", quote_path(p))?;
     }
-    for p in &r.files.delete {
+    for p in &r.report.files.delete {
         writeln!(out, "  {d:<8} {}", quote_path(p))?;
     }
     let refs_verb = match r.action {
@@ -44,18 +44,18 @@ pub fn revert(r: &RevertOutcome, quiet: bool, out: &mut dyn Write) -> io::Result
         "dry-run" => "remove",
         _ => "removed",
     };
-    for reference in &r.refs {
+    for reference in &r.report.refs {
         writeln!(
             out,
             "  {refs_verb:<8} turn {} ({})",
             reference.turn, reference.commit
         )?;
     }
-    if r.rolled_back_turns > 0 {
+    if r.report.rolled_back_turns > 0 {
         let v = if dry_run { "would roll back" } else { "rolled back" };
-        writeln!(out, "  provider {v} {} turn(s)", r.rolled_back_turns)?;
+        writeln!(out, "  provider {v} {} turn(s)", r.report.rolled_back_turns)?;
     }
-    if let Some(s) = &r.safety_commit {
+    if let Some(s) = &r.report.safety_commit {
         writeln!(out, "  the worktree as it was is kept in {s}")?;
     }
     Ok(())

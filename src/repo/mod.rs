@@ -27,7 +27,7 @@ pub use lock::{Locked, RepoLock};
 pub use notes::{NoteEdit, NotesReader, commit_notes, edit_notes, list_notes};
 pub use objects::{
     IDENTITY_EMAIL, IDENTITY_NAME, Recorder, commit_identity, commit_tree, ensure_tree_object, head_tree,
-    write_commit,
+    tree_editor, write_commit,
 };
 pub use refs::{Expect, RefEntry, RefUpdate, find_ref, list_refs, update_refs};
 

@@ -142,6 +142,21 @@ pub fn write_commit(
     rec.write_object(&commit)
 }
 
+/// A tree editor starting from the tree `base` (`None`: the empty tree).
+pub fn tree_editor(repo: &gix::Repository, base: Option<ObjectId>) -> Result<gix::objs::tree::Editor<'_>> {
+    let root = match base {
+        None => gix::objs::Tree::empty(),
+        Some(base) => repo
+            .find_tree(base)
+            .context(|| format!("could not read tree {base}"))?
+            .decode()
+            .context(|| format!("could not parse tree {base}"))?
+            .into(),
+    };
+    let find: &dyn gix::objs::FindExt = repo;
+    Ok(gix::objs::tree::Editor::new(root, find, repo.object_hash()))
+}
+
 /// Make sure the empty tree exists as a real object (git treats it as virtual,
 /// but other tools and transports expect it on disk).
 pub fn ensure_tree_object(rec: &Recorder<'_>, tree: ObjectId) -> Result<()> {

@@ -94,9 +94,7 @@ pub fn index_tree(repo: &gix::Repository, rec: &Recorder<'_>) -> Result<Option<O
         return Ok(None);
     }
     let empty = ObjectId::empty_tree(repo.object_hash());
-    let root = gix::objs::Tree::empty();
-    let find: &dyn gix::objs::FindExt = repo;
-    let mut editor = gix::objs::tree::Editor::new(root, find, repo.object_hash());
+    let mut editor = repo::tree_editor(repo, None)?;
     for e in idx.entries() {
         if e.flags.contains(Flags::INTENT_TO_ADD) {
             continue;

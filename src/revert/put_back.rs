@@ -57,33 +57,14 @@ pub fn abort(lock: &Locked<'_>, thread: &ThreadId, force: bool) -> Result<Report
             thread: thread.to_string(),
         });
     };
-    let mut refs = vec![Change {
-        name: thread.revert_journal_ref(),
-        from: Some(commit),
-        to: None,
-    }];
-    for r in &j.removed {
-        refs.push(Change {
-            name: thread.checkpoint_ref(r.turn),
-            from: None,
-            to: Some(oplog::id(&r.commit)?),
-        });
-    }
-    let done = run(
+    let mut report = from_journal(
         lock,
-        PutBack {
-            kind: Kind::Abort,
-            thread: Some(thread),
-            tree: Some(j.safety_tree()?),
-            index: j.index_tree.as_deref().map(oplog::id).transpose()?,
-            moved_back: j.moved_aside.clone(),
-            refs,
-            undoes: None,
-            force,
-        },
+        thread,
+        &j,
+        (thread.revert_journal_ref(), commit),
+        Kind::Abort,
+        force,
     )?;
-    let mut report = report(&done, &j.thread, j.from_turn, j.to_turn, &j.target);
-    report.refs.clone_from(&j.removed);
     if j.step > journal::Step::Provider && j.calls_provider() {
         report
             .notices
@@ -135,9 +116,23 @@ fn legacy_undo(lock: &Locked<'_>, thread: &ThreadId, force: bool) -> Result<Repo
         }
     }
     repo::edit_notes(lock, &notes, "t3: notes of undone turns")?;
+    from_journal(lock, thread, &j, (thread.undo_ref(), commit), Kind::Undo, force)
+}
+
+/// Put back what the journal `j` (under the ref `at`, a name and the commit
+/// it points to) kept: its safety checkpoint's files and index, the turns it
+/// removed; the ref `at` goes.
+fn from_journal(
+    lock: &Locked<'_>,
+    thread: &ThreadId,
+    j: &journal::Journal,
+    at: (String, ObjectId),
+    kind: Kind,
+    force: bool,
+) -> Result<Report> {
     let mut refs = vec![Change {
-        name: thread.undo_ref(),
-        from: Some(commit),
+        name: at.0,
+        from: Some(at.1),
         to: None,
     }];
     for r in &j.removed {
@@ -150,7 +145,7 @@ fn legacy_undo(lock: &Locked<'_>, thread: &ThreadId, force: bool) -> Result<Repo
     let done = run(
         lock,
         PutBack {
-            kind: Kind::Undo,
+            kind,
             thread: Some(thread),
             tree: Some(j.safety_tree()?),
             index: j.index_tree.as_deref().map(oplog::id).transpose()?,

@@ -139,14 +139,7 @@ fn add_files(
         .filter_pipeline(None)
         .context(|| "could not set up clean filters".into())?;
     let no_index = gix::index::State::new(repo.object_hash());
-    let root = repo
-        .find_tree(base)
-        .context(|| format!("could not read tree {base}"))?
-        .decode()
-        .context(|| format!("could not parse tree {base}"))?
-        .into();
-    let find: &dyn gix::objs::FindExt = repo;
-    let mut editor = gix::objs::tree::Editor::new(root, find, repo.object_hash());
+    let mut editor = repo::tree_editor(repo, Some(base))?;
     for path in paths {
         let hashed = pipeline
             .worktree_file_to_object(BStr::new(path.as_slice()), &no_index)

@@ -73,14 +73,7 @@ pub(super) fn apply(
         repo::ensure_tree_object(rec, base)?;
         return Ok(base);
     }
-    let root = repo
-        .find_tree(base)
-        .context(|| format!("could not read tree {base}"))?
-        .decode()
-        .context(|| format!("could not parse tree {base}"))?
-        .into();
-    let find: &dyn gix::objs::FindExt = repo;
-    let mut editor = gix::objs::tree::Editor::new(root, find, repo.object_hash());
+    let mut editor = repo::tree_editor(repo, Some(base))?;
     let (removes, upserts): (Vec<_>, Vec<_>) = edits.into_iter().partition(|e| matches!(e, Edit::Remove(_)));
     let base_tree = repo
         .find_tree(base)

@@ -8,37 +8,23 @@ use crate::error::{Error, Result};
 
 /// Run `git` in `workdir` without the environment a hook may have set.
 pub fn run_git(workdir: &Path, args: &[String]) -> Result<()> {
-    let out = Command::new("git")
-        .current_dir(workdir)
-        .args(["-c", "core.fsmonitor=false"])
-        .args(args)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .env("LC_MESSAGES", "C")
-        .output()
-        .map_err(|e| Error::Io {
-            context: "could not run git".into(),
-            path: None,
-            source: e,
-        })?;
-    if out.status.success() {
-        return Ok(());
-    }
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let msg = stderr.split_whitespace().collect::<Vec<_>>().join(" ");
-    Err(Error::Remote {
-        action: if args.first().is_some_and(|a| a == "push") {
-            "push"
-        } else {
-            "fetch"
+    let action = if args.first().is_some_and(|a| a == "push") {
+        "push"
+    } else {
+        "fetch"
+    };
+    git_output(workdir, args).map(drop).map_err(|e| match e {
+        Error::Remote { message, .. } => Error::Remote {
+            action,
+            remote: args
+                .iter()
+                .skip(1)
+                .find(|a| !a.starts_with('-'))
+                .cloned()
+                .unwrap_or_default(),
+            message,
         },
-        remote: args
-            .iter()
-            .find(|a| !a.starts_with('-') && *a != "push" && *a != "fetch")
-            .cloned()
-            .unwrap_or_default(),
-        message: msg,
+        other => other,
     })
 }
 
