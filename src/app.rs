@@ -22,6 +22,8 @@ pub struct Environment {
     pub trace: bool,
     /// `PATH`, where provider helpers are looked for.
     pub path: Option<std::ffi::OsString>,
+    /// What decides colour and paging (a terminal, `NO_COLOR`, `GIT_PAGER`, …).
+    pub terminal: crate::output::pager::Terminal,
 }
 
 impl Environment {
@@ -37,6 +39,14 @@ impl Environment {
             provider_timeout: seconds("T3_PROVIDER_TIMEOUT"),
             trace: std::env::var_os("T3_TRACE").is_some(),
             path: std::env::var_os("PATH"),
+            terminal: crate::output::pager::Terminal {
+                stdout_is_terminal: std::io::IsTerminal::is_terminal(&std::io::stdout()),
+                no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+                git_pager: std::env::var("GIT_PAGER").ok(),
+                pager: std::env::var("PAGER").ok(),
+                less_set: std::env::var_os("LESS").is_some(),
+                lv_set: std::env::var_os("LV").is_some(),
+            },
         }
     }
 
@@ -74,12 +84,17 @@ pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
                 written.iter().map(|p| p.display().to_string()).collect(),
             ))
         }
-        command => repository_command(command, cli.json, &|| open(settings.clone())),
+        command => repository_command(command, cli.json, &env.terminal, &|| open(settings.clone())),
     }
 }
 
 /// The commands that work on a repository.
-fn repository_command(command: Command, json: bool, open: &dyn Fn() -> Result<Context>) -> Result<Outcome> {
+fn repository_command(
+    command: Command,
+    json: bool,
+    term: &crate::output::pager::Terminal,
+    open: &dyn Fn() -> Result<Context>,
+) -> Result<Outcome> {
     let thread = |raw: &str| ThreadId::parse(raw);
     let optional = |raw: Option<&str>| raw.map(ThreadId::parse).transpose();
     let is_push = matches!(command, Command::Push(_));
@@ -119,7 +134,7 @@ fn repository_command(command: Command, json: bool, open: &dyn Fn() -> Result<Co
             let t = thread(&a.thread.thread)?;
             Outcome::Show(commands::show::run(&open()?.repo, &t, a.turn)?)
         }
-        Command::Diff(a) => Outcome::Diff(diff(a, json, open)?),
+        Command::Diff(a) => Outcome::Diff(diff(a, json, term, open)?),
         Command::Revert(a) => {
             let t = thread(&a.thread.thread)?;
             let action = revert_action(&a)?;
@@ -226,6 +241,7 @@ fn hook(
 fn diff(
     a: crate::cli::DiffArgs,
     json: bool,
+    term: &crate::output::pager::Terminal,
     open: &dyn Fn() -> Result<Context>,
 ) -> Result<commands::diff::DiffOutcome> {
     use commands::diff::{Format, Mode};
@@ -273,11 +289,11 @@ fn diff(
     )?;
     outcome.format = format;
     outcome.null_terminated = a.null;
-    outcome.color = !json && crate::output::pager::use_color(&ctx.repo);
+    outcome.color = !json && crate::output::pager::use_color(&ctx.repo, term);
     outcome.pager = if json {
         None
     } else {
-        crate::output::pager::pager_command(Some(&ctx.repo))
+        crate::output::pager::pager_command(Some(&ctx.repo), term)
     };
     Ok(outcome)
 }

@@ -9,8 +9,9 @@ use git_t3::output::{self, Format};
 fn main() -> ExitCode {
     let cli = git_t3::cli::Cli::parse();
     let (format, quiet) = (if cli.json { Format::Json } else { Format::Human }, cli.quiet);
-    let code = match app::run(cli, &Environment::from_process()) {
-        Ok(outcome) => output::finish(&outcome, format, quiet),
+    let env = Environment::from_process();
+    let code = match app::run(cli, &env) {
+        Ok(outcome) => output::finish(&outcome, format, quiet, &env.terminal),
         Err(e) => output::fail(&e, format),
     };
     ExitCode::from(u8::try_from(code).unwrap_or(1))

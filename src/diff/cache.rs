@@ -45,15 +45,11 @@ pub fn put(
 ) {
     let target = path(repo, from, to, ignore_whitespace);
     let Some(dir) = target.parent() else { return };
-    if std::fs::create_dir_all(dir).is_err() {
-        return;
-    }
     let Ok(data) = serde_json::to_vec(files) else {
         return;
     };
-    let tmp = target.with_extension(format!("tmp{}", std::process::id()));
-    if std::fs::write(&tmp, data).is_ok() && std::fs::rename(&tmp, &target).is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    if crate::atomic::write(&target, &data, None, crate::atomic::Durability::Cache).is_err() {
+        return;
     }
     // Prune now and then (about one write in 64), oldest first.
     if to.as_bytes().first().is_some_and(|b| b % 64 == 0) {

@@ -30,14 +30,14 @@ pub enum Format {
 
 /// Print `outcome` (warnings on stderr unless `quiet`) and return the exit
 /// status: verify fails when it found problems; a closed pipe is no failure.
-pub fn finish(outcome: &Outcome, format: Format, quiet: bool) -> i32 {
+pub fn finish(outcome: &Outcome, format: Format, quiet: bool, term: &pager::Terminal) -> i32 {
     if !quiet {
         for w in outcome.warnings() {
             eprintln!("git t3: {w}");
         }
     }
     let failed = matches!(outcome, Outcome::Verify(v) if !v.ok);
-    match emit(outcome, format, quiet) {
+    match emit(outcome, format, quiet, term) {
         Ok(()) if failed => EXIT_FAILED,
         Ok(()) => EXIT_OK,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => EXIT_OK,
@@ -65,11 +65,11 @@ pub fn fail(e: &Error, format: Format) -> i32 {
 }
 
 /// Write `outcome` to stdout, through a pager when it asks for one.
-pub fn emit(outcome: &Outcome, format: Format, quiet: bool) -> io::Result<()> {
+pub fn emit(outcome: &Outcome, format: Format, quiet: bool, term: &pager::Terminal) -> io::Result<()> {
     if let Outcome::Diff(d) = outcome
         && format == Format::Human
         && let Some(cmd) = &d.pager
-        && let Ok(mut child) = pager::spawn(cmd)
+        && let Ok(mut child) = pager::Pager::new(cmd.clone(), term).spawn()
         && let Some(stdin) = child.stdin.take()
     {
         let mut pipe = io::BufWriter::new(stdin);

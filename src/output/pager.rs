@@ -5,13 +5,31 @@
 //! terminal. Pager: only on a terminal; `GIT_PAGER`, then `core.pager`, then
 //! `PAGER`, then `less`; an empty value or `cat` means none. Like git, the
 //! pager runs through the shell with `LESS=FRX` and `LV=-c` unless set.
+//!
+//! The environment is read by the edge (`app`) into a [`Terminal`].
 
-use std::io::IsTerminal as _;
 use std::process::{Child, Command, Stdio};
 
+/// What the process's environment says about paging and colour.
+#[derive(Debug, Clone, Default)]
+pub struct Terminal {
+    /// stdout is a terminal.
+    pub stdout_is_terminal: bool,
+    /// `NO_COLOR` is set and not empty.
+    pub no_color: bool,
+    /// `GIT_PAGER`.
+    pub git_pager: Option<String>,
+    /// `PAGER`.
+    pub pager: Option<String>,
+    /// `LESS` is set (then it is left alone).
+    pub less_set: bool,
+    /// `LV` is set (then it is left alone).
+    pub lv_set: bool,
+}
+
 /// Whether to colour output.
-pub fn use_color(repo: &gix::Repository) -> bool {
-    if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+pub fn use_color(repo: &gix::Repository, term: &Terminal) -> bool {
+    if term.no_color {
         return false;
     }
     let config = repo.config_snapshot();
@@ -22,34 +40,53 @@ pub fn use_color(repo: &gix::Repository) -> bool {
     match setting.as_deref() {
         Some("always") => true,
         Some("never" | "false" | "no" | "off" | "0") => false,
-        _ => std::io::stdout().is_terminal(),
+        _ => term.stdout_is_terminal,
     }
 }
 
 /// The pager command to use, if any.
-pub fn pager_command(repo: Option<&gix::Repository>) -> Option<String> {
-    if !std::io::stdout().is_terminal() {
+pub fn pager_command(repo: Option<&gix::Repository>, term: &Terminal) -> Option<String> {
+    if !term.stdout_is_terminal {
         return None;
     }
     let from_config = repo.and_then(|r| r.config_snapshot().string("core.pager").map(|v| v.to_string()));
-    let cmd = std::env::var("GIT_PAGER")
-        .ok()
+    let cmd = term
+        .git_pager
+        .clone()
         .or(from_config)
-        .or_else(|| std::env::var("PAGER").ok())
+        .or_else(|| term.pager.clone())
         .unwrap_or_else(|| "less".to_owned());
     let cmd = cmd.trim().to_owned();
     (!cmd.is_empty() && cmd != "cat").then_some(cmd)
 }
 
-/// Start the pager, with its stdin piped.
-pub fn spawn(cmd: &str) -> std::io::Result<Child> {
-    let mut c = Command::new("sh");
-    c.arg("-c").arg(cmd).stdin(Stdio::piped());
-    if std::env::var_os("LESS").is_none() {
-        c.env("LESS", "FRX");
+/// How to start a pager: the shell command and the variables to set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pager {
+    /// The shell command.
+    pub command: String,
+    /// Variables to set for it (`LESS=FRX`, `LV=-c` unless the user set them).
+    pub env: Vec<(&'static str, &'static str)>,
+}
+
+impl Pager {
+    /// The pager `command` with git's defaults for `less` and `lv`.
+    pub fn new(command: String, term: &Terminal) -> Self {
+        let mut env = Vec::new();
+        if !term.less_set {
+            env.push(("LESS", "FRX"));
+        }
+        if !term.lv_set {
+            env.push(("LV", "-c"));
+        }
+        Pager { command, env }
     }
-    if std::env::var_os("LV").is_none() {
-        c.env("LV", "-c");
+
+    /// Start it, with its stdin piped.
+    pub fn spawn(&self) -> std::io::Result<Child> {
+        let mut c = Command::new("sh");
+        c.arg("-c").arg(&self.command).stdin(Stdio::piped());
+        c.envs(self.env.iter().copied());
+        c.spawn()
     }
-    c.spawn()
 }
