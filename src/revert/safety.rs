@@ -40,11 +40,16 @@ pub struct Safety {
 pub fn take(lock: &Locked<'_>, rec: &Recorder<'_>, target: ObjectId, force: bool) -> Result<(Safety, Plan)> {
     let repo = lock.repo();
     let workdir = repo::workdir(repo)?;
+    let t = crate::trace::span("index tree");
     let index_tree = restore::index::index_tree(repo, rec)?;
+    drop(t);
     let t = crate::trace::span("safety snapshot");
     let snapshot = crate::snapshot::snapshot(lock, rec)?;
     drop(t);
+    let t = crate::trace::span("restore plan");
     let plan = restore::plan(repo, snapshot.tree, target)?;
+    drop(t);
+    let _t = crate::trace::span("collisions and skip-worktree");
     let mut extra: Vec<BString> = Vec::new();
     let mut nested: Vec<BString> = Vec::new();
     for c in collisions::find(&workdir, &plan)? {

@@ -238,6 +238,7 @@ impl<'l, 'r> Saga<'l, 'r> {
             e.op.kind == oplog::Kind::Revert && e.op.safety_commit().ok().flatten() == Some(self.commit)
         });
         if !recorded {
+            let _t = crate::trace::span("op log");
             oplog::record(self.lock, &self.op()?, &[])?;
         }
         crate::fault::point("after-op");
