@@ -223,6 +223,7 @@ pub fn write(
             note: note.to_toml()?.into_bytes(),
             expect,
             message: &format!("t3: checkpoint turn {}", note.turn),
+            keep: Vec::new(),
         },
     )?;
     Ok(Checkpoint { note, commit, tree })

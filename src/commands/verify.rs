@@ -75,8 +75,9 @@ impl Check<'_> {
         });
     }
 
-    /// The fixed identity and no parent.
-    fn commit_shape(&mut self, name: &str, id: ObjectId) -> bool {
+    /// The fixed identity, and no parent unless `parents_allowed` (a revert
+    /// journal's parents keep what it will remove).
+    fn commit_shape(&mut self, name: &str, id: ObjectId, parents_allowed: bool) -> bool {
         match repo::commit_identity(self.repo, id) {
             Err(_) => {
                 self.error(name, format!("points at {id}, which is not a readable commit"));
@@ -91,7 +92,7 @@ impl Check<'_> {
                         ),
                     );
                 }
-                if parents != 0 {
+                if parents != 0 && !parents_allowed {
                     self.error(
                         name,
                         format!("commit {id} has {parents} parent(s); a checkpoint has none"),
@@ -107,7 +108,7 @@ impl Check<'_> {
             Ok(p) => p,
             Err(problem) => return self.error(name, format!("not a checkpoint ref name: {problem}")),
         };
-        if !self.commit_shape(name, id) {
+        if !self.commit_shape(name, id, false) {
             return;
         }
         let note = match self.notes.get(id) {
@@ -178,7 +179,7 @@ impl Check<'_> {
     }
 
     fn journal(&mut self, name: &str, id: ObjectId, max_age_secs: Option<u64>) {
-        if !self.commit_shape(name, id) {
+        if !self.commit_shape(name, id, true) {
             return;
         }
         let data = match self.notes.get(id) {

@@ -34,7 +34,9 @@ fn record_path(common_dir: &Path) -> PathBuf {
 pub fn begin(common_dir: &Path, locks: &[PathBuf]) -> Result<InFlight> {
     let record = record_path(common_dir);
     let mut text = String::new();
+    // Absolute: the next holder may run from another directory.
     for l in locks {
+        let l = std::path::absolute(l).unwrap_or_else(|_| l.clone());
         text.push_str(&l.to_string_lossy());
         text.push('\n');
     }

@@ -31,6 +31,9 @@ pub struct Publication<'a> {
     pub expect: Expect,
     /// The reflog and notes-commit message.
     pub message: &'a str,
+    /// Commits the new one keeps reachable (none for a checkpoint; a revert
+    /// journal keeps the turns it will remove and the user's index).
+    pub keep: Vec<ObjectId>,
 }
 
 /// Publish `p`: objects, note, ref, each on disk before the next. Returns the commit.
@@ -41,9 +44,10 @@ pub fn publish(lock: &Locked<'_>, rec: &Recorder<'_>, p: Publication<'_>) -> Res
         note,
         expect,
         message,
+        keep,
     } = p;
     ensure_tree_object(rec, tree)?;
-    let commit = write_commit(rec, tree, Vec::new(), &format!("t3 checkpoint ref={reference}"))?;
+    let commit = write_commit(rec, tree, keep, &format!("t3 checkpoint ref={reference}"))?;
     let t = crate::trace::span("sync objects");
     rec.sync()?;
     drop(t);

@@ -42,27 +42,36 @@ pub fn is_repository(dir: &Path) -> bool {
 /// snapshot does not hold, sorted by path.
 pub fn find(workdir: &Path, plan: &Plan) -> Result<Vec<Collision>> {
     let mut out: Vec<Collision> = Vec::new();
-    let mut seen_dirs = std::collections::HashSet::new();
     let deleted = |p: &BStr| plan.deletes().binary_search_by(|d| d.as_bstr().cmp(p)).is_ok();
+    let mut kinds: std::collections::HashMap<BString, Option<Kind>> = std::collections::HashMap::new();
     for path in plan.new_paths() {
         // Leading components: a file or symlink where a directory must go,
-        // or a nested repository that would be written into.
+        // or a nested repository that would be written into. Below the first
+        // that is not a plain directory nothing is looked at (a symlink is
+        // never followed).
+        let mut blocked = false;
         for (start, _, c) in path.char_indices() {
             if c != '/' {
                 continue;
             }
             let prefix = path[..start].as_bstr();
-            if !seen_dirs.insert(prefix.to_owned()) {
-                continue;
+            let kind = match kinds.get(prefix) {
+                Some(k) => *k,
+                None => {
+                    let k = kind_at(&abs(workdir, prefix)?)?;
+                    kinds.insert(prefix.to_owned(), k);
+                    k
+                }
+            };
+            match kind {
+                Some(Kind::Dir) => continue,
+                Some(kind) if !deleted(prefix) => push(&mut out, prefix, kind),
+                _ => {}
             }
-            match kind_at(&abs(workdir, prefix)?)? {
-                None => break,
-                Some(Kind::Dir) => {}
-                Some(_) if deleted(prefix) => {}
-                Some(kind) => push(&mut out, prefix, kind),
-            }
+            blocked = true;
+            break;
         }
-        if let Some(kind) = kind_at(&abs(workdir, path.as_bstr())?)? {
+        if !blocked && let Some(kind) = kind_at(&abs(workdir, path.as_bstr())?)? {
             push(&mut out, path.as_bstr(), kind);
         }
     }

@@ -74,10 +74,14 @@ pub fn skipped_and_present(repo: &gix::Repository, workdir: &Path) -> Result<Vec
 /// when it is HEAD, or there is no index). An index with unresolved
 /// conflicts is refused: there is no tree to keep it in.
 pub fn index_tree(repo: &gix::Repository, rec: &Recorder<'_>) -> Result<Option<ObjectId>> {
-    let Some(idx) = open(repo)? else {
-        return Ok(None);
-    };
     let head = repo::head_tree(repo)?.unwrap_or_else(|| ObjectId::empty_tree(repo.object_hash()));
+    let unborn = repo::head_tree(repo)?.is_none();
+    let Some(idx) = open(repo)? else {
+        // No index file is an empty index: kept when that is not HEAD.
+        let empty = ObjectId::empty_tree(repo.object_hash());
+        repo::ensure_tree_object(rec, empty)?;
+        return Ok((head != empty || unborn).then_some(empty));
+    };
     let conflicted: Vec<String> = idx
         .entries()
         .iter()
@@ -90,10 +94,9 @@ pub fn index_tree(repo: &gix::Repository, rec: &Recorder<'_>) -> Result<Option<O
             if conflicted.len() > 1 { ", …" } else { "" }
         )));
     }
-    if cache_tree_is(&idx, head) {
+    if cache_tree_is(&idx, head) && !unborn {
         return Ok(None);
     }
-    let empty = ObjectId::empty_tree(repo.object_hash());
     let mut editor = repo::tree_editor(repo, None)?;
     for e in idx.entries() {
         if e.flags.contains(Flags::INTENT_TO_ADD) {
@@ -109,7 +112,9 @@ pub fn index_tree(repo: &gix::Repository, rec: &Recorder<'_>) -> Result<Option<O
     }
     let tree = editor.write(|t| rec.write_object(t))?;
     repo::ensure_tree_object(rec, tree)?;
-    Ok((tree != head && !(tree == empty && head == empty)).then_some(tree))
+    // On an unborn branch a put-back would otherwise stage its whole tree:
+    // even an empty index is kept then.
+    Ok((tree != head || unborn).then_some(tree))
 }
 
 /// Whether the index's cache-tree extension says the index is exactly `tree`.
@@ -125,6 +130,8 @@ fn mode_kind(mode: Mode) -> EntryKind {
         Mode::SYMLINK => EntryKind::Link,
         Mode::COMMIT => EntryKind::Commit,
         Mode::FILE_EXECUTABLE => EntryKind::BlobExecutable,
+        // A sparse index's directory entry names a whole subtree.
+        Mode::DIR => EntryKind::Tree,
         _ => EntryKind::Blob,
     }
 }

@@ -266,6 +266,11 @@ fn target(
 /// The report of a saga that ran to its end.
 fn finished(saga: &Saga<'_, '_>, ran: saga::Ran, mut notices: Vec<String>) -> Report {
     let j = saga.journal();
+    for turn in &ran.kept_turns {
+        notices.push(format!(
+            "turn {turn} was captured again while the revert was stopped: it is kept, not removed"
+        ));
+    }
     if ran.rolled_back == 0 && j.from_turn > j.to_turn && j.files_only {
         notices.push("--files-only: the agent's conversation was not rolled back".into());
     }

@@ -347,10 +347,19 @@ fn complete(lock: &Locked<'_>, op: &Op, plan: Option<Plan>) -> Result<()> {
     if let Some(tree) = op.restored.as_deref().map(oplog::id).transpose()? {
         let plan = match plan {
             Some(p) => p,
+            // Finishing an interrupted put-back: keep the work done since first.
             None => {
-                let rec = Recorder::new(repo);
-                let now = crate::snapshot::snapshot(lock, &rec)?;
-                restore::plan(repo, now.tree, tree)?
+                let kept = op
+                    .safety_commit()?
+                    .map(|c| repo::commit_tree(repo, c))
+                    .transpose()?;
+                safety::keep_before_resume(
+                    lock,
+                    op.thread.as_deref(),
+                    tree,
+                    kept,
+                    !op.moved_aside.is_empty(),
+                )?
             }
         };
         safety::move_repositories(&workdir, &op.moved_aside, false)?;

@@ -19,7 +19,7 @@ use gix::ObjectId;
 use gix::bstr::{BStr, BString, ByteSlice};
 
 use crate::error::{Context as _, Error, Result, git_err};
-use crate::oplog::MovedAside;
+use crate::oplog::{self, MovedAside};
 use crate::repo::{self, Locked, Recorder};
 use crate::restore::collisions::{self, Kind};
 use crate::restore::{self, Plan};
@@ -76,6 +76,37 @@ pub fn take(lock: &Locked<'_>, rec: &Recorder<'_>, target: ObjectId, force: bool
     ))
 }
 
+/// Before a restore to `target` that resumes an interrupted one: take a
+/// safety checkpoint of what is there now (work done after the crash), and
+/// when the restore would change anything that the earlier safety checkpoint
+/// (tree `kept`) does not already hold, record it as a `restore` op so that
+/// `op undo` can bring it back. Returns the restore's plan.
+pub fn keep_before_resume(
+    lock: &Locked<'_>,
+    thread: Option<&str>,
+    target: ObjectId,
+    kept: Option<ObjectId>,
+    force: bool,
+) -> Result<Plan> {
+    let repo = lock.repo();
+    let rec = Recorder::new(repo);
+    let (safety, plan) = take(lock, &rec, target, force)?;
+    if plan.is_empty() || kept == Some(safety.tree) && safety.index_tree.is_none() {
+        return Ok(plan);
+    }
+    let mut op = oplog::Op::new(oplog::Kind::Restore, thread);
+    let message = format!(
+        "t3 safety resume{}",
+        thread.map(|t| format!(" thread={t}")).unwrap_or_default()
+    );
+    let commit = repo::write_commit(&rec, safety.tree, Vec::new(), &message)?;
+    rec.sync()?;
+    op.safety = Some(commit.to_string());
+    op.index_tree = safety.index_tree.map(|t| t.to_string());
+    oplog::record(lock, &op, &[])?;
+    Ok(plan)
+}
+
 /// Where the nested repositories in the way will go, or the refusal that names them.
 fn aside(repo: &gix::Repository, nested: &[BString], force: bool) -> Result<Vec<MovedAside>> {
     let Some(first) = nested.first() else {
@@ -98,14 +129,29 @@ fn aside(repo: &gix::Repository, nested: &[BString], force: bool) -> Result<Vec<
     let base = repo::t3_worktree_dir(repo)
         .join("aside")
         .join(format!("{stamp}-{}", std::process::id()));
+    let base = std::path::absolute(&base).context(|| format!("could not resolve {}", base.display()))?;
     nested
         .iter()
         .map(|p| {
-            let rel = gix::path::from_bstr(p.as_bstr())
-                .map_err(git_err(format!("{} is not a valid path", p.to_str_lossy())))?;
+            // The record is TOML: a name that is not UTF-8 cannot be kept
+            // exactly, so such a repository is never moved.
+            let Ok(path) = std::str::from_utf8(p) else {
+                return Err(Error::Refused(format!(
+                    "the nested repository {} is where the restore must write, and its name is not \
+                     UTF-8, so git t3 cannot move it aside safely; move it yourself",
+                    p.to_str_lossy()
+                )));
+            };
+            let to = base.join(path);
+            let Some(to) = to.to_str() else {
+                return Err(Error::Refused(format!(
+                    "cannot move the nested repository {path} aside: {} is not UTF-8",
+                    base.display()
+                )));
+            };
             Ok(MovedAside {
-                path: repo::path_string(p),
-                to: base.join(rel).display().to_string(),
+                path: path.to_owned(),
+                to: to.to_owned(),
             })
         })
         .collect()
@@ -113,12 +159,22 @@ fn aside(repo: &gix::Repository, nested: &[BString], force: bool) -> Result<Vec<
 
 /// Move the nested repositories of `moved` to their place aside (`back`:
 /// return them). Idempotent: what is already where it goes is left alone.
+/// Moving aside fails when a repository is still in the worktree after it
+/// (the restore must not write over it).
 pub fn move_repositories(workdir: &Path, moved: &[MovedAside], back: bool) -> Result<()> {
     for m in moved {
         let here = workdir.join(&m.path);
         let there = PathBuf::from(&m.to);
         let (from, to) = if back { (&there, &here) } else { (&here, &there) };
         if std::fs::symlink_metadata(from).is_err() || std::fs::symlink_metadata(to).is_ok() {
+            if !back && collisions::is_repository(&here) {
+                return Err(Error::Refused(format!(
+                    "the nested repository {} could not be moved aside to {} (something is there); \
+                     nothing was written over it",
+                    here.display(),
+                    there.display()
+                )));
+            }
             continue;
         }
         if let Some(parent) = to.parent() {

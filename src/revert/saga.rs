@@ -35,6 +35,9 @@ pub struct Ran {
     pub files: restore::Plan,
     /// Turns the provider rolled back in this run.
     pub rolled_back: u64,
+    /// Turns above the target captured again while the revert was stopped
+    /// (kept, not removed).
+    pub kept_turns: Vec<u64>,
 }
 
 /// A revert in progress, under the repository lock.
@@ -56,6 +59,16 @@ impl<'l, 'r> Saga<'l, 'r> {
         journal: Journal,
     ) -> Result<Self> {
         let reference = thread.revert_journal_ref();
+        // The journal commit's parents keep what its note names by id only
+        // (the user's index, the turns the revert removes) from `git gc`.
+        let mut keep = Vec::new();
+        if let Some(index) = journal.index_tree.as_deref() {
+            let index = oplog::id(index)?;
+            keep.push(repo::write_commit(rec, index, Vec::new(), "t3 index")?);
+        }
+        for r in &journal.removed {
+            keep.push(oplog::id(&r.commit)?);
+        }
         let commit = publish(
             lock,
             rec,
@@ -65,6 +78,7 @@ impl<'l, 'r> Saga<'l, 'r> {
                 note: journal.to_bytes()?,
                 expect: Expect::Absent,
                 message: "t3: revert started",
+                keep,
             },
         )?;
         crate::fault::point("after-journal");
@@ -135,7 +149,7 @@ impl<'l, 'r> Saga<'l, 'r> {
             self.advance(Step::Refs)?;
         }
         if self.journal.step == Step::Refs {
-            self.delete_refs()?;
+            ran.kept_turns = self.delete_refs()?;
             crate::fault::point("after-refs");
             // Deleting again finds nothing; recording happens once, with `Done`.
             self.advance(Step::Record)?;
@@ -154,12 +168,14 @@ impl<'l, 'r> Saga<'l, 'r> {
         let target = self.journal.target_tree()?;
         let files = match first_plan {
             Some(plan) => plan,
-            // A resumed restore: compare with the worktree as it is now.
-            None => {
-                let rec = Recorder::new(repo);
-                let now = crate::snapshot::snapshot(self.lock, &rec)?;
-                restore::plan(repo, now.tree, target)?
-            }
+            // A resumed restore: keep the work done since the crash first.
+            None => super::safety::keep_before_resume(
+                self.lock,
+                Some(&self.journal.thread),
+                target,
+                Some(self.journal.safety_tree()?),
+                !self.journal.moved_aside.is_empty(),
+            )?,
         };
         let t = crate::trace::span("restore files");
         let workdir = repo::workdir(repo)?;
@@ -191,20 +207,28 @@ impl<'l, 'r> Saga<'l, 'r> {
         Ok(turns)
     }
 
-    fn delete_refs(&self) -> Result<()> {
+    /// Delete the refs the journal names, only where they still point at
+    /// the commit it recorded: a turn captured again while the revert was
+    /// stopped is new work, and stays (its turn number is returned).
+    fn delete_refs(&self) -> Result<Vec<u64>> {
         let repo = self.lock.repo();
         let mut updates = Vec::new();
+        let mut kept = Vec::new();
         for r in &self.journal.removed {
             let name = self.thread.checkpoint_ref(r.turn);
-            if let Some(current) = repo::find_ref(repo, &name)? {
-                updates.push(RefUpdate {
+            let recorded = oplog::id(&r.commit)?;
+            match repo::find_ref(repo, &name)? {
+                Some(current) if current == recorded => updates.push(RefUpdate {
                     name,
                     new: None,
-                    expect: Expect::Is(current),
-                });
+                    expect: Expect::Is(recorded),
+                }),
+                Some(_) => kept.push(r.turn),
+                None => {}
             }
         }
-        repo::update_refs(self.lock, &updates, "t3: revert")
+        repo::update_refs(self.lock, &updates, "t3: revert")?;
+        Ok(kept)
     }
 
     /// One notes commit: the revert on the target's note, and the journal
@@ -262,15 +286,18 @@ impl<'l, 'r> Saga<'l, 'r> {
         op.safety = Some(self.commit.to_string());
         op.index_tree.clone_from(&j.index_tree);
         op.moved_aside.clone_from(&j.moved_aside);
-        op.refs = j
-            .removed
-            .iter()
-            .map(|r| oplog::RefChange {
-                reference: self.thread.checkpoint_ref(r.turn),
-                old: Some(r.commit.clone()),
-                new: None,
-            })
-            .collect();
+        // Only the refs it did remove: a turn captured again meanwhile stayed.
+        let repo = self.lock.repo();
+        for r in &j.removed {
+            let reference = self.thread.checkpoint_ref(r.turn);
+            if repo::find_ref(repo, &reference)?.is_none() {
+                op.refs.push(oplog::RefChange {
+                    reference,
+                    old: Some(r.commit.clone()),
+                    new: None,
+                });
+            }
+        }
         Ok(op)
     }
 }

@@ -9,6 +9,7 @@ mod extension;
 mod hook;
 mod layers;
 mod property;
+mod recovery;
 mod revert;
 mod safety;
 mod store;

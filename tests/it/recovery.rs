@@ -1,0 +1,227 @@
+//! Recovery after crashes, garbage collection and awkward worktrees: each
+//! case was found by trying to make git-t3 lose work, and failed before its fix.
+
+use crate::util::{THREAD, TestRepo, ref_for};
+
+/// Baseline, then turn 1 with `f` changed.
+fn two_turns(r: &TestRepo) {
+    r.write("f", "base\n");
+    r.commit_all("f");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("f", "t1\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+}
+
+/// Whether a blob with exactly `content` is reachable from a ref.
+fn kept(r: &TestRepo, content: &str) -> bool {
+    let blob = gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, content.as_bytes())
+        .unwrap()
+        .to_string();
+    r.git(&["rev-list", "--objects", "--all"])
+        .lines()
+        .any(|l| l.starts_with(&blob))
+}
+
+#[test]
+fn a_killed_revert_survives_gc_with_staged_work_and_removed_turns() {
+    for fault in ["after-journal", "after-restore", "after-refs", "after-record"] {
+        let r = TestRepo::seeded();
+        two_turns(&r);
+        r.write("f", "STAGED\n");
+        r.git(&["add", "f"]);
+        r.write("f", "WORKTREE\n");
+        let out = r.t3_env(
+            &["revert", "--thread", THREAD, "--to", "0", "--files-only"],
+            &[("T3_TEST_FAULT", fault)],
+        );
+        assert_ne!(out.code, 0, "{fault}: the fault did not fire");
+        r.git(&["reflog", "expire", "--expire=now", "--all"]);
+        r.git(&["gc", "-q", "--prune=now"]);
+        assert!(kept(&r, "STAGED\n"), "{fault}: gc took the staged work");
+        r.t3(&["revert", "--abort", "--thread", THREAD]).ok();
+        assert_eq!(r.git(&["show", ":f"]), "STAGED", "{fault}: the index is not back");
+        assert_eq!(std::fs::read_to_string(r.root.join("f")).unwrap(), "WORKTREE\n");
+        assert_eq!(r.refs("refs/t3/checkpoints/").len(), 2, "{fault}");
+        r.git(&["fsck", "--no-progress"]);
+    }
+}
+
+#[test]
+fn continue_keeps_work_done_after_the_crash() {
+    let r = TestRepo::seeded();
+    two_turns(&r);
+    let _ = r.t3_env(
+        &["revert", "--thread", THREAD, "--to", "0", "--files-only"],
+        &[("T3_TEST_FAULT", "after-journal")],
+    );
+    r.write("f", "EDIT AFTER THE CRASH\n");
+    r.write("n", "NEW AFTER THE CRASH\n");
+    r.t3(&["revert", "--continue", "--thread", THREAD]).ok();
+    r.git(&["gc", "-q", "--prune=now"]);
+    assert!(kept(&r, "EDIT AFTER THE CRASH\n") && kept(&r, "NEW AFTER THE CRASH\n"));
+    let kinds = r.t3_json(&["op", "log"]);
+    assert!(
+        kinds["ops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|o| o["kind"] == "restore"),
+        "the work kept before resuming is not an op: {kinds}"
+    );
+}
+
+#[test]
+fn finishing_an_interrupted_undo_keeps_work_done_since() {
+    let r = TestRepo::seeded();
+    two_turns(&r);
+    r.t3(&["revert", "--thread", THREAD, "--to", "0", "--files-only"])
+        .ok();
+    let _ = r.t3_env(
+        &["revert", "--undo", "--thread", THREAD],
+        &[("T3_TEST_FAULT", "after-op")],
+    );
+    r.write("f", "EDIT2\n");
+    // Any put-back finishes it, even one for another thread.
+    let _ = r.t3(&["revert", "--abort", "--thread", "other"]);
+    r.git(&["gc", "-q", "--prune=now"]);
+    assert!(
+        kept(&r, "EDIT2\n"),
+        "finishing the undo lost the edit made after the crash"
+    );
+}
+
+#[test]
+fn a_turn_captured_again_while_the_revert_was_stopped_is_kept() {
+    let r = TestRepo::seeded();
+    two_turns(&r);
+    r.write("f", "t2\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let _ = r.t3_env(
+        &["revert", "--thread", THREAD, "--to", "0", "--files-only"],
+        &[("T3_TEST_FAULT", "after-restore")],
+    );
+    r.write("f", "AGENT TURN 2 REDONE\n");
+    r.t3(&["capture", "--thread", THREAD, "--turn", "2", "--replace"])
+        .ok();
+    let redone = r.git(&["rev-parse", &ref_for(THREAD, 2)]);
+    let out = r.t3(&["revert", "--continue", "--thread", THREAD]).ok();
+    assert!(out.stderr.contains("turn 2 was captured again"), "{}", out.stderr);
+    assert_eq!(r.git(&["rev-parse", &ref_for(THREAD, 2)]), redone);
+}
+
+#[test]
+fn stale_lock_files_are_found_from_any_directory() {
+    let r = TestRepo::seeded();
+    two_turns(&r);
+    r.write("g", "x\n");
+    let _ = r.t3_env(
+        &["capture", "--thread", THREAD],
+        &[("T3_TEST_FAULT", "refs-locked")],
+    );
+    r.t3_in(&r.root.join("src"), &["capture", "--thread", THREAD])
+        .ok();
+    r.git(&["gc", "-q"]);
+}
+
+#[test]
+fn nested_repositories_moved_aside_come_back_when_undone_from_a_subdirectory() {
+    let r = TestRepo::seeded();
+    two_turns(&r);
+    for name in ["sub", "n\u{7f}x"] {
+        r.write(name, "a file at turn 2\n");
+    }
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let nested = r.root.join("sub");
+    std::fs::remove_file(&nested).unwrap();
+    std::fs::create_dir(&nested).unwrap();
+    r.git_in(&nested, &["init", "-q", "-b", "main"]).ok();
+    std::fs::write(nested.join("p"), "precious\n").unwrap();
+    r.git_in(&nested, &["add", "p"]).ok();
+    r.git_in(&nested, &["commit", "-qm", "precious"]).ok();
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    r.t3(&[
+        "revert",
+        "--thread",
+        THREAD,
+        "--to",
+        "2",
+        "--files-only",
+        "--force",
+    ])
+    .ok();
+    r.t3_in(&r.root.join("src"), &["revert", "--undo", "--thread", THREAD])
+        .ok();
+    assert_eq!(std::fs::read_to_string(nested.join("p")).unwrap(), "precious\n");
+}
+
+#[test]
+fn a_nested_repository_with_a_name_that_is_not_utf8_is_never_moved() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let r = TestRepo::seeded();
+    two_turns(&r);
+    let name = std::ffi::OsStr::from_bytes(b"n\xff");
+    std::fs::write(r.root.join(name), "turn 2\n").unwrap();
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let nested = r.root.join(name);
+    std::fs::remove_file(&nested).unwrap();
+    std::fs::create_dir(&nested).unwrap();
+    r.git_in(&nested, &["init", "-q", "-b", "main"]).ok();
+    std::fs::write(nested.join("p"), "precious\n").unwrap();
+    r.git_in(&nested, &["add", "p"]).ok();
+    r.git_in(&nested, &["commit", "-qm", "precious"]).ok();
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let out = r
+        .t3(&[
+            "revert",
+            "--thread",
+            THREAD,
+            "--to",
+            "2",
+            "--files-only",
+            "--force",
+        ])
+        .fails(1);
+    assert!(out.stderr.contains("UTF-8"), "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(nested.join("p")).unwrap(), "precious\n");
+}
+
+#[test]
+fn a_symlink_where_a_directory_was_does_not_block_the_revert() {
+    let r = TestRepo::seeded();
+    two_turns(&r);
+    r.write("d/x", "turn 2\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let elsewhere = r.tmp().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("x"), "outside\n").unwrap();
+    r.remove("d");
+    std::os::unix::fs::symlink(&elsewhere, r.root.join("d")).unwrap();
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    r.t3(&["revert", "--thread", THREAD, "--to", "2", "--files-only"])
+        .ok();
+    assert_eq!(
+        std::fs::read_to_string(elsewhere.join("x")).unwrap(),
+        "outside\n",
+        "wrote through the symlink"
+    );
+    r.t3(&["revert", "--undo", "--thread", THREAD]).ok();
+    assert!(
+        std::fs::symlink_metadata(r.root.join("d"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}
+
+#[test]
+fn undo_on_an_unborn_branch_puts_an_empty_index_back() {
+    let r = TestRepo::new();
+    r.write("a", "a\n");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("b", "b\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    r.t3(&["revert", "--thread", THREAD, "--to", "0", "--files-only"])
+        .ok();
+    r.t3(&["revert", "--undo", "--thread", THREAD]).ok();
+    assert_eq!(r.git(&["ls-files"]), "", "undo staged files the user never added");
+}
