@@ -28,6 +28,17 @@ pub enum Error {
         /// Where the search started.
         path: PathBuf,
     },
+    /// The repository is owned by someone else and not marked safe.
+    #[error(
+        "detected dubious ownership in repository at '{}'; if it is yours, mark it safe with \
+         `git config --global --add safe.directory {}`",
+        path.display(),
+        path.display()
+    )]
+    DubiousOwnership {
+        /// The repository's worktree (or git dir).
+        path: PathBuf,
+    },
     /// The repository has no working tree to capture or restore.
     #[error("{} is a bare repository: git t3 needs a working tree", path.display())]
     Bare {
@@ -252,6 +263,7 @@ impl Error {
         match self {
             Error::Usage(_) => ErrorKind::Usage,
             Error::NotARepository { .. } | Error::Bare { .. } => ErrorKind::NotARepository,
+            Error::DubiousOwnership { .. } => ErrorKind::UntrustedData,
             Error::UnknownThread { .. } | Error::NoSuchTurn { .. } => ErrorKind::NotFound,
             Error::TurnExists { .. }
             | Error::PlaceholderOverReal { .. }

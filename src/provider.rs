@@ -1,15 +1,18 @@
 //! Providers roll an agent's conversation back by N turns.
 //!
-//! `none` always succeeds. Any other name is a helper program found like
-//! git's remote helpers: `git config t3.provider.<name>.command`, then
-//! `provider.<name>.command` in `t3.toml` at the worktree root, then
-//! `git-t3-provider-<name>` on PATH. It runs as `<helper> rollback` without a
-//! shell, with `{"thread","turns","workspace","target_turn"}` on stdin; exit 0
-//! is success, anything else (or no answer within the timeout) a failure that
-//! carries the helper's stderr.
+//! `none` always succeeds. Any other name (`[a-z0-9][a-z0-9-]*`) is a helper
+//! program found like git's remote helpers: `git config
+//! t3.provider.<name>.command` (split like a shell would, never run through
+//! one), then `git-t3-provider-<name>` on PATH. Nothing that comes with the
+//! repository's content decides what runs (there is no `t3.toml`), and a
+//! repository owned by someone else is refused before its config is read
+//! (see `repo::open`). The helper runs as `<helper> rollback` in the worktree
+//! root, with `{"thread","turns","workspace","target_turn"}` on stdin
+//! (`workspace` absolute); exit 0 is success, anything else (or no answer
+//! within the timeout) a failure that carries the helper's stderr.
 
 use std::io::{Read as _, Write as _};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -57,29 +60,28 @@ pub struct Settings {
 }
 
 /// Find the provider called `name` (`None`/`"none"`: no provider).
-pub fn resolve(
-    repo: &gix::Repository,
-    workdir: &Path,
-    name: Option<&str>,
-    settings: &Settings,
-) -> Result<Provider> {
+pub fn resolve(repo: &gix::Repository, name: Option<&str>, settings: &Settings) -> Result<Provider> {
     let name = match name {
         None | Some("none") => return Ok(Provider::None),
         Some(n) => n,
     };
+    if !is_valid_name(name) {
+        return Err(Error::Provider {
+            name: name.chars().filter(|c| !c.is_control()).take(64).collect(),
+            problem: "not a valid provider name (lowercase letters, digits and '-')".into(),
+        });
+    }
     let configured = repo
         .config_snapshot()
         .string(format!("t3.provider.{name}.command").as_str())
-        .map(|v| v.to_string())
-        .or_else(|| from_toml(workdir, name));
+        .map(|v| v.to_string());
     if let Some(cmd) = configured {
-        let argv: Vec<String> = cmd.split_whitespace().map(str::to_owned).collect();
-        if argv.is_empty() {
-            return Err(Error::Provider {
+        let argv = shlex::split(&cmd)
+            .filter(|a| !a.is_empty())
+            .ok_or_else(|| Error::Provider {
                 name: name.to_owned(),
-                problem: "its configured command is empty".into(),
-            });
-        }
+                problem: format!("t3.provider.{name}.command is empty or not quoted right: {cmd}"),
+            })?;
         return Ok(Provider::Helper {
             name: name.to_owned(),
             argv,
@@ -101,15 +103,17 @@ pub fn resolve(
     }
 }
 
-fn from_toml(workdir: &Path, name: &str) -> Option<String> {
-    let text = std::fs::read_to_string(workdir.join("t3.toml")).ok()?;
-    let value: toml::Value = toml::from_str(&text).ok()?;
-    value
-        .get("provider")?
-        .get(name)?
-        .get("command")?
-        .as_str()
-        .map(str::to_owned)
+/// A provider name: `[a-z0-9][a-z0-9-]*`, at most 64 bytes (it becomes
+/// part of a program's file name and of a config key).
+pub fn is_valid_name(name: &str) -> bool {
+    name.len() <= 64
+        && name
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
 fn find_on_path(search_path: Option<&std::ffi::OsStr>, program: &str) -> Option<PathBuf> {

@@ -18,17 +18,12 @@ pub struct Options {
 
 /// Validate a provider name: it becomes part of a helper's file name.
 pub fn check_provider(name: &str) -> Result<()> {
-    let ok = !name.is_empty()
-        && name.len() <= 64
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-        && !name.starts_with('.');
-    if ok {
+    if crate::provider::is_valid_name(name) {
         Ok(())
     } else {
         Err(Error::usage(format!(
-            "provider '{name}' is not a valid name: use 1-64 letters, digits, '-', '_' or '.'"
+            "provider '{name}' is not a valid name: use 1-64 lowercase letters, digits and '-', \
+             starting with a letter or digit"
         )))
     }
 }

@@ -35,6 +35,12 @@ pub use refs::{Expect, RefEntry, RefUpdate, find_ref, list_refs, update_refs};
 /// `GIT_WORK_TREE` and the discovery limits).
 pub fn open(dir: &Path) -> Result<gix::Repository> {
     match gix::discover_with_environment_overrides(dir) {
+        // Like git, a repository owned by someone else is refused whole
+        // (unless `safe.directory` says otherwise): its config could name
+        // programs to run.
+        Ok(repo) if repo.git_dir_trust() != gix::sec::Trust::Full => Err(Error::DubiousOwnership {
+            path: repo.workdir().unwrap_or(repo.git_dir()).to_owned(),
+        }),
         Ok(repo) => Ok(repo),
         // No repository up to the root or a ceiling, or a directory that does
         // not exist: gix classifies all of them as "not found".

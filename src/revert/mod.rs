@@ -94,7 +94,7 @@ struct Decision {
 /// Start a revert, under `lock`.
 pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
     let repo = lock.repo();
-    let workdir = repo::workdir(repo)?;
+    repo::workdir(repo)?;
     let Options {
         thread,
         to,
@@ -108,7 +108,7 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
     let provider = if files_only || turns == 0 {
         Provider::None
     } else {
-        provider::resolve(repo, &workdir, d.provider_name.as_deref(), &provider_settings)?
+        provider::resolve(repo, d.provider_name.as_deref(), &provider_settings)?
     };
     let rec = Recorder::new(repo);
     let (safety, files) = safety::take(lock, &rec, d.target_tree, force)?;
@@ -302,7 +302,7 @@ pub fn resume(lock: &Locked<'_>, thread: &ThreadId, settings: &provider::Setting
     let provider = if j.files_only || j.step > Step::Provider {
         Provider::None
     } else {
-        provider::resolve(repo, &repo::workdir(repo)?, j.provider.as_deref(), settings)?
+        provider::resolve(repo, j.provider.as_deref(), settings)?
     };
     let ran = saga.run(&provider, provider::timeout(repo, settings.timeout), None)?;
     Ok(finished(&saga, ran, Vec::new()))

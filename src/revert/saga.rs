@@ -192,7 +192,16 @@ impl<'l, 'r> Saga<'l, 'r> {
         if !self.journal.calls_provider() || matches!(provider, Provider::None) {
             return Ok(0);
         }
-        let workspace = repo::workdir(self.lock.repo())?.to_string_lossy().into_owned();
+        // Absolute, whatever directory git t3 was started from.
+        let workdir = repo::workdir(self.lock.repo())?;
+        let workspace = std::path::absolute(&workdir)
+            .map_err(|e| crate::error::Error::Io {
+                context: "could not resolve the worktree".into(),
+                path: Some(workdir.clone()),
+                source: e,
+            })?
+            .to_string_lossy()
+            .into_owned();
         provider::rollback(
             provider,
             &provider::Rollback {

@@ -57,10 +57,12 @@ pub fn git_output(workdir: &Path, args: &[String]) -> Result<Vec<u8>> {
 
 /// `git fetch` of `refspecs` from `remote`, quietly and without FETCH_HEAD.
 pub fn fetch_args(remote: &str, refspecs: impl IntoIterator<Item = String>) -> Vec<String> {
+    // `--end-of-options`: a remote name from config can never be an option.
     let mut args = vec![
         "fetch".to_owned(),
         "--quiet".into(),
         "--no-write-fetch-head".into(),
+        "--end-of-options".into(),
         remote.to_owned(),
     ];
     args.extend(refspecs);

@@ -200,6 +200,7 @@ pub fn push(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>) -> Resul
         for (name, (old, _)) in &leased {
             args.push(format!("--force-with-lease={name}:{old}"));
         }
+        args.push("--end-of-options".into());
         args.push(remote.to_owned());
         for (name, (_, new)) in &leased {
             args.push(match new {
@@ -214,6 +215,7 @@ pub fn push(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>) -> Resul
         "push".to_owned(),
         "--quiet".into(),
         "--no-verify".into(),
+        "--end-of-options".into(),
         remote.to_owned(),
         format!("{prefix}*:{prefix}*"),
     ];

@@ -145,3 +145,26 @@ fn json_errors_are_one_object_with_a_kind() {
         assert!(out.stdout.is_empty(), "{args:?}: stdout {:?}", out.out());
     }
 }
+
+/// A repository owned by another user is refused like git refuses it, before
+/// its config (which could name a provider or a pager) is read.
+#[test]
+fn a_repository_owned_by_someone_else_is_refused() {
+    // SAFETY: geteuid has no preconditions and touches no memory.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: needs root to chown");
+        return;
+    }
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    let chown = std::process::Command::new("chown")
+        .args(["-R", "nobody"])
+        .arg(&r.root)
+        .status()
+        .unwrap();
+    assert!(chown.success());
+    let out = r.t3(&["list"]).fails(1);
+    assert!(out.stderr.contains("dubious ownership"), "{}", out.stderr);
+    let out = r.t3(&["revert", "--thread", THREAD, "--to", "0"]).fails(1);
+    assert!(out.stderr.contains("safe.directory"), "{}", out.stderr);
+}

@@ -202,7 +202,7 @@ fn an_unknown_provider_refuses_unless_files_only() {
 }
 
 #[test]
-fn providers_configured_in_git_config_or_t3_toml() {
+fn providers_come_from_git_config_never_from_the_content() {
     let r = TestRepo::seeded();
     let log = r.tmp().join("calls");
     let path = helper(&r, "unused", "exit 1");
@@ -223,6 +223,8 @@ fn providers_configured_in_git_config_or_t3_toml() {
     r.t3(&["revert", "--thread", THREAD, "--to", "2"]).ok();
     assert_eq!(std::fs::read_to_string(&log).unwrap(), "--from-config rollback\n");
     r.git(&["config", "--unset", "t3.provider.mine.command"]);
+    // A file in the repository never names what runs (it comes with the
+    // content, maybe from someone else): the revert refuses, nothing runs.
     r.write(
         "t3.toml",
         &format!(
@@ -230,11 +232,20 @@ fn providers_configured_in_git_config_or_t3_toml() {
             script.display()
         ),
     );
+    let out = r.t3(&["revert", "--thread", THREAD, "--to", "1"]).fails(1);
+    assert!(out.stderr.contains("git-t3-provider-mine"), "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "--from-config rollback\n");
+    // Arguments are split like a shell would, quotes included.
+    r.git(&[
+        "config",
+        "t3.provider.mine.command",
+        &format!("'{}' --label 'two words'", script.display()),
+    ]);
     r.t3(&["revert", "--thread", THREAD, "--to", "1"]).ok();
     assert!(
         std::fs::read_to_string(&log)
             .unwrap()
-            .ends_with("--from-toml rollback\n")
+            .ends_with("--label two words rollback\n")
     );
 }
 
