@@ -131,6 +131,14 @@ impl Check<'_> {
         let Ok(tree) = repo::commit_tree(self.repo, id) else {
             return self.error(name, format!("commit {id} has no readable tree"));
         };
+        let head = repo::head_tree(self.repo).ok().flatten();
+        let unsafe_paths = crate::restore::verify::check_tree(self.repo, tree, head, 3);
+        if !unsafe_paths.is_empty() {
+            for f in unsafe_paths {
+                self.error(name, format!("holds a path a revert refuses to write: {f}"));
+            }
+            return;
+        }
         if note.placeholder {
             if tree != ObjectId::empty_tree(self.repo.object_hash()) || !note.files.is_empty() {
                 self.error(name, "a placeholder must hold the empty tree and no files");

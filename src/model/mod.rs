@@ -2,4 +2,5 @@
 //! and the note schema. No I/O happens here.
 
 pub mod note;
+pub mod path;
 pub mod thread;

@@ -16,6 +16,7 @@
 
 pub mod collisions;
 pub mod index;
+pub mod verify;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

@@ -201,6 +201,14 @@ fn decide(repo: &gix::Repository, thread: &ThreadId, to: u64) -> Result<Decision
     let mut notes = NotesReader::open(repo)?;
     let mut notices = Vec::new();
     let (target_label, target_tree) = target(repo, &mut notes, thread, &refs, to, latest, &mut notices)?;
+    // A checkpoint may come from someone else: checked whole, before anything.
+    let head = repo::head_tree(repo)?;
+    if let Some(first) = crate::restore::verify::check_tree(repo, target_tree, head, 1).first() {
+        return Err(Error::BadMetadata {
+            reference: target_label,
+            problem: format!("refused, nothing was changed: it holds {first}"),
+        });
+    }
     // The thread's provider is named on its baseline.
     let provider_name = refs
         .first()

@@ -7,6 +7,7 @@ mod diff;
 mod durability;
 mod extension;
 mod hook;
+mod hostile;
 mod layers;
 mod property;
 mod recovery;

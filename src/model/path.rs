@@ -1,0 +1,136 @@
+//! git's rules for a tree entry name that may be written into a worktree
+//! (its `verify_path`): what a checkpoint fetched from someone else must
+//! not hold. Pure functions; the walk over a tree is in
+//! `restore::verify`.
+
+/// Longest path component written (most file systems' limit).
+pub const MAX_COMPONENT: usize = 255;
+/// Longest worktree-relative path written (`PATH_MAX`).
+pub const MAX_PATH: usize = 4096;
+/// Longest symlink target written.
+pub const MAX_LINK_TARGET: usize = 4096;
+
+/// Why a name may not be written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Problem {
+    /// The empty name.
+    Empty,
+    /// `.` or `..`.
+    Dots,
+    /// A `/` or NUL inside the name.
+    Separator,
+    /// `.git` in any case, or a name file systems treat as `.git`
+    /// (`git~1`, `.git` followed by spaces or dots, an NTFS stream, HFS+
+    /// ignorable characters).
+    DotGit,
+    /// Longer than [`MAX_COMPONENT`].
+    TooLong,
+}
+
+impl Problem {
+    /// What is wrong, in words.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Problem::Empty => "an empty path component",
+            Problem::Dots => "a '.' or '..' path component",
+            Problem::Separator => "a '/' or NUL inside a name",
+            Problem::DotGit => "a component git treats as .git (git refuses to write it)",
+            Problem::TooLong => "a path component longer than 255 bytes",
+        }
+    }
+}
+
+/// Characters HFS+ ignores when it compares names (git's list).
+fn hfs_ignorable(c: char) -> bool {
+    matches!(c, '\u{200C}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{206A}'..='\u{206F}' | '\u{FEFF}')
+}
+
+/// Whether the name `name` may be written into a worktree.
+pub fn check_component(name: &[u8]) -> Result<(), Problem> {
+    if name.is_empty() {
+        return Err(Problem::Empty);
+    }
+    if name == b"." || name == b".." {
+        return Err(Problem::Dots);
+    }
+    if name.iter().any(|b| *b == b'/' || *b == 0) {
+        return Err(Problem::Separator);
+    }
+    if name.len() > MAX_COMPONENT {
+        return Err(Problem::TooLong);
+    }
+    if is_dot_git(name) {
+        return Err(Problem::DotGit);
+    }
+    Ok(())
+}
+
+fn is_dot_git(name: &[u8]) -> bool {
+    let lower = name.to_ascii_lowercase();
+    // NTFS: trailing spaces and dots are dropped; `git~1` is the short name;
+    // `.git::$INDEX_ALLOCATION` and other streams name the folder itself.
+    let trimmed = {
+        let mut end = lower.len();
+        while end > 0 && matches!(lower[end - 1], b' ' | b'.') {
+            end -= 1;
+        }
+        &lower[..end]
+    };
+    if trimmed == b".git" || trimmed == b"git~1" || lower.starts_with(b".git:") {
+        return true;
+    }
+    // HFS+: ignorable code points are dropped before names are compared.
+    std::str::from_utf8(name).is_ok_and(|s| {
+        let folded: String = s.chars().filter(|c| !hfs_ignorable(*c)).collect();
+        folded.eq_ignore_ascii_case(".git")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_what_git_refuses() {
+        for bad in [
+            &b""[..],
+            b".",
+            b"..",
+            b"a/b",
+            b"a\0b",
+            b".git",
+            b".GIT",
+            b".Git",
+            b"git~1",
+            b"GIT~1",
+            b".git ",
+            b".git.",
+            b".git. .",
+            b".git::$INDEX_ALLOCATION",
+            ".g\u{200c}it".as_bytes(),
+            "\u{feff}.git".as_bytes(),
+        ] {
+            assert!(
+                check_component(bad).is_err(),
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+        assert_eq!(check_component(&[b'x'; 256]), Err(Problem::TooLong));
+        for good in [
+            &b"a"[..],
+            b".gitignore",
+            b".github",
+            b"git",
+            b"..a",
+            b"a.git",
+            b"\xff\xfe",
+        ] {
+            assert!(
+                check_component(good).is_ok(),
+                "{:?}",
+                String::from_utf8_lossy(good)
+            );
+        }
+    }
+}
