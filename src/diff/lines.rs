@@ -7,7 +7,7 @@ use gix::diff::blob::{Algorithm, Diff, InternedInput};
 use gix::objs::tree::EntryKind;
 
 use crate::diff::changes::{TreeChange, load};
-use crate::error::Result;
+use crate::error::{Context as _, Result};
 
 /// How git decides that a blob is binary: a NUL in its first 8000 bytes.
 const BINARY_SNIFF: usize = 8000;
@@ -41,6 +41,14 @@ pub fn count_modes<const N: usize>(
     change: &TreeChange,
     modes: [bool; N],
 ) -> Result<[Counts; N]> {
+    // A blob too large to read whole is summarised like a binary one: a
+    // diff's memory stays bounded whatever the file size.
+    if is_large(repo, change.old)? || is_large(repo, change.new)? {
+        return Ok([Counts {
+            binary: true,
+            ..Counts::default()
+        }; N]);
+    }
     let (old, new) = (load(repo, change.old)?, load(repo, change.new)?);
     let (Some(old), Some(new)) = (old, new) else {
         // git shows a gitlink as one "Subproject commit <id>" line.
@@ -57,6 +65,22 @@ pub fn count_modes<const N: usize>(
         }; N]);
     }
     Ok(modes.map(|ws| line_counts(&old, &new, ws)))
+}
+
+/// Blobs larger than this are not read whole to count lines or build hunks;
+/// they are shown like binary files ("Binary files differ").
+pub const LARGE_BLOB: u64 = 32 << 20;
+
+/// Whether one side of a change is a blob above [`LARGE_BLOB`] (read from
+/// its header, not its content).
+pub fn is_large(repo: &gix::Repository, side: Option<crate::diff::changes::Side>) -> Result<bool> {
+    let Some(side) = side.filter(|s| s.kind != EntryKind::Commit) else {
+        return Ok(false);
+    };
+    let header = repo
+        .find_header(side.id)
+        .context(|| format!("could not read the header of blob {}", side.id))?;
+    Ok(header.size() > LARGE_BLOB)
 }
 
 /// Lines added and deleted between two texts.

@@ -196,6 +196,15 @@ fn file_patch(repo: &gix::Repository, change: &TreeChange, opts: Options) -> Res
         event,
         full_ids: false,
     };
+    if header.old_id != header.new_id
+        && (lines::is_large(repo, change.old)? || lines::is_large(repo, change.new)?)
+    {
+        // Too large to read whole: named like a binary file, never loaded.
+        return Ok(Some(FilePatch {
+            header,
+            body: Body::Binary(Binary::Differ),
+        }));
+    }
     let old = content(repo, change.old)?;
     let new = content(repo, change.new)?;
     if header.old_id == header.new_id {

@@ -96,11 +96,10 @@ impl<'c, 'a, 'r> Rehash<'c, 'a, 'r> {
         let Some(p) = self.pipeline.as_mut() else {
             return Ok(None);
         };
-        match p
-            .worktree_file_to_object(path.as_bstr(), index)
+        match super::stream::to_object(ctx.repo, p, index, ctx.workdir, path.as_bstr())
             .context(|| format!("could not hash {}", path.to_str_lossy()))?
         {
-            Some((id, kind, _md)) => {
+            Some((id, kind)) => {
                 ctx.rec.note_written([id]);
                 edits.push(Edit::Upsert(path.clone(), kind, id));
                 // Taken after hashing: safe, as a file changed since the walk
@@ -219,9 +218,9 @@ fn hash_paths(
         .context(|| "could not set up clean filters".into())?;
     let mut out = Vec::with_capacity(paths.len());
     for path in paths {
-        if let Some((id, kind, _md)) = pipeline
-            .worktree_file_to_object(path.as_bstr(), index)
-            .context(|| format!("could not hash {}", path.to_str_lossy()))?
+        if let Some((id, kind)) =
+            super::stream::to_object(repo, &mut pipeline, index, workdir, path.as_bstr())
+                .context(|| format!("could not hash {}", path.to_str_lossy()))?
         {
             out.push((path.clone(), id, kind, lstat(workdir, path).unwrap_or_default()));
         }

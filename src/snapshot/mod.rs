@@ -49,6 +49,7 @@ use crate::repo::{self, Recorder};
 
 mod cache;
 mod hash;
+mod stream;
 mod tree;
 mod walk;
 

@@ -268,6 +268,28 @@ impl CompareBlobs for HashAndWrite {
         use gix::objs::{Exists as _, Write as _};
         use std::io::Read as _;
         let mut stream = data.stream_worktree_file()?;
+        // A large file with a known size is written while it is hashed, in
+        // bounded memory (it is written even when unchanged: git add does too).
+        if let Some(len) = stream.size().filter(|l| *l > super::stream::STREAM_ABOVE)
+            && stream.as_bytes().is_none()
+        {
+            let written = self.odb.write_stream(
+                gix::objs::Kind::Blob,
+                len,
+                &mut super::stream::Exact::new(&mut stream, len),
+            );
+            let id = match written {
+                Ok(id) => id,
+                // The file shrank while it was read: hash it again.
+                Err(e) if e.to_string().contains("shrank") => return Ok(Some(None)),
+                Err(e) => return Err(e),
+            };
+            if id == entry.id {
+                return Ok(None);
+            }
+            self.written.lock().unwrap_or_else(|p| p.into_inner()).push(id);
+            return Ok(Some(Some(id)));
+        }
         let bytes: &[u8] = match stream.as_bytes() {
             Some(b) => b,
             None => {

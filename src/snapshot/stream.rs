@@ -1,0 +1,122 @@
+//! Large files are hashed and written as a stream, so a capture's memory
+//! stays bounded whatever the file size (`git add` does the same).
+//!
+//! A file is streamed when its converted content has a known size (no clean
+//! filter or eol conversion changed it) and it is larger than
+//! [`STREAM_ABOVE`]; the object is written while it is hashed, through a
+//! reader that fails if the file turns out shorter than announced, so a file
+//! that shrinks while it is read never becomes a malformed object.
+
+use std::io::Read;
+
+use gix::ObjectId;
+use gix::bstr::BStr;
+use gix::objs::tree::EntryKind;
+
+/// Files up to this size are hashed in memory (fewer system calls).
+pub(super) const STREAM_ABOVE: u64 = 8 << 20;
+
+/// Reads exactly `left` bytes, failing with `UnexpectedEof` on fewer.
+pub(super) struct Exact<R> {
+    inner: R,
+    left: u64,
+}
+
+impl<R: Read> Exact<R> {
+    pub(super) fn new(inner: R, len: u64) -> Self {
+        Exact { inner, left: len }
+    }
+}
+
+impl<R: Read> Read for Exact<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.left == 0 {
+            return Ok(0);
+        }
+        let want = buf.len().min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..want])?;
+        if n == 0 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "the file shrank while it was read",
+            ));
+        }
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
+
+/// Write the worktree file `rela` (a regular file of `len` bytes) as a blob
+/// by streaming it through the clean filters, when they leave it unchanged;
+/// `None` when it must be hashed in memory (a filter changed it, or it is
+/// small). Returns the id and whether it is executable.
+pub(super) fn large_file(
+    repo: &gix::Repository,
+    pipeline: &mut gix::filter::Pipeline<'_>,
+    index: &gix::index::State,
+    workdir: &std::path::Path,
+    rela: &BStr,
+) -> gix::Result<Option<(ObjectId, EntryKind)>> {
+    use gix::filter::plumbing::pipeline::convert::ToGitOutcome;
+    let rel = gix::path::from_bstr(rela).map_err(gix::Error::from_error)?;
+    let path = workdir.join(&rel);
+    let Ok(md) = std::fs::symlink_metadata(&path) else {
+        return Ok(None);
+    };
+    if !md.is_file() || md.len() <= STREAM_ABOVE {
+        return Ok(None);
+    }
+    let file = std::fs::File::open(&path).map_err(gix::Error::from_error)?;
+    let converted = pipeline.convert_to_git(file, &rel, index)?;
+    let ToGitOutcome::Unchanged(file) = converted else {
+        return Ok(None);
+    };
+    let id = gix::objs::Write::write_stream(
+        &repo.objects,
+        gix::objs::Kind::Blob,
+        md.len(),
+        &mut Exact::new(file, md.len()),
+    )?;
+    use std::os::unix::fs::PermissionsExt as _;
+    let kind = if md.permissions().mode() & 0o111 != 0 {
+        EntryKind::BlobExecutable
+    } else {
+        EntryKind::Blob
+    };
+    Ok(Some((id, kind)))
+}
+
+/// Hash and write the worktree file `rela` like `git add`: streamed when it
+/// is large ([`large_file`]), in memory otherwise (gix's own way, which also
+/// handles symlinks and nested repositories).
+pub(super) fn to_object(
+    repo: &gix::Repository,
+    pipeline: &mut gix::filter::Pipeline<'_>,
+    index: &gix::index::State,
+    workdir: &std::path::Path,
+    rela: &BStr,
+) -> gix::Result<Option<(ObjectId, EntryKind)>> {
+    if let Some(found) = large_file(repo, pipeline, index, workdir, rela)? {
+        return Ok(Some(found));
+    }
+    Ok(pipeline
+        .worktree_file_to_object(rela, index)?
+        .map(|(id, kind, _md)| (id, kind)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_read_is_an_error_not_a_short_object() {
+        let mut exact = Exact::new(&b"abc"[..], 5);
+        let mut out = Vec::new();
+        let err = exact.read_to_end(&mut out).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::UnexpectedEof);
+        let mut exact = Exact::new(&b"abcdef"[..], 3);
+        let mut out = Vec::new();
+        exact.read_to_end(&mut out).unwrap();
+        assert_eq!(out, b"abc");
+    }
+}
