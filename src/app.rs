@@ -221,21 +221,38 @@ fn hook(
 ) -> std::result::Result<commands::hook::HookOutcome, String> {
     let payload = match a.payload {
         Some(p) => Ok(p.into_bytes()),
-        None => {
-            use std::io::Read as _;
-            let mut buf = Vec::new();
-            std::io::stdin()
-                .take(8 << 20)
-                .read_to_end(&mut buf)
-                .map(|_| buf)
-                .map_err(|e| Error::BadInput {
-                    source_name: format!("the {} hook payload", a.agent),
-                    problem: format!("could not read it: {e}"),
-                })
-        }
+        None => read_stdin(HOOK_STDIN_WAIT).map_err(|problem| Error::BadInput {
+            source_name: format!("the {} hook payload", a.agent),
+            problem,
+        }),
     };
     let result = payload.and_then(|p| commands::hook::run(&a.agent, &p, base, settings));
     result.map_err(|e| format!("hook {}: {}", a.agent, crate::error::one_line(&e)))
+}
+
+/// How long a hook waits for its payload on stdin.
+const HOOK_STDIN_WAIT: Duration = Duration::from_secs(10);
+/// The largest hook payload read.
+const HOOK_PAYLOAD_MAX: u64 = 8 << 20;
+
+/// Read stdin (at most [`HOOK_PAYLOAD_MAX`] bytes) on a thread, giving up
+/// after `wait`: an agent that never closes the pipe must not hang its hook.
+fn read_stdin(wait: Duration) -> std::result::Result<Vec<u8>, String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::Read as _;
+        let mut buf = Vec::new();
+        let read = std::io::stdin()
+            .take(HOOK_PAYLOAD_MAX)
+            .read_to_end(&mut buf)
+            .map(|_| buf);
+        let _ = tx.send(read);
+    });
+    match rx.recv_timeout(wait) {
+        Ok(Ok(buf)) => Ok(buf),
+        Ok(Err(e)) => Err(format!("could not read it: {e}")),
+        Err(_) => Err(format!("no payload on stdin within {}s", wait.as_secs())),
+    }
 }
 
 fn diff(

@@ -123,6 +123,36 @@ fn find_on_path(search_path: Option<&std::ffi::OsStr>, program: &str) -> Option<
         .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
 }
 
+/// The most of a helper's stderr kept for the message: its last bytes.
+const STDERR_TAIL: usize = 64 * 1024;
+
+/// Read `stderr` to its end on a thread (so the helper never blocks on a
+/// full pipe, nor dies of SIGPIPE), keeping its last [`STDERR_TAIL`] bytes.
+fn drain(
+    stderr: Option<std::process::ChildStderr>,
+) -> (
+    std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    std::thread::JoinHandle<()>,
+) {
+    let tail = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = tail.clone();
+    let handle = std::thread::spawn(move || {
+        let Some(mut s) = stderr else { return };
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = s.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            if let (Ok(mut t), Some(chunk)) = (kept.lock(), buf.get(..n)) {
+                t.extend_from_slice(chunk);
+                let excess = t.len().saturating_sub(STDERR_TAIL);
+                t.drain(..excess);
+            }
+        }
+    });
+    (tail, handle)
+}
+
 /// How long a helper may run: `given` (from the environment, read by the
 /// caller), else `t3.providerTimeout` (seconds), else [`DEFAULT_TIMEOUT`].
 pub fn timeout(repo: &gix::Repository, given: Option<Duration>) -> Duration {
@@ -167,17 +197,11 @@ pub fn rollback(provider: &Provider, request: &Rollback<'_>, timeout: Duration) 
             problem: format!("could not run {program}: {e}"),
         })?;
     if let Some(mut stdin) = child.stdin.take() {
-        // A helper that does not read its input is its own business.
+        // A helper that does not read its input is its own business; the
+        // pipe is closed when `stdin` goes out of scope here.
         let _ = stdin.write_all(&input);
     }
-    let mut stderr = child.stderr.take();
-    let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        if let Some(s) = stderr.as_mut() {
-            let _ = s.take(64 * 1024).read_to_string(&mut text);
-        }
-        text
-    });
+    let (tail, reader) = drain(child.stderr.take());
     let start = Instant::now();
     let status = loop {
         match child.try_wait() {
@@ -203,8 +227,20 @@ pub fn rollback(provider: &Provider, request: &Rollback<'_>, timeout: Duration) 
             }
         }
     };
-    let text = reader.join().unwrap_or_default();
-    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    // The helper is done: a child it left behind holding stderr does not
+    // keep us waiting (a moment for the last words, then what is there).
+    let until = Instant::now() + Duration::from_millis(500);
+    while !reader.is_finished() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let text = String::from_utf8_lossy(&tail.lock().map(|t| t.clone()).unwrap_or_default()).into_owned();
+    let text: String = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect();
     match status {
         Some(s) if s.success() => Ok(()),
         Some(s) => Err(Error::Provider {

@@ -45,24 +45,51 @@ pub struct TurnRef {
 /// canonical turn numbers are skipped here (`verify` reports them).
 pub fn thread_refs(repo: &gix::Repository, thread: &ThreadId) -> Result<Vec<TurnRef>> {
     let prefix = thread.checkpoints_prefix();
+    // Symbolic refs, and refs at anything but a commit (anyone who can push
+    // can make one), are not checkpoints: skipped here, reported by `verify`.
     let mut turns: Vec<TurnRef> = repo::list_refs(repo, &prefix)?
         .into_iter()
         .filter_map(|r| {
             let rest = r.name.strip_prefix(prefix.as_bytes())?;
             let turn = parse_turn(rest.to_str().ok()?)?;
-            Some(TurnRef {
-                turn,
-                commit: r.target?,
-            })
+            let commit = r.target.filter(|id| is_commit(repo, *id))?;
+            Some(TurnRef { turn, commit })
         })
         .collect();
     turns.sort_by_key(|t| t.turn);
     Ok(turns)
 }
 
-/// The ref of one turn, looked up directly (no listing), if it exists.
+/// The turn a new checkpoint takes by default: one above every turn ref of
+/// the thread, also those that are not checkpoints (a ref at a blob is in
+/// the way of its number all the same); 1 for a new thread.
+pub fn next_turn(repo: &gix::Repository, thread: &ThreadId) -> Result<u64> {
+    let prefix = thread.checkpoints_prefix();
+    let highest = repo::list_refs(repo, &prefix)?
+        .into_iter()
+        .filter_map(|r| parse_turn(r.name.strip_prefix(prefix.as_bytes())?.to_str().ok()?))
+        .max();
+    match highest {
+        None => Ok(1),
+        Some(t) if t >= crate::model::thread::MAX_TURN => Err(Error::usage(format!(
+            "thread '{thread}' has reached turn {t}, the highest turn number"
+        ))),
+        Some(t) => Ok(t + 1),
+    }
+}
+
+/// Whether `id` names a commit object.
+fn is_commit(repo: &gix::Repository, id: gix::ObjectId) -> bool {
+    repo.find_header(id)
+        .is_ok_and(|h| h.kind() == gix::objs::Kind::Commit)
+}
+
+/// The ref of one turn, looked up directly (no listing), if it exists and
+/// points at a commit.
 pub fn turn_ref(repo: &gix::Repository, thread: &ThreadId, turn: u64) -> Result<Option<TurnRef>> {
-    Ok(repo::find_ref(repo, &thread.checkpoint_ref(turn))?.map(|commit| TurnRef { turn, commit }))
+    Ok(repo::find_direct_ref(repo, &thread.checkpoint_ref(turn))?
+        .filter(|id| is_commit(repo, *id))
+        .map(|commit| TurnRef { turn, commit }))
 }
 
 /// The highest turn of `thread`, if it has any checkpoint.
@@ -175,7 +202,10 @@ pub fn list_threads(repo: &gix::Repository) -> Result<Vec<ThreadSummary>> {
     let mut by_thread: std::collections::BTreeMap<ThreadId, Vec<TurnRef>> = Default::default();
     for r in repo::list_refs(repo, CHECKPOINTS_PREFIX)? {
         let Ok(name) = r.name.to_str() else { continue };
-        let (Ok(parsed), Some(commit)) = (parse_checkpoint_ref(name), r.target) else {
+        let (Ok(parsed), Some(commit)) = (
+            parse_checkpoint_ref(name),
+            r.target.filter(|id| is_commit(repo, *id)),
+        ) else {
             continue;
         };
         by_thread.entry(parsed.thread).or_default().push(TurnRef {

@@ -66,15 +66,15 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
     let t = crate::trace::span("list refs");
     let refs = store::thread_refs(repo, &thread)?;
     drop(t);
-    let latest = refs.last().map(|t| t.turn);
     let turn = match turn {
+        Some(t) if t > crate::model::thread::MAX_TURN => {
+            return Err(Error::usage(format!(
+                "turn {t} is above the highest turn number, {}",
+                crate::model::thread::MAX_TURN
+            )));
+        }
         Some(t) => t,
-        None => match latest {
-            Some(l) => l
-                .checked_add(1)
-                .ok_or_else(|| Error::usage("the turn number overflowed"))?,
-            None => 1,
-        },
+        None => store::next_turn(repo, &thread)?,
     };
     let mut notes = NotesReader::open(repo)?;
     let expect = match refs.iter().find(|t| t.turn == turn) {

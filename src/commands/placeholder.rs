@@ -30,13 +30,12 @@ pub fn run(ctx: &Context, opts: Options) -> Result<CaptureOutcome> {
     repo::workdir(repo)?;
     let lock = ctx.lock("placeholder")?;
     let refs = store::thread_refs(repo, &thread)?;
-    let turn = match (turn, refs.last()) {
-        (Some(t), _) => t,
-        (None, Some(l)) => l
-            .turn
-            .checked_add(1)
-            .ok_or_else(|| Error::usage("the turn number overflowed"))?,
-        (None, None) => 1,
+    let turn = match turn {
+        Some(t) if t > crate::model::thread::MAX_TURN => {
+            return Err(Error::usage(format!("turn {t} is above the highest turn number")));
+        }
+        Some(t) => t,
+        None => store::next_turn(repo, &thread)?,
     };
     let expect = match refs.iter().find(|t| t.turn == turn) {
         None => Expect::Absent,

@@ -15,6 +15,9 @@ pub const CHECKPOINTS_PREFIX: &str = "refs/t3/checkpoints/";
 pub const T3_PREFIX: &str = "refs/t3/";
 /// The notes ref holding checkpoint metadata.
 pub const NOTES_REF: &str = "refs/notes/t3";
+/// The highest turn number: far beyond any conversation, far below
+/// overflow (a ref named `turn/18446744073709551615` is not a checkpoint).
+pub const MAX_TURN: u64 = 1_000_000_000;
 /// Longest thread id accepted, in bytes.
 pub const MAX_THREAD_BYTES: usize = 190;
 
@@ -34,11 +37,14 @@ impl ThreadId {
                 raw.len()
             )));
         }
-        if let Some(c) = raw.chars().find(|c| c.is_control()) {
+        if let Some(c) = raw.chars().find(|c| c.is_control() || is_bidi_control(*c)) {
             return Err(Error::usage(format!(
                 "the thread id contains the control character U+{:04X}",
                 u32::from(c)
             )));
+        }
+        if raw.trim().is_empty() {
+            return Err(Error::usage("the thread id is only whitespace"));
         }
         Ok(ThreadId(raw.to_owned()))
     }
@@ -87,6 +93,12 @@ impl std::fmt::Display for ThreadId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
     }
+}
+
+/// Characters that reorder text on a terminal (bidi embeddings, overrides
+/// and isolates): a thread id holding one could show as another.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
 }
 
 /// A checkpoint ref name taken apart.
@@ -138,7 +150,7 @@ pub fn parse_turn(s: &str) -> Option<u64> {
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) || (s.len() > 1 && s.starts_with('0')) {
         return None;
     }
-    s.parse().ok()
+    s.parse().ok().filter(|t| *t <= MAX_TURN)
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ pub use objects::{
     IDENTITY_EMAIL, IDENTITY_NAME, Recorder, commit_identity, commit_tree, ensure_tree_object, head_tree,
     tree_editor, write_commit,
 };
-pub use refs::{Expect, RefEntry, RefUpdate, find_ref, list_refs, update_refs};
+pub use refs::{Expect, RefEntry, RefUpdate, find_direct_ref, find_ref, list_refs, update_refs};
 
 /// Open the repository holding `dir` the way git does (honouring `GIT_DIR`,
 /// `GIT_WORK_TREE` and the discovery limits).

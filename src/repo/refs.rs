@@ -25,6 +25,16 @@ pub fn find_ref(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>> 
     }
 }
 
+/// The object a ref points to directly: `None` when it does not exist or is
+/// symbolic (a symbolic ref under `refs/t3/` is never followed), and no tag
+/// is peeled.
+pub fn find_direct_ref(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>> {
+    let found = repo
+        .try_find_reference(name)
+        .context(|| format!("could not read {name}"))?;
+    Ok(found.and_then(|r| r.target().try_id().map(ToOwned::to_owned)))
+}
+
 /// A ref name as bytes and the object it points to.
 #[derive(Debug, Clone)]
 pub struct RefEntry {

@@ -169,3 +169,34 @@ fn install_creates_what_is_missing_and_uninstall_removes_it() {
         "the settings git t3 created are still there"
     );
 }
+
+/// An agent that never closes the hook's stdin does not hang it: the hook
+/// gives up after a few seconds, says why, and exits 0.
+#[test]
+fn a_hook_whose_stdin_never_closes_gives_up_and_exits_0() {
+    use std::process::{Command, Stdio};
+    let r = TestRepo::seeded();
+    let mut child = Command::new(crate::util::bin())
+        .args(["hook", "claude-code"])
+        .current_dir(&r.root)
+        .env("HOME", &r.home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _keep_open = child.stdin.take();
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(30),
+            "the hook hung"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(status.success(), "a hook exits 0 whatever happens");
+}

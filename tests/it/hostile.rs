@@ -108,3 +108,73 @@ fn a_long_symlink_target_is_refused() {
         .fails(1);
     assert!(out.stderr.contains("symlink target"), "{}", out.stderr);
 }
+
+/// Refs anyone who can push could plant: a symbolic ref, refs at a blob, a
+/// tree and a tag, a turn number at the end of u64. None blocks a capture
+/// or a revert; `verify` reports each; nothing follows the symbolic ref.
+#[test]
+fn refs_that_are_not_checkpoints_are_skipped_and_reported() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("a.txt", "1\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let blob_id = blob(&r, "not a commit\n");
+    let tree = r.git(&["rev-parse", "HEAD^{tree}"]);
+    r.git(&["tag", "-a", "-m", "a tag", "t3tag", "HEAD"]);
+    let tag = r.git(&["rev-parse", "t3tag"]);
+    let base = ref_for(THREAD, 0);
+    let prefix = &base[..base.len() - 1];
+    r.git(&["update-ref", &format!("{prefix}2"), &blob_id]);
+    r.git(&["update-ref", &format!("{prefix}3"), &tree]);
+    r.git(&["update-ref", &format!("{prefix}4"), &tag]);
+    r.git(&[
+        "update-ref",
+        &format!("{prefix}18446744073709551615"),
+        &r.git(&["rev-parse", "HEAD"]),
+    ]);
+    r.git(&["symbolic-ref", &format!("{prefix}5"), "refs/heads/main"]);
+    r.write("b.txt", "2\n");
+    let s = r.t3_json(&["capture", "--thread", THREAD]);
+    assert_eq!(s["turn"], 6, "the next turn skips the planted numbers");
+    let turns = r.t3_json(&["list", "--thread", THREAD]);
+    let listed: Vec<u64> = turns["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["turn"].as_u64().unwrap())
+        .collect();
+    assert_eq!(listed, [0, 1, 6]);
+    r.t3(&["diff", "--thread", THREAD, "--turn", "5"]).fails(1);
+    r.t3(&["revert", "--thread", THREAD, "--to", "1", "--files-only"])
+        .ok();
+    let v = r.t3(&["verify"]);
+    assert_eq!(v.code, 1);
+    for turn in ["2", "3", "4", "5", "18446744073709551615"] {
+        assert!(
+            v.out().contains(&format!("{prefix}{turn}")),
+            "verify misses turn {turn}: {}",
+            v.out()
+        );
+    }
+}
+
+#[test]
+fn thread_ids_that_could_fool_a_terminal_are_refused() {
+    let r = TestRepo::seeded();
+    for bad in [" ", "a\u{202e}b", "a\u{2066}b", "a\u{1b}[2Jb"] {
+        r.t3(&["baseline", "--thread", bad]).fails(2);
+    }
+}
+
+#[test]
+fn absurd_timeouts_do_not_panic() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    for v in ["1e300", "inf", "NaN", "-1", "99999999999999999999"] {
+        r.t3_env(
+            &["capture", "--thread", THREAD],
+            &[("T3_LOCK_TIMEOUT", v), ("T3_PROVIDER_TIMEOUT", v)],
+        )
+        .ok();
+    }
+}

@@ -476,3 +476,36 @@ fn a_capture_racing_a_revert_is_waited_for_and_removed() {
     );
     assert_eq!(r.oracle_tree(), trees[1]);
 }
+
+/// A helper that writes a lot on stderr is read to its end (not killed by a
+/// full pipe), and its last words are in the message; one that leaves a
+/// child holding stderr does not keep the revert waiting.
+#[test]
+fn provider_output_is_drained_and_stray_children_do_not_hang() {
+    let r = TestRepo::seeded();
+    let path = helper(
+        &r,
+        "chatty",
+        "cat >/dev/null; i=0; while [ $i -lt 4000 ]; do echo \"line $i of noise noise noise noise\" >&2; i=$((i+1)); done; echo LAST WORDS >&2; exit 3",
+    );
+    r.extra_env_set("PATH", &path);
+    three_turns(&r, Some("chatty"));
+    let out = r.t3(&["revert", "--thread", THREAD, "--to", "2"]).fails(1);
+    assert!(
+        out.stderr.contains("LAST WORDS") && out.stderr.contains("exit status: 3"),
+        "{}",
+        out.stderr
+    );
+    r.t3(&["revert", "--abort", "--thread", THREAD]).ok();
+
+    let r = TestRepo::seeded();
+    let path = helper(&r, "forker", "cat >/dev/null; sleep 30 & exit 0");
+    r.extra_env_set("PATH", &path);
+    three_turns(&r, Some("forker"));
+    let start = std::time::Instant::now();
+    r.t3(&["revert", "--thread", THREAD, "--to", "2"]).ok();
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(10),
+        "the revert waited for the helper's child"
+    );
+}
