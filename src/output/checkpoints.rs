@@ -4,6 +4,8 @@
 
 use std::io::{self, Write};
 
+use super::safe;
+
 use super::quote_path;
 use crate::commands::capture::CaptureOutcome;
 use crate::commands::list::{RevertInProgress, ThreadsOutcome, TurnsOutcome};
@@ -17,14 +19,17 @@ pub fn captured(c: &CaptureOutcome, out: &mut dyn Write) -> io::Result<()> {
         return writeln!(
             out,
             "thread {} already has checkpoints (latest: turn {}); nothing written",
-            n.thread, n.turn
+            safe(&n.thread),
+            n.turn
         );
     }
     if n.placeholder {
         return writeln!(
             out,
             "turn {} of {}: placeholder recorded ({})",
-            n.turn, n.thread, n.reference
+            n.turn,
+            safe(&n.thread),
+            safe(&n.reference)
         );
     }
     let (a, d) = n.totals();
@@ -36,17 +41,17 @@ pub fn captured(c: &CaptureOutcome, out: &mut dyn Write) -> io::Result<()> {
         out,
         "turn {} of {}: {}, {} file{} changed{against}, +{a} -{d} ({})",
         n.turn,
-        n.thread,
+        safe(&n.thread),
         n.status.as_str(),
         n.files.len(),
         if n.files.len() == 1 { "" } else { "s" },
-        n.reference
+        safe(&n.reference)
     )
 }
 
 /// `list --thread T`: a table of the thread's turns.
 pub fn turns(t: &TurnsOutcome, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "thread {}", t.thread)?;
+    writeln!(out, "thread {}", safe(&t.thread))?;
     writeln!(out, " TURN  STATUS    FILES        +        -  WHEN")?;
     for cp in &t.turns {
         let n = &cp.note;
@@ -86,10 +91,10 @@ pub fn threads(t: &ThreadsOutcome, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             "{:<40} {:>6} {:>7}  {}",
-            th.thread,
+            safe(&th.thread),
             th.turns,
             th.latest,
-            th.updated_at.as_deref().unwrap_or("-")
+            safe(th.updated_at.as_deref().unwrap_or("-"))
         )?;
     }
     Ok(())
@@ -99,7 +104,7 @@ pub fn threads(t: &ThreadsOutcome, out: &mut dyn Write) -> io::Result<()> {
 pub fn show(s: &ShowOutcome, out: &mut dyn Write) -> io::Result<()> {
     let cp = &s.checkpoint;
     let n = &cp.note;
-    writeln!(out, "thread     {}", n.thread)?;
+    writeln!(out, "thread     {}", safe(&n.thread))?;
     writeln!(
         out,
         "turn       {}{}",
@@ -107,26 +112,32 @@ pub fn show(s: &ShowOutcome, out: &mut dyn Write) -> io::Result<()> {
         if n.placeholder { " (placeholder)" } else { "" }
     )?;
     writeln!(out, "status     {}", n.status.as_str())?;
-    writeln!(out, "ref        {}", n.reference)?;
+    writeln!(out, "ref        {}", safe(&n.reference))?;
     writeln!(out, "commit     {}", cp.commit)?;
-    writeln!(out, "completed  {}", n.completed_at)?;
+    writeln!(out, "completed  {}", safe(&n.completed_at))?;
     if let Some(t) = &n.turn_id {
-        writeln!(out, "turn id    {t}")?;
+        writeln!(out, "turn id    {}", safe(t))?;
     }
     if let Some(m) = &n.assistant_message_id {
-        writeln!(out, "message    {m}")?;
+        writeln!(out, "message    {}", safe(m))?;
     }
     if let Some(p) = &n.provider {
-        writeln!(out, "provider   {p}")?;
+        writeln!(out, "provider   {}", safe(p))?;
     }
     if let Some(f) = n.from_turn {
         writeln!(out, "against    turn {f}")?;
     }
     for w in &n.warnings {
-        writeln!(out, "warning    {w}")?;
+        writeln!(out, "warning    {}", safe(w))?;
     }
     for r in &n.reverts {
-        writeln!(out, "reverted   from turn {} to {} at {}", r.from, r.to, r.at)?;
+        writeln!(
+            out,
+            "reverted   from turn {} to {} at {}",
+            r.from,
+            r.to,
+            safe(&r.at)
+        )?;
     }
     if !n.files.is_empty() {
         writeln!(out)?;

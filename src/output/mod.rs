@@ -114,6 +114,27 @@ pub fn render(outcome: &Outcome, format: Format, quiet: bool, out: &mut dyn Writ
     }
 }
 
+/// Text from data (a note, a ref name) made safe for a terminal: control
+/// characters (C0, DEL, C1) and bidi controls are written as escapes, so a
+/// fetched note can neither move the cursor nor hide text.
+pub fn safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let bad = |c: char| c.is_control() || crate::model::thread::is_bidi_control(c);
+    if !text.chars().any(bad) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if bad(c) => out.push_str(&format!("\\u{{{:04x}}}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Quote a path like git's `core.quotePath` does: in double quotes with C
 /// escapes when it holds a quote, backslash, control or non-ASCII byte.
 pub fn quote_path(path: &str) -> String {

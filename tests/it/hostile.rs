@@ -178,3 +178,46 @@ fn absurd_timeouts_do_not_panic() {
         .ok();
     }
 }
+
+/// A fetched note's fields are data: escape sequences in them never reach
+/// the terminal raw.
+#[test]
+fn note_fields_are_escaped_for_people() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("a.txt", "1\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let c = r.git(&["rev-parse", &ref_for(THREAD, 1)]);
+    let note = r.git(&["notes", "--ref=refs/notes/t3", "show", &c]);
+    let forged = note.replace(
+        "warnings = []",
+        "warnings = [\"\\u001b[2J\\u001b]0;owned\\u0007 fine\\nforged: line\\u202e\"]\nturn_id = \"\\u009b31m\"",
+    );
+    assert_ne!(forged, note, "setup: the note has no warnings line");
+    let file = r.tmp().join("forged-note");
+    std::fs::write(&file, forged).unwrap();
+    r.git(&[
+        "notes",
+        "--ref=refs/notes/t3",
+        "add",
+        "-f",
+        "-F",
+        file.to_str().unwrap(),
+        &c,
+    ]);
+    let out = r.t3(&["show", "--thread", THREAD, "--turn", "1"]).ok();
+    let text = out.out();
+    assert!(
+        !text
+            .chars()
+            .any(|c| (c.is_control() && c != '\n') || c == '\u{202e}'),
+        "raw control characters reached the terminal: {text:?}"
+    );
+    assert!(
+        !text.lines().any(|l| l.starts_with("forged")),
+        "a forged line: {text}"
+    );
+    // JSON keeps the raw value, escaped by JSON itself.
+    let v = r.t3_json(&["show", "--thread", THREAD, "--turn", "1"]);
+    assert!(v["warnings"][0].as_str().unwrap().contains('\u{1b}'));
+}
