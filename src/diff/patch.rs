@@ -6,7 +6,7 @@
 
 use gix::ObjectId;
 use gix::bstr::BString;
-use gix::diff::blob::{Algorithm, Diff, Hunk as Edit};
+use gix::diff::blob::{Diff, Hunk as Edit};
 use gix::objs::tree::EntryKind;
 
 use crate::diff::changes::{self, Side, TreeChange};
@@ -281,7 +281,7 @@ pub fn hunks(old: &[u8], new: &[u8], ignore_whitespace: bool) -> Vec<Hunk> {
     let new_lines: Vec<&[u8]> = new.split_inclusive(|b| *b == b'\n').collect();
     let mut scratch = lines::Squeezed::default();
     let input = lines::intern(old, new, ignore_whitespace, &mut scratch);
-    let mut diff = Diff::compute(Algorithm::MyersMinimal, &input);
+    let mut diff = Diff::compute(lines::algorithm(&input), &input);
     diff.postprocess_lines(&input);
     group(diff.hunks())
         .iter()

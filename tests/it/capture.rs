@@ -368,3 +368,36 @@ fn large_files_are_captured_in_bounded_memory() {
     std::fs::remove_file(r.root.join("big.dat")).unwrap();
     std::fs::remove_file(r.root.join("new-big.dat")).unwrap();
 }
+
+/// A reordered large file is counted in bounded time (a minimal diff took a
+/// minute on 60,000 lines), with counts close to git's.
+#[test]
+fn a_reordered_large_file_is_counted_in_bounded_time() {
+    let r = TestRepo::seeded();
+    let lines: Vec<String> = (0..30_000u64)
+        .map(|i| format!("line {i} {}", i.wrapping_mul(2_654_435_761) % 1_000_003))
+        .collect();
+    r.write("big.txt", &(lines.join("\n") + "\n"));
+    r.commit_all("big");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    let mut shuffled = lines.clone();
+    // A deterministic reordering: every line moves.
+    shuffled.sort_by_key(|l| l.bytes().rev().map(u64::from).sum::<u64>() % 9973);
+    r.write("big.txt", &(shuffled.join("\n") + "\n"));
+    let start = std::time::Instant::now();
+    let s = r.t3_json(&["capture", "--thread", THREAD]);
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(60),
+        "counting took {:?}",
+        start.elapsed()
+    );
+    let f = &s["files"][0];
+    let git = r.numstat(&ref_for(THREAD, 0), &ref_for(THREAD, 1), false);
+    let (_, ga, gd) = &git[0];
+    let (a, d) = (f["additions"].as_u64().unwrap(), f["deletions"].as_u64().unwrap());
+    // Approximate above the budget: within a tenth of the minimal count.
+    assert!(
+        a.abs_diff(*ga) * 10 <= *ga && d.abs_diff(*gd) * 10 <= *gd,
+        "t3 +{a} -{d}, git +{ga} -{gd}"
+    );
+}
