@@ -80,6 +80,10 @@ pub struct Journal {
     /// The user's index before the revert, as a tree, when it differed from HEAD.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index_tree: Option<String>,
+    /// The operation log's tip when the revert began: its op is one of those
+    /// above it (a safety commit can repeat, so it is not enough to know).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops_tip: Option<String>,
     /// Nested repositories moved out of the restore's way (with `--force`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub moved_aside: Vec<crate::oplog::MovedAside>,
@@ -185,7 +189,7 @@ fn bad(problem: String) -> Error {
 
 /// The journal at `reference` and the commit it is the note of, if the ref exists.
 pub fn read(repo: &gix::Repository, reference: &str) -> Result<Option<(ObjectId, Journal)>> {
-    let Some(commit) = repo::find_ref(repo, reference)? else {
+    let Some(commit) = repo::find_direct_ref(repo, reference)? else {
         return Ok(None);
     };
     let data = NotesReader::open(repo)?
@@ -225,6 +229,7 @@ mod tests {
             }],
             started_at: "2026-12-03T00:00:00Z".into(),
             index_tree: None,
+            ops_tip: None,
             moved_aside: Vec::new(),
         }
     }

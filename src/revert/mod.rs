@@ -103,6 +103,12 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
         force,
         provider: provider_settings,
     } = opts;
+    // An interrupted abort or undo is finished first (it is recorded).
+    let interrupted = if dry_run {
+        None
+    } else {
+        put_back::complete_pending(lock)?
+    };
     let d = decide(repo, &thread, to)?;
     let turns = d.latest - to;
     let provider = if files_only || turns == 0 {
@@ -112,6 +118,10 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
     };
     let rec = Recorder::new(repo);
     let (safety, files) = safety::take(lock, &rec, d.target_tree, force)?;
+    let mut notices = d.notices;
+    if let Some(f) = interrupted {
+        notices.extend(f.notices);
+    }
     let mut report = Report {
         thread: thread.to_string(),
         from_turn: d.latest,
@@ -121,7 +131,7 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
         refs: d.removed.clone(),
         rolled_back_turns: 0,
         safety_commit: None,
-        notices: d.notices,
+        notices,
     };
     if dry_run {
         report.files = files;
@@ -147,6 +157,7 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
         removed: d.removed,
         started_at: note::now_rfc3339(),
         index_tree: safety.index_tree.map(|t| t.to_string()),
+        ops_tip: repo::find_direct_ref(repo, crate::oplog::OPS_REF)?.map(|id| id.to_string()),
         moved_aside: safety.moved_aside,
     };
     let mut saga = Saga::begin(lock, &rec, &thread, journal)?;

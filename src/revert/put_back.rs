@@ -284,6 +284,14 @@ fn run(lock: &Locked<'_>, pb: PutBack<'_>) -> Result<Done> {
     if !reused.is_empty() && !pb.force {
         return Err(Error::Refused(reused_message(&reused)));
     }
+    if let Some(tree) = pb.tree
+        && let Some(first) = crate::restore::verify::check_tree(repo, tree, repo::head_tree(repo)?, 1).first()
+    {
+        return Err(Error::BadMetadata {
+            reference: format!("the tree {tree} to put back"),
+            problem: format!("refused, nothing was changed: it holds {first}"),
+        });
+    }
     let rec = Recorder::new(repo);
     let mut op = Op::new(pb.kind, pb.thread.map(ThreadId::as_str));
     let (mut files, mut safety_commit) = (Plan::default(), None);
@@ -304,6 +312,7 @@ fn run(lock: &Locked<'_>, pb: PutBack<'_>) -> Result<Done> {
         (files, safety_commit) = (plan, Some(commit));
     }
     op.undoes = pb.undoes.map(|id| id.to_string());
+    op.worktree = Some(git_dir_of(repo));
     op.moved_back = pb.moved_back;
     op.refs = refs;
     rec.sync()?;
@@ -374,20 +383,31 @@ fn complete(lock: &Locked<'_>, op: &Op, plan: Option<Plan>) -> Result<()> {
     }
     let mut updates = Vec::new();
     for c in &op.refs {
-        let now = repo::find_ref(repo, &c.reference)?;
+        let now = repo::find_direct_ref(repo, &c.reference)?;
         let to = c.new.as_deref().map(oplog::id).transpose()?;
-        if now == to {
+        let recorded = c.old.as_deref().map(oplog::id).transpose()?;
+        // Only from what the op recorded: a ref moved since (a turn captured
+        // while the op was interrupted) is new work, and stays.
+        if now == to || now != recorded {
             continue;
         }
         updates.push(RefUpdate {
             name: c.reference.clone(),
             new: to,
-            expect: now.map_or(Expect::Absent, Expect::Is),
+            expect: recorded.map_or(Expect::Absent, Expect::Is),
         });
     }
     repo::update_refs(lock, &updates, "t3: put back")?;
     crate::fault::point("after-refs");
     Ok(())
+}
+
+/// The absolute git dir of this worktree, as ops record it.
+fn git_dir_of(repo: &gix::Repository) -> String {
+    std::path::absolute(repo.git_dir())
+        .unwrap_or_else(|_| repo.git_dir().to_owned())
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// Finish a put-back that was recorded but killed before its end; its
@@ -397,6 +417,17 @@ pub fn complete_pending(lock: &Locked<'_>) -> Result<Option<Report>> {
     let Some(entry) = oplog::pending(lock.repo())? else {
         return Ok(None);
     };
+    // Its files are another worktree's: finish it there, never here.
+    if let Some(w) = &entry.op.worktree
+        && *w != git_dir_of(lock.repo())
+    {
+        return Err(Error::Refused(format!(
+            "an interrupted {} (op {}) of another worktree is pending; run `git t3 revert --continue` \
+             (or --abort, --undo, `git t3 op undo`) in the worktree whose git dir is {w} first",
+            entry.op.kind.as_str(),
+            short(entry.id)
+        )));
+    }
     complete(lock, &entry.op, None)?;
     oplog::clear_pending(lock, entry.id)?;
     let done = Done {

@@ -226,7 +226,7 @@ impl<'l, 'r> Saga<'l, 'r> {
         for r in &self.journal.removed {
             let name = self.thread.checkpoint_ref(r.turn);
             let recorded = oplog::id(&r.commit)?;
-            match repo::find_ref(repo, &name)? {
+            match repo::find_direct_ref(repo, &name)? {
                 Some(current) if current == recorded => updates.push(RefUpdate {
                     name,
                     new: None,
@@ -267,9 +267,15 @@ impl<'l, 'r> Saga<'l, 'r> {
     /// did), then delete the journal ref.
     fn finish(&self) -> Result<()> {
         let repo = self.lock.repo();
-        let recorded = oplog::log(repo, 1)?.first().is_some_and(|e| {
-            e.op.kind == oplog::Kind::Revert && e.op.safety_commit().ok().flatten() == Some(self.commit)
-        });
+        // Killed after appending it, other ops may have come since: its op
+        // is one of those above the log's tip when the revert began.
+        let tip = self.journal.ops_tip.as_deref().map(oplog::id).transpose()?;
+        let recorded = oplog::log(repo, oplog::MAX_LOG)?
+            .iter()
+            .take_while(|e| Some(e.id) != tip)
+            .any(|e| {
+                e.op.kind == oplog::Kind::Revert && e.op.safety_commit().ok().flatten() == Some(self.commit)
+            });
         if !recorded {
             let _t = crate::trace::span("op log");
             oplog::record(self.lock, &self.op()?, &[])?;

@@ -238,6 +238,12 @@ impl<'index> VisitEntry<'index> for Collect {
                         entry.disk_kind,
                         Some(gix::dir::entry::Kind::Untrackable | gix::dir::entry::Kind::Directory)
                     )
+                    // A name git refuses (`.GIT`, `git~1`, `.git `): `git add`
+                    // would not take it, and no restore could write it back.
+                    && entry
+                        .rela_path
+                        .split(|b| *b == b'/')
+                        .all(|c| crate::model::path::check_component(c).is_ok())
                 {
                     self.untracked.push((entry.rela_path, entry.disk_kind));
                 }

@@ -25,7 +25,7 @@ use gix::bstr::ByteSlice;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::model::thread::{CHECKPOINTS_PREFIX, NOTES_REF, ThreadId};
+use crate::model::thread::{CHECKPOINTS_PREFIX, NOTES_REF, ThreadId, parse_checkpoint_ref};
 use crate::oplog::{self, Kind, Op, RefChange};
 use crate::repo::{self, Expect, Locked, RefUpdate};
 use git::{fetch_args, git_output, run_git};
@@ -94,7 +94,17 @@ fn workdir(repo: &gix::Repository) -> PathBuf {
 /// `(ref, commit)` pairs the local operation log removed from `refs/t3/`.
 fn removed_by_log(repo: &gix::Repository) -> Result<HashSet<(String, ObjectId)>> {
     let mut out = HashSet::new();
-    for e in oplog::log(repo, oplog::MAX_LOG)? {
+    let log = oplog::log(repo, oplog::MAX_LOG)?;
+    let fetches: HashSet<String> = log
+        .iter()
+        .filter(|e| e.op.kind == Kind::Fetch)
+        .map(|e| e.id.to_string())
+        .collect();
+    for e in log {
+        // Undoing a fetch says "not here", not "remove it from the remote".
+        if e.op.undoes.as_ref().is_some_and(|u| fetches.contains(u)) {
+            continue;
+        }
         for c in &e.op.refs {
             if let Some(old) = c.old.as_deref()
                 && c.new.as_deref() != Some(old)
@@ -139,7 +149,17 @@ fn adopt(lock: &Locked<'_>, report: &mut Report) -> Result<()> {
             continue;
         };
         let local = format!("{CHECKPOINTS_PREFIX}{}", &name[STAGING.len()..]);
-        match repo::find_ref(repo, &local)? {
+        // Only what is a checkpoint: a canonical name, a commit.
+        let is_commit = repo
+            .find_header(id)
+            .is_ok_and(|h| h.kind() == gix::objs::Kind::Commit);
+        if parse_checkpoint_ref(&local).is_err() || !is_commit {
+            report
+                .refused
+                .push(format!("{local}: not a checkpoint (name or object); not taken"));
+            continue;
+        }
+        match repo::find_direct_ref(repo, &local)? {
             Some(mine) if mine == id => {}
             Some(_) => report
                 .refused

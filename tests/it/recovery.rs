@@ -225,3 +225,130 @@ fn undo_on_an_unborn_branch_puts_an_empty_index_back() {
     r.t3(&["revert", "--undo", "--thread", THREAD]).ok();
     assert_eq!(r.git(&["ls-files"]), "", "undo staged files the user never added");
 }
+
+/// Three turns of `a`: base, one, two.
+fn three(r: &TestRepo) {
+    r.write("a", "base\n");
+    r.commit_all("a");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("a", "one\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    r.write("a", "two\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+}
+
+#[test]
+fn finishing_an_interrupted_undo_never_overwrites_a_turn_captured_since() {
+    let r = TestRepo::seeded();
+    three(&r);
+    r.t3(&["revert", "--thread", THREAD, "--to", "1", "--files-only"])
+        .ok();
+    let _ = r.t3_env(
+        &["revert", "--undo", "--thread", THREAD],
+        &[("T3_TEST_FAULT", "after-op")],
+    );
+    r.write("a", "my work\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let mine = r.git(&["rev-parse", &ref_for(THREAD, 2)]);
+    r.t3(&["revert", "--undo", "--thread", THREAD]).ok();
+    assert_eq!(
+        r.git(&["rev-parse", &ref_for(THREAD, 2)]),
+        mine,
+        "the new turn 2 was replaced"
+    );
+}
+
+#[test]
+fn names_git_refuses_are_not_captured_and_do_not_block_put_backs() {
+    let r = TestRepo::seeded();
+    three(&r);
+    r.write("x/.GIT/n", "p\n");
+    r.write("git~1", "p\n");
+    r.write("y/.git ", "p\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let paths = r.git(&["ls-tree", "-r", "--name-only", &ref_for(THREAD, 3)]);
+    assert!(!paths.contains("git~1") && !paths.contains(".GIT"), "{paths}");
+    r.t3(&["revert", "--thread", THREAD, "--to", "1", "--files-only"])
+        .ok();
+    assert!(
+        r.root.join("git~1").exists(),
+        "a file the checkpoint could not hold was deleted"
+    );
+    r.t3(&["revert", "--undo", "--thread", THREAD]).ok();
+    assert!(r.refs("refs/t3/pending").is_empty());
+}
+
+#[test]
+fn fetch_takes_only_checkpoints() {
+    let r = TestRepo::seeded();
+    three(&r);
+    let mirror = r.tmp().join("evil.git");
+    r.git(&[
+        "clone",
+        "-q",
+        "--mirror",
+        r.root.to_str().unwrap(),
+        mirror.to_str().unwrap(),
+    ]);
+    let bad = format!("{}/x", ref_for(THREAD, 3));
+    let head = r.git(&["rev-parse", "HEAD"]);
+    r.git_in(
+        &r.root,
+        &["--git-dir", mirror.to_str().unwrap(), "update-ref", &bad, &head],
+    )
+    .ok();
+    r.git(&["remote", "add", "evil", mirror.to_str().unwrap()]);
+    let out = r.t3(&["fetch", "evil"]).ok();
+    assert!(out.out().contains("not a checkpoint"), "{}", out.out());
+    assert!(!r.refs("refs/t3/checkpoints/").contains(&bad));
+    r.write("a", "three\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+}
+
+#[test]
+fn a_revert_is_recorded_once_whatever_came_between() {
+    let r = TestRepo::seeded();
+    three(&r);
+    r.t3(&["baseline", "--thread", "other"]).ok();
+    let _ = r.t3_env(
+        &["revert", "--thread", THREAD, "--to", "1", "--files-only"],
+        &[("T3_TEST_FAULT", "after-op")],
+    );
+    r.t3(&["drop", "--thread", "other"]).ok();
+    r.t3(&["revert", "--continue", "--thread", THREAD]).ok();
+    let ops = r.t3_json(&["op", "log"]);
+    let reverts = ops["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["kind"] == "revert")
+        .count();
+    assert_eq!(reverts, 1, "{ops}");
+}
+
+#[test]
+fn an_op_from_a_newer_git_t3_is_read() {
+    let r = TestRepo::seeded();
+    three(&r);
+    r.t3(&["revert", "--thread", THREAD, "--to", "1", "--files-only"])
+        .ok();
+    let text = "schema = 1\nkind = \"fetch\"\ntime = \"2026-01-01T00:00:00Z\"\nnewfield = 1\n";
+    let file = r.tmp().join("op.toml");
+    std::fs::write(&file, text).unwrap();
+    let blob = r.git(&["hash-object", "-w", file.to_str().unwrap()]);
+    let tree_in = r.tmp().join("tree");
+    std::fs::write(&tree_in, format!("100644 blob {blob}\top.toml\n")).unwrap();
+    let tree = {
+        let out = std::process::Command::new("git")
+            .args(["mktree"])
+            .current_dir(&r.root)
+            .stdin(std::fs::File::open(&tree_in).unwrap())
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    };
+    let c = r.git(&["commit-tree", &tree, "-p", "refs/t3/ops", "-m", "t3 op fetch"]);
+    r.git(&["update-ref", "refs/t3/ops", &c]);
+    r.t3(&["op", "log"]).ok();
+    r.t3(&["revert", "--undo", "--thread", THREAD]).ok();
+}
