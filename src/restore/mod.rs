@@ -131,9 +131,7 @@ fn ignored_by(repo: &gix::Repository, tree: ObjectId, paths: &[BString]) -> Resu
     if paths.is_empty() {
         return Ok(out);
     }
-    let index = repo
-        .index_from_tree(&tree)
-        .context(|| format!("could not read tree {tree}"))?;
+    let index = ignore_files_of(repo, tree, paths)?;
     let mut excludes = repo
         .excludes(
             &index,
@@ -165,6 +163,46 @@ fn ignored_by(repo: &gix::Repository, tree: ObjectId, paths: &[BString]) -> Resu
         }
     }
     Ok(out)
+}
+
+/// An index holding only the `.gitignore` files of tree `tree` that apply to
+/// `paths` (in their directories and above): all the ignore stack reads, for
+/// a fraction of the cost of the whole tree as an index.
+fn ignore_files_of(repo: &gix::Repository, tree: ObjectId, paths: &[BString]) -> Result<gix::index::State> {
+    let root = repo
+        .find_tree(tree)
+        .context(|| format!("could not read tree {tree}"))?;
+    let mut dirs = std::collections::BTreeSet::new();
+    dirs.insert(BString::default());
+    for path in paths {
+        for (start, _, c) in path.char_indices() {
+            if c == '/' {
+                dirs.insert(BString::from(&path[..start]));
+            }
+        }
+    }
+    let mut index = gix::index::State::new(repo.object_hash());
+    for dir in dirs {
+        let mut file = dir.clone();
+        if !file.is_empty() {
+            file.push(b'/');
+        }
+        file.extend_from_slice(b".gitignore");
+        let entry = root
+            .lookup_entry(file.split(|b| *b == b'/'))
+            .context(|| format!("could not look up {} in tree {tree}", file.to_str_lossy()))?;
+        if let Some(e) = entry.filter(|e| e.mode().is_blob()) {
+            index.dangerously_push_entry(
+                gix::index::entry::Stat::default(),
+                e.object_id(),
+                gix::index::entry::Flags::empty(),
+                gix::index::entry::Mode::FILE,
+                file.as_bstr(),
+            );
+        }
+    }
+    index.sort_entries();
+    Ok(index)
 }
 
 /// The absolute path of the worktree-relative `rela`.
