@@ -202,3 +202,17 @@ pub fn head_tree(repo: &gix::Repository) -> Result<Option<ObjectId>> {
         .context(|| "could not resolve HEAD to a tree".into())?;
     Ok(Some(id.detach()))
 }
+
+/// The tree entry kind of an index mode (anything unknown is a plain blob; a
+/// sparse index's directory entry names a whole subtree).
+pub fn mode_kind(mode: gix::index::entry::Mode) -> gix::objs::tree::EntryKind {
+    use gix::index::entry::Mode;
+    use gix::objs::tree::EntryKind;
+    match mode {
+        Mode::SYMLINK => EntryKind::Link,
+        Mode::COMMIT => EntryKind::Commit,
+        Mode::FILE_EXECUTABLE => EntryKind::BlobExecutable,
+        Mode::DIR => EntryKind::Tree,
+        _ => EntryKind::Blob,
+    }
+}

@@ -7,10 +7,10 @@ use std::path::Path;
 
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
-use gix::index::entry::{Flags, Mode};
-use gix::objs::tree::EntryKind;
+use gix::index::entry::Flags;
 
 use crate::error::{Context as _, Error, Result, git_err};
+use crate::repo::objects::mode_kind;
 use crate::repo::{self, Locked, Recorder};
 
 /// The user's index, if it exists.
@@ -123,17 +123,6 @@ fn cache_tree_is(idx: &gix::index::File, tree: ObjectId) -> bool {
         && idx
             .tree()
             .is_some_and(|t| t.num_entries.is_some_and(|n| n as usize == idx.entries().len()) && t.id == tree)
-}
-
-fn mode_kind(mode: Mode) -> EntryKind {
-    match mode {
-        Mode::SYMLINK => EntryKind::Link,
-        Mode::COMMIT => EntryKind::Commit,
-        Mode::FILE_EXECUTABLE => EntryKind::BlobExecutable,
-        // A sparse index's directory entry names a whole subtree.
-        Mode::DIR => EntryKind::Tree,
-        _ => EntryKind::Blob,
-    }
 }
 
 /// The tree a revert resets the index to: HEAD's, or `target` on an unborn branch.

@@ -118,16 +118,7 @@ fn is_tree_in(tree: &gix::Tree<'_>, path: &BString) -> Result<bool> {
     Ok(entry.is_some_and(|e| e.mode().is_tree()))
 }
 
-/// The tree entry kind of an index mode (anything unknown is a plain blob).
-pub(super) fn mode_kind(mode: Mode) -> EntryKind {
-    match mode {
-        Mode::SYMLINK => EntryKind::Link,
-        Mode::COMMIT => EntryKind::Commit,
-        Mode::FILE_EXECUTABLE => EntryKind::BlobExecutable,
-        Mode::DIR => EntryKind::Tree,
-        _ => EntryKind::Blob,
-    }
-}
+pub(super) use crate::repo::objects::mode_kind;
 
 /// The index mode of a tree entry kind.
 pub(super) fn kind_mode(kind: EntryKind) -> Mode {

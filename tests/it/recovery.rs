@@ -12,6 +12,18 @@ fn two_turns(r: &TestRepo) {
     r.t3(&["capture", "--thread", THREAD]).ok();
 }
 
+/// Make `dir` a repository with one commit holding `p`: "precious".
+fn precious_repository(r: &TestRepo, dir: &std::path::Path) {
+    if dir.exists() && !dir.is_dir() {
+        std::fs::remove_file(dir).unwrap();
+    }
+    std::fs::create_dir_all(dir).unwrap();
+    r.git_in(dir, &["init", "-q", "-b", "main"]).ok();
+    std::fs::write(dir.join("p"), "precious\n").unwrap();
+    r.git_in(dir, &["add", "p"]).ok();
+    r.git_in(dir, &["commit", "-qm", "precious"]).ok();
+}
+
 /// Whether a blob with exactly `content` is reachable from a ref.
 fn kept(r: &TestRepo, content: &str) -> bool {
     let blob = gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, content.as_bytes())
@@ -132,12 +144,7 @@ fn nested_repositories_moved_aside_come_back_when_undone_from_a_subdirectory() {
     }
     r.t3(&["capture", "--thread", THREAD]).ok();
     let nested = r.root.join("sub");
-    std::fs::remove_file(&nested).unwrap();
-    std::fs::create_dir(&nested).unwrap();
-    r.git_in(&nested, &["init", "-q", "-b", "main"]).ok();
-    std::fs::write(nested.join("p"), "precious\n").unwrap();
-    r.git_in(&nested, &["add", "p"]).ok();
-    r.git_in(&nested, &["commit", "-qm", "precious"]).ok();
+    precious_repository(&r, &nested);
     r.t3(&["capture", "--thread", THREAD]).ok();
     r.t3(&[
         "revert",
@@ -163,12 +170,7 @@ fn a_nested_repository_with_a_name_that_is_not_utf8_is_never_moved() {
     std::fs::write(r.root.join(name), "turn 2\n").unwrap();
     r.t3(&["capture", "--thread", THREAD]).ok();
     let nested = r.root.join(name);
-    std::fs::remove_file(&nested).unwrap();
-    std::fs::create_dir(&nested).unwrap();
-    r.git_in(&nested, &["init", "-q", "-b", "main"]).ok();
-    std::fs::write(nested.join("p"), "precious\n").unwrap();
-    r.git_in(&nested, &["add", "p"]).ok();
-    r.git_in(&nested, &["commit", "-qm", "precious"]).ok();
+    precious_repository(&r, &nested);
     r.t3(&["capture", "--thread", THREAD]).ok();
     let out = r
         .t3(&[
