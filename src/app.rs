@@ -24,6 +24,8 @@ pub struct Environment {
     pub path: Option<std::ffi::OsString>,
     /// What decides colour and paging (a terminal, `NO_COLOR`, `GIT_PAGER`, …).
     pub terminal: crate::output::pager::Terminal,
+    /// Set by the signal handlers the binary installs.
+    pub interrupt: crate::interrupt::Interrupt,
 }
 
 impl Environment {
@@ -47,6 +49,7 @@ impl Environment {
                 less_set: std::env::var_os("LESS").is_some(),
                 lv_set: std::env::var_os("LV").is_some(),
             },
+            interrupt: crate::interrupt::Interrupt::default(),
         }
     }
 
@@ -57,6 +60,7 @@ impl Environment {
                 search_path: self.path.clone(),
                 timeout: self.provider_timeout,
             },
+            interrupt: self.interrupt,
         }
     }
 }

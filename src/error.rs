@@ -157,6 +157,14 @@ pub enum Error {
     /// nothing was changed.
     #[error("{0}")]
     Refused(String),
+    /// SIGINT or SIGTERM stopped the command at a safe point.
+    #[error(
+        "interrupted by signal {signal}; nothing was left half-written (a revert keeps its journal: --continue or --abort)"
+    )]
+    Interrupted {
+        /// The signal's number.
+        signal: i32,
+    },
     /// A bug in git-t3 (a worker thread panicked, an impossible state).
     #[error("internal error: {0}")]
     Internal(String),
@@ -234,6 +242,8 @@ pub enum ErrorKind {
     Io,
     /// A git (gix) operation failed.
     Git,
+    /// A signal stopped it.
+    Interrupted,
     /// A bug in git-t3.
     Internal,
 }
@@ -252,6 +262,7 @@ impl ErrorKind {
             ErrorKind::Remote => "remote",
             ErrorKind::Io => "io",
             ErrorKind::Git => "git",
+            ErrorKind::Interrupted => "interrupted",
             ErrorKind::Internal => "internal",
         }
     }
@@ -280,14 +291,16 @@ impl Error {
             Error::Remote { .. } => ErrorKind::Remote,
             Error::Io { .. } => ErrorKind::Io,
             Error::Git { .. } => ErrorKind::Git,
+            Error::Interrupted { .. } => ErrorKind::Interrupted,
             Error::Internal(_) => ErrorKind::Internal,
         }
     }
 
     /// The process exit status for this error.
     pub fn exit_code(&self) -> i32 {
-        match self.kind() {
-            ErrorKind::Usage => EXIT_USAGE,
+        match self {
+            Error::Interrupted { signal } => 128 + signal,
+            _ if self.kind() == ErrorKind::Usage => EXIT_USAGE,
             _ => EXIT_FAILED,
         }
     }

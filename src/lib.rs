@@ -16,6 +16,7 @@
 pub mod atomic;
 pub mod error;
 pub mod fault;
+pub mod interrupt;
 pub mod model;
 pub mod repo;
 pub mod trace;

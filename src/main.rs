@@ -9,7 +9,10 @@ use git_t3::output::{self, Format};
 fn main() -> ExitCode {
     let cli = git_t3::cli::Cli::parse();
     let (format, quiet) = (if cli.json { Format::Json } else { Format::Human }, cli.quiet);
-    let env = Environment::from_process();
+    let env = Environment {
+        interrupt: git_t3::interrupt::install(),
+        ..Environment::from_process()
+    };
     let code = match app::run(cli, &env) {
         Ok(outcome) => output::finish(&outcome, format, quiet, &env.terminal),
         Err(e) => output::fail(&e, format),

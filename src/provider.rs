@@ -172,7 +172,12 @@ pub fn parse_seconds(raw: &str) -> Option<Duration> {
 }
 
 /// Ask `provider` to roll back; an error carries the helper's stderr.
-pub fn rollback(provider: &Provider, request: &Rollback<'_>, timeout: Duration) -> Result<()> {
+pub fn rollback(
+    provider: &Provider,
+    request: &Rollback<'_>,
+    timeout: Duration,
+    interrupt: crate::interrupt::Interrupt,
+) -> Result<()> {
     let Provider::Helper { name, argv } = provider else {
         return Ok(());
     };
@@ -206,7 +211,7 @@ pub fn rollback(provider: &Provider, request: &Rollback<'_>, timeout: Duration) 
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
-            Ok(None) if start.elapsed() >= timeout => {
+            Ok(None) if start.elapsed() >= timeout || interrupt.fired() => {
                 if let Ok(pid) = i32::try_from(child.id()) {
                     // SAFETY: kill(2) with a negative pid signals the group
                     // this helper leads; it touches no memory of ours.
@@ -216,6 +221,8 @@ pub fn rollback(provider: &Provider, request: &Rollback<'_>, timeout: Duration) 
                 }
                 let _ = child.kill();
                 let _ = child.wait();
+                // Stopped by a signal: the whole group is ended, and so are we.
+                interrupt.check()?;
                 break None;
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(10)),

@@ -14,6 +14,8 @@ pub struct Settings {
     pub lock_timeout: Duration,
     /// Where provider helpers are found and how long they may run.
     pub provider: crate::provider::Settings,
+    /// When to stop at the next safe point (the binary installs handlers).
+    pub interrupt: crate::interrupt::Interrupt,
 }
 
 impl Default for Settings {
@@ -21,6 +23,7 @@ impl Default for Settings {
         Settings {
             lock_timeout: repo::lock::DEFAULT_TIMEOUT,
             provider: crate::provider::Settings::default(),
+            interrupt: crate::interrupt::Interrupt::default(),
         }
     }
 }
@@ -45,6 +48,7 @@ impl Context {
 
     /// Take the repository lock for `what`, waiting at most the configured time.
     pub fn lock(&self, what: &str) -> Result<Locked<'_>> {
-        RepoLock::acquire(&self.repo, what, self.settings.lock_timeout)
+        Ok(RepoLock::acquire(&self.repo, what, self.settings.lock_timeout)?
+            .with_interrupt(self.settings.interrupt))
     }
 }

@@ -35,6 +35,7 @@ pub struct RepoLock {
 pub struct Locked<'r> {
     repo: &'r gix::Repository,
     lock: RepoLock,
+    interrupt: crate::interrupt::Interrupt,
 }
 
 impl RepoLock {
@@ -44,7 +45,11 @@ impl RepoLock {
         // No other git-t3 process writes now: lock files a killed one left go.
         let removed = crate::repo::inflight::recover(repo.common_dir());
         crate::trace::note(|| format!("removed stale lock files: {removed:?}"));
-        Ok(Locked { repo, lock })
+        Ok(Locked {
+            repo,
+            lock,
+            interrupt: crate::interrupt::Interrupt::default(),
+        })
     }
 
     /// Take the lock file in `dir`, waiting at most `timeout`.
@@ -119,6 +124,17 @@ impl<'r> Locked<'r> {
     /// The lock file.
     pub fn path(&self) -> &Path {
         &self.lock.path
+    }
+
+    /// This lock, with `interrupt` telling its holder when to stop.
+    pub fn with_interrupt(mut self, interrupt: crate::interrupt::Interrupt) -> Self {
+        self.interrupt = interrupt;
+        self
+    }
+
+    /// When to stop (SIGINT, SIGTERM), at the next safe point.
+    pub fn interrupt(&self) -> crate::interrupt::Interrupt {
+        self.interrupt
     }
 }
 

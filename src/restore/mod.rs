@@ -20,7 +20,6 @@ pub mod verify;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 
 use gix::ObjectId;
 use gix::bstr::{BStr, BString, ByteSlice};
@@ -240,11 +239,17 @@ pub fn apply(lock: &Locked<'_>, target: ObjectId, plan: &Plan) -> Result<()> {
         .map(|p| p.as_slice())
         .filter(|p| !sparse.contains(*p))
         .collect();
-    checkout(repo, &workdir, target, &wanted)
+    checkout(repo, &workdir, target, &wanted, lock.interrupt())
 }
 
 /// Write the entries of `target` whose paths are in `wanted`.
-fn checkout(repo: &gix::Repository, workdir: &Path, target: ObjectId, wanted: &HashSet<&[u8]>) -> Result<()> {
+fn checkout(
+    repo: &gix::Repository,
+    workdir: &Path,
+    target: ObjectId,
+    wanted: &HashSet<&[u8]>,
+    interrupt: crate::interrupt::Interrupt,
+) -> Result<()> {
     let mut index = repo
         .index_from_tree(&target)
         .context(|| format!("could not read tree {target}"))?;
@@ -269,10 +274,11 @@ fn checkout(repo: &gix::Repository, workdir: &Path, target: ObjectId, wanted: &H
         objects,
         &gix::progress::Discard,
         &gix::progress::Discard,
-        &AtomicBool::new(false),
+        interrupt.flag(),
         options,
     )
     .context(|| format!("could not write files into {}", workdir.display()))?;
+    interrupt.check()?;
     if let Some(e) = outcome.errors.first() {
         return Err(Error::Io {
             context: format!("could not write {}", e.path.to_str_lossy()),

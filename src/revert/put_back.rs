@@ -316,6 +316,7 @@ fn run(lock: &Locked<'_>, pb: PutBack<'_>) -> Result<Done> {
     op.moved_back = pb.moved_back;
     op.refs = refs;
     rec.sync()?;
+    lock.interrupt().check()?;
     let id = oplog::record_with(lock, &op, &[], true)?;
     crate::fault::point("after-op");
     complete(lock, &op, Some(files.clone()))?;

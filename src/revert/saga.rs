@@ -138,16 +138,21 @@ impl<'l, 'r> Saga<'l, 'r> {
         first_plan: Option<restore::Plan>,
     ) -> Result<Ran> {
         let mut ran = Ran::default();
+        // A signal stops the saga between steps: the journal says where.
+        let interrupt = self.lock.interrupt();
+        interrupt.check()?;
         if self.journal.step == Step::Restore {
             ran.files = self.restore(first_plan)?;
             crate::fault::point("after-restore");
             self.advance(Step::Provider)?;
         }
+        interrupt.check()?;
         if self.journal.step == Step::Provider {
             ran.rolled_back = self.provider(provider, provider_timeout)?;
             crate::fault::point("after-provider");
             self.advance(Step::Refs)?;
         }
+        interrupt.check()?;
         if self.journal.step == Step::Refs {
             ran.kept_turns = self.delete_refs()?;
             crate::fault::point("after-refs");
@@ -211,6 +216,7 @@ impl<'l, 'r> Saga<'l, 'r> {
                 target_turn: self.journal.to_turn,
             },
             timeout,
+            self.lock.interrupt(),
         )?;
         self.provider_called = true;
         Ok(turns)

@@ -94,6 +94,7 @@ pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
         workdir: &workdir,
         dir: &dir,
         walk_started,
+        interrupt: lock.interrupt(),
     };
     if incremental {
         match ctx.run(head, cache.as_ref(), true) {
@@ -117,6 +118,8 @@ struct Ctx<'a, 'r> {
     dir: &'a Path,
     /// The racy-git timestamp (see the module docs).
     walk_started: SystemTime,
+    /// When to stop walking (SIGINT, SIGTERM).
+    interrupt: crate::interrupt::Interrupt,
 }
 
 impl Ctx<'_, '_> {

@@ -9,7 +9,7 @@
 //! tracked entries into the next `index.tracked` and into tree edits.
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+
 use std::sync::{Arc, Mutex};
 
 use gix::ObjectId;
@@ -68,7 +68,7 @@ pub(super) fn status(ctx: &Ctx<'_, '_>, tracked: &gix::index::File) -> Result<Fo
         compare,
         submodules,
         &mut gix::progress::Discard,
-        &AtomicBool::new(false),
+        ctx.interrupt.flag(),
         gix::status::index_worktree::Options {
             sorting: None,
             dirwalk_options: Some(dirwalk),
@@ -83,12 +83,18 @@ pub(super) fn status(ctx: &Ctx<'_, '_>, tracked: &gix::index::File) -> Result<Fo
             ),
         },
     )
-    .context(|| {
-        format!(
-            "could not compare the worktree {} with the capture cache",
-            ctx.workdir.display()
-        )
+    .map_err(|e| match ctx.interrupt.check() {
+        // Stopped by a signal: say so, not "could not compare".
+        Err(interrupted) => interrupted,
+        Ok(()) => crate::Error::Git {
+            context: format!(
+                "could not compare the worktree {} with the capture cache",
+                ctx.workdir.display()
+            ),
+            source: Box::new(e),
+        },
     })?;
+    ctx.interrupt.check()?;
     drop(t);
     let written = std::mem::take(&mut *written.lock().unwrap_or_else(|p| p.into_inner()));
     Ok(Found {

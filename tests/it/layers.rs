@@ -8,6 +8,7 @@ use std::path::Path;
 const LAYERS: &[(&str, u8)] = &[
     ("error", 0),
     ("fault", 0),
+    ("interrupt", 0),
     ("trace", 0),
     ("atomic", 0),
     ("model", 0),

@@ -509,3 +509,44 @@ fn provider_output_is_drained_and_stray_children_do_not_hang() {
         "the revert waited for the helper's child"
     );
 }
+
+/// SIGTERM (or SIGINT) during the provider step ends the helper's whole
+/// process group, leaves the journal, and exits 143 (130); --abort then
+/// puts everything back.
+#[test]
+fn a_signal_during_the_provider_ends_it_and_keeps_the_journal() {
+    let r = TestRepo::seeded();
+    let started = r.tmp().join("helper-started");
+    let finished = r.tmp().join("helper-finished");
+    let body = format!(
+        "cat >/dev/null; touch '{}'; sleep 5; touch '{}'",
+        started.display(),
+        finished.display()
+    );
+    let path = helper(&r, "sleepy", &body);
+    r.extra_env_set("PATH", &path);
+    three_turns(&r, Some("sleepy"));
+    let before = r.oracle_tree();
+    let mut child = r.spawn_t3(&["revert", "--thread", THREAD, "--to", "1"], &[]);
+    let start = std::time::Instant::now();
+    while !started.exists() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(20),
+            "the helper never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = i32::try_from(child.id()).unwrap();
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(143), "{status:?}");
+    std::thread::sleep(std::time::Duration::from_secs(6));
+    assert!(
+        !finished.exists(),
+        "the helper kept running after git t3 was stopped"
+    );
+    assert_eq!(r.refs("refs/t3/reverts/").len(), 1, "the journal is gone");
+    r.t3(&["revert", "--abort", "--thread", THREAD]).ok();
+    assert_eq!(r.oracle_tree(), before);
+}
