@@ -64,6 +64,14 @@ pub fn t3_common_dir(repo: &gix::Repository) -> PathBuf {
     repo.common_dir().join("t3")
 }
 
+/// The git dir of this worktree as an absolute path (how ops name a worktree).
+pub fn absolute_git_dir(repo: &gix::Repository) -> String {
+    std::path::absolute(repo.git_dir())
+        .unwrap_or_else(|_| repo.git_dir().to_owned())
+        .to_string_lossy()
+        .into_owned()
+}
+
 /// Where git-t3 keeps its per-worktree private files (the capture cache).
 pub fn t3_worktree_dir(repo: &gix::Repository) -> PathBuf {
     repo.git_dir().join("t3")

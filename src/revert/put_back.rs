@@ -312,7 +312,7 @@ fn run(lock: &Locked<'_>, pb: PutBack<'_>) -> Result<Done> {
         (files, safety_commit) = (plan, Some(commit));
     }
     op.undoes = pb.undoes.map(|id| id.to_string());
-    op.worktree = Some(git_dir_of(repo));
+    op.worktree = Some(repo::absolute_git_dir(repo));
     op.moved_back = pb.moved_back;
     op.refs = refs;
     rec.sync()?;
@@ -403,14 +403,6 @@ fn complete(lock: &Locked<'_>, op: &Op, plan: Option<Plan>) -> Result<()> {
     Ok(())
 }
 
-/// The absolute git dir of this worktree, as ops record it.
-fn git_dir_of(repo: &gix::Repository) -> String {
-    std::path::absolute(repo.git_dir())
-        .unwrap_or_else(|_| repo.git_dir().to_owned())
-        .to_string_lossy()
-        .into_owned()
-}
-
 /// Finish a put-back that was recorded but killed before its end; its
 /// report, when there was one (the caller then stops there: running the same
 /// command again must not do a second thing).
@@ -420,7 +412,7 @@ pub fn complete_pending(lock: &Locked<'_>) -> Result<Option<Report>> {
     };
     // Its files are another worktree's: finish it there, never here.
     if let Some(w) = &entry.op.worktree
-        && *w != git_dir_of(lock.repo())
+        && *w != repo::absolute_git_dir(lock.repo())
     {
         return Err(Error::Refused(format!(
             "an interrupted {} (op {}) of another worktree is pending; run `git t3 revert --continue` \

@@ -200,3 +200,20 @@ fn a_hook_whose_stdin_never_closes_gives_up_and_exits_0() {
     };
     assert!(status.success(), "a hook exits 0 whatever happens");
 }
+
+/// `-C` naming a folder that does not exist is still a hook's failure to
+/// report, never the agent's: exit 0, one line on stderr.
+#[test]
+fn a_hook_with_a_missing_directory_still_exits_0() {
+    let r = TestRepo::new();
+    let out = std::process::Command::new(crate::util::bin())
+        .args(["-C", "/nonexistent/folder", "hook", "claude-code"])
+        .current_dir(r.tmp())
+        .env("HOME", &r.home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+}
