@@ -158,6 +158,33 @@ pub struct Note {
     /// Changed files against `from_turn`, sorted by path bytes.
     #[serde(default)]
     pub files: Vec<FileChange>,
+    /// When the summary was too large to store whole: the files left out at
+    /// the end of `files`, counted (the note stays readable, the turn
+    /// revertible).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files_omitted: Option<Omitted>,
+}
+
+/// Files a note leaves out of its summary, counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Omitted {
+    /// How many files.
+    pub files: u64,
+    /// Their lines added.
+    pub additions: u64,
+    /// Their lines deleted.
+    pub deletions: u64,
+}
+
+impl Omitted {
+    /// The counts of `files`.
+    pub fn of(files: &[FileChange]) -> Self {
+        files.iter().fold(Omitted::default(), |o, f| Omitted {
+            files: o.files + 1,
+            additions: o.additions.saturating_add(f.additions),
+            deletions: o.deletions.saturating_add(f.deletions),
+        })
+    }
 }
 
 impl Note {
@@ -178,6 +205,7 @@ impl Note {
             warnings: Vec::new(),
             reverts: Vec::new(),
             files: Vec::new(),
+            files_omitted: None,
         }
     }
 
@@ -199,11 +227,42 @@ impl Note {
         Ok(note)
     }
 
-    /// Total lines added and deleted over all files.
+    /// Total lines added and deleted over all files (omitted ones included).
     pub fn totals(&self) -> (u64, u64) {
-        self.files.iter().fold((0, 0), |(a, d), f| {
-            (a.saturating_add(f.additions), d.saturating_add(f.deletions))
-        })
+        let omitted = self.files_omitted.unwrap_or_default();
+        self.files
+            .iter()
+            .fold((omitted.additions, omitted.deletions), |(a, d), f| {
+                (a.saturating_add(f.additions), d.saturating_add(f.deletions))
+            })
+    }
+
+    /// Keep the note's TOML within `max` bytes, so that every reader (which
+    /// refuses notes over [`MAX_NOTE_BYTES`]) can read it: files are left
+    /// out from the end of the summary and counted in `files_omitted`.
+    pub fn fit(&mut self, max: usize) -> crate::Result<()> {
+        if self.to_toml()?.len() <= max {
+            return Ok(());
+        }
+        let all = std::mem::take(&mut self.files);
+        let (mut lo, mut hi) = (0, all.len());
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            self.keep_files(&all, mid);
+            if self.to_toml()?.len() <= max {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        self.keep_files(&all, lo);
+        Ok(())
+    }
+
+    fn keep_files(&mut self, all: &[FileChange], n: usize) {
+        let (kept, rest) = all.split_at(n.min(all.len()));
+        self.files = kept.to_vec();
+        self.files_omitted = (!rest.is_empty()).then(|| Omitted::of(rest));
     }
 }
 
@@ -236,6 +295,34 @@ pub fn now_rfc3339() -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_large_summary_is_cut_to_fit_and_keeps_its_totals() {
+        let mut n = Note::new(&crate::model::thread::ThreadId::parse("t").unwrap(), 1);
+        n.files = (0..500)
+            .map(|i| FileChange {
+                path: format!("src/file-{i:04}.rs"),
+                kind: ChangeKind::Added,
+                old_path: None,
+                additions: i,
+                deletions: 1,
+                binary: false,
+            })
+            .collect();
+        let totals = n.totals();
+        n.fit(4096).unwrap();
+        let text = n.to_toml().unwrap();
+        assert!(text.len() <= 4096, "{}", text.len());
+        assert!(!n.files.is_empty() && n.files.len() < 500);
+        assert_eq!(n.totals(), totals, "the totals changed");
+        let omitted = n.files_omitted.unwrap();
+        assert_eq!(omitted.files as usize + n.files.len(), 500);
+        assert_eq!(Note::parse(text.as_bytes()).unwrap(), n);
+        // A note that fits is left alone.
+        let mut small = Note::new(&crate::model::thread::ThreadId::parse("t").unwrap(), 2);
+        small.fit(4096).unwrap();
+        assert!(small.files_omitted.is_none());
+    }
+
     fn sample() -> Note {
         Note {
             schema: 1,
@@ -259,6 +346,7 @@ mod tests {
                 deletions: 1,
                 binary: false,
             }],
+            files_omitted: None,
         }
     }
 

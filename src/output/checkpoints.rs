@@ -144,12 +144,20 @@ pub fn show(s: &ShowOutcome, out: &mut dyn Write) -> io::Result<()> {
         for f in &n.files {
             file_line(f, out)?;
         }
+        let omitted = n.files_omitted.unwrap_or_default();
+        if omitted.files > 0 {
+            writeln!(
+                out,
+                " … and {} more files, not listed (the summary was too large to store whole)",
+                omitted.files
+            )?;
+        }
         let (a, d) = n.totals();
+        let count = n.files.len() as u64 + omitted.files;
         writeln!(
             out,
-            " {} file{} changed, +{a} -{d}",
-            n.files.len(),
-            if n.files.len() == 1 { "" } else { "s" }
+            " {count} file{} changed, +{a} -{d}",
+            if count == 1 { "" } else { "s" }
         )?;
     }
     match &s.revert_in_progress {
