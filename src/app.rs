@@ -157,9 +157,6 @@ fn repository_command(
         Command::UninstallHooks(a) => {
             Outcome::Install(commands::install::uninstall(&open()?.repo, install_options(&a))?)
         }
-        Command::Push(a) | Command::Fetch(a) if a.remote.as_deref().is_some_and(|r| r.starts_with('-')) => {
-            return Err(Error::usage("a remote name cannot start with '-'"));
-        }
         Command::Push(a) | Command::Fetch(a) => {
             let dir = if is_push {
                 commands::sync::Direction::Push
@@ -167,6 +164,8 @@ fn repository_command(
                 commands::sync::Direction::Fetch
             };
             let t = optional(a.thread.as_deref())?;
+            // Usage first, before a repository is looked for.
+            commands::sync::check_remote(a.remote.as_deref())?;
             Outcome::Sync(commands::sync::run(
                 &open()?,
                 dir,

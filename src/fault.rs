@@ -31,3 +31,18 @@ pub fn point(name: &str) {
 #[cfg(not(feature = "fault-injection"))]
 #[inline(always)]
 pub fn point(_name: &str) {}
+
+/// At the point `name`, die holding the lock file `lock`, as a kill in
+/// the middle of gix's write would.
+#[cfg(feature = "fault-injection")]
+pub fn holding(name: &str, lock: &std::path::Path) {
+    if std::env::var_os("T3_TEST_FAULT").is_some_and(|v| v == name) {
+        let _ = std::fs::write(lock, b"");
+        point(name);
+    }
+}
+
+/// Without the `fault-injection` feature this does nothing.
+#[cfg(not(feature = "fault-injection"))]
+#[inline(always)]
+pub fn holding(_name: &str, _lock: &std::path::Path) {}

@@ -339,17 +339,23 @@ pub fn read(repo: &gix::Repository, commit: ObjectId) -> Result<Op> {
 
 /// The log, newest first (following first parents), at most `limit` ops.
 pub fn log(repo: &gix::Repository, limit: usize) -> Result<Vec<Entry>> {
-    let mut out = Vec::new();
+    walk(repo)?.take(limit.min(MAX_LOG)).collect()
+}
+
+/// The log newest first, read one op at a time: a caller that stops early
+/// (at the op it looks for) reads no further.
+pub fn walk(repo: &gix::Repository) -> Result<impl Iterator<Item = Result<Entry>> + '_> {
     let mut next = repo::find_direct_ref(repo, OPS_REF)?;
-    while let Some(commit) = next {
-        if out.len() >= limit.min(MAX_LOG) {
-            break;
+    Ok(std::iter::from_fn(move || {
+        let commit = next.take()?;
+        let entry = read(repo, commit).map(|op| Entry { id: commit, op });
+        match previous(repo, commit) {
+            Ok(p) => next = p,
+            Err(e) => return Some(Err(e)),
         }
-        let op = read(repo, commit)?;
-        out.push(Entry { id: commit, op });
-        next = previous(repo, commit)?;
-    }
-    Ok(out)
+        Some(entry)
+    })
+    .take(MAX_LOG))
 }
 
 /// The op before `commit`: its first parent, when that is an op commit (the

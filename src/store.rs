@@ -240,17 +240,20 @@ pub fn write(
     rec: &Recorder<'_>,
     thread: &ThreadId,
     tree: ObjectId,
-    note: Note,
+    mut note: Note,
     expect: Expect,
 ) -> Result<Checkpoint> {
     let reference = thread.checkpoint_ref(note.turn);
+    // Every reader refuses notes over MAX_NOTE_BYTES: a summary too large
+    // to store whole is cut here, its totals kept.
+    let text = note.fit(crate::model::note::MAX_NOTE_BYTES / 2)?;
     let commit = publish(
         lock,
         rec,
         Publication {
             tree,
             reference: &reference,
-            note: note.to_toml()?.into_bytes(),
+            note: text.into_bytes(),
             expect,
             message: &format!("t3: checkpoint turn {}", note.turn),
             keep: Vec::new(),

@@ -119,7 +119,7 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
         }
     };
     drop(t);
-    let mut note = Note {
+    let note = Note {
         status: Status::from_turn_state(state.as_deref()),
         turn_id,
         assistant_message_id: message_id,
@@ -129,18 +129,15 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
         files,
         ..Note::new(&thread, turn)
     };
-    // A turn that changed very many files must still leave a note every
-    // reader accepts: the summary is cut, its totals kept.
-    note.fit(note::MAX_NOTE_BYTES / 2)?;
-    if let Some(o) = note.files_omitted {
+    let t = crate::trace::span("write commit, note, ref");
+    let checkpoint = store::write(lock, &rec, &thread, snapshot.tree, note, expect)?;
+    drop(t);
+    if let Some(o) = checkpoint.note.files_omitted {
         notices.push(format!(
             "the summary of turn {turn} is too large to store whole: {} of its files are counted but not listed",
             o.files
         ));
     }
-    let t = crate::trace::span("write commit, note, ref");
-    let checkpoint = store::write(lock, &rec, &thread, snapshot.tree, note, expect)?;
-    drop(t);
     Ok(CaptureOutcome {
         checkpoint,
         created: true,

@@ -18,6 +18,14 @@ pub enum Direction {
 /// What a push or fetch did: the transport's report as it is.
 pub type SyncOutcome = sync::Report;
 
+/// Refuse a remote name that git would take for an option.
+pub fn check_remote(remote: Option<&str>) -> Result<()> {
+    if remote.is_some_and(|r| r.starts_with('-')) {
+        return Err(Error::usage("a remote name cannot start with '-'"));
+    }
+    Ok(())
+}
+
 /// Push or fetch the checkpoints (of `thread`, or all) to or from `remote`
 /// (default: the branch's remote, else `origin`).
 pub fn run(
@@ -26,9 +34,7 @@ pub fn run(
     remote: Option<&str>,
     thread: Option<&ThreadId>,
 ) -> Result<SyncOutcome> {
-    if remote.is_some_and(|r| r.starts_with('-')) {
-        return Err(Error::usage("a remote name cannot start with '-'"));
-    }
+    check_remote(remote)?;
     let remote = sync::default_remote(&ctx.repo, remote);
     let report = match direction {
         Direction::Push => sync::push(&ctx.lock("push")?, &remote, thread)?,

@@ -240,9 +240,11 @@ impl Note {
     /// Keep the note's TOML within `max` bytes, so that every reader (which
     /// refuses notes over [`MAX_NOTE_BYTES`]) can read it: files are left
     /// out from the end of the summary and counted in `files_omitted`.
-    pub fn fit(&mut self, max: usize) -> crate::Result<()> {
-        if self.to_toml()?.len() <= max {
-            return Ok(());
+    /// Returns the TOML.
+    pub fn fit(&mut self, max: usize) -> crate::Result<String> {
+        let text = self.to_toml()?;
+        if text.len() <= max {
+            return Ok(text);
         }
         let all = std::mem::take(&mut self.files);
         let (mut lo, mut hi) = (0, all.len());
@@ -256,7 +258,7 @@ impl Note {
             }
         }
         self.keep_files(&all, lo);
-        Ok(())
+        self.to_toml()
     }
 
     fn keep_files(&mut self, all: &[FileChange], n: usize) {

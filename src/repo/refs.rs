@@ -116,7 +116,9 @@ pub fn update_refs(lock: &Locked<'_>, updates: &[RefUpdate], log_message: &str) 
         .collect();
     locks.push(repo.common_dir().join("packed-refs.lock"));
     let in_flight = crate::repo::inflight::begin(repo.common_dir(), &locks)?;
-    hold_for_test(&locks);
+    if let Some(first) = locks.first() {
+        crate::fault::holding("refs-locked", first);
+    }
     let mut tb = gix::date::parse::TimeBuf::default();
     let sig = signature(&mut tb);
     let edited = repo.edit_references_as(edits, Some(sig));
@@ -148,21 +150,6 @@ pub fn update_refs(lock: &Locked<'_>, updates: &[RefUpdate], log_message: &str) 
         changed_dirs,
     )
 }
-
-/// Test builds: `T3_TEST_FAULT=refs-locked` dies holding the lock files,
-/// as a kill during gix's ref transaction would.
-#[cfg(feature = "fault-injection")]
-fn hold_for_test(locks: &[std::path::PathBuf]) {
-    if std::env::var_os("T3_TEST_FAULT").is_some_and(|v| v == "refs-locked")
-        && let Some(first) = locks.first()
-    {
-        let _ = std::fs::write(first, b"");
-        crate::fault::point("refs-locked");
-    }
-}
-
-#[cfg(not(feature = "fault-injection"))]
-fn hold_for_test(_locks: &[std::path::PathBuf]) {}
 
 /// The gix edit for one update.
 fn edit(log_message: &str) -> impl Fn(&RefUpdate) -> Result<RefEdit> + '_ {

@@ -170,11 +170,7 @@ pub fn reset_index(lock: &Locked<'_>, tree: ObjectId) -> Result<()> {
     fresh.set_path(&path);
     let lock_file = path.with_extension("lock");
     let in_flight = crate::repo::inflight::begin(repo.common_dir(), std::slice::from_ref(&lock_file))?;
-    #[cfg(feature = "fault-injection")]
-    if std::env::var_os("T3_TEST_FAULT").is_some_and(|v| v == "index-locked") {
-        let _ = std::fs::write(&lock_file, b"");
-        crate::fault::point("index-locked");
-    }
+    crate::fault::holding("index-locked", &lock_file);
     let written = fresh
         .write(Default::default(), Default::default())
         .context(|| format!("could not write the index {}", path.display()));

@@ -164,7 +164,8 @@ fn from_journal(
 /// itself undone does not count).
 fn latest_in_effect(repo: &gix::Repository, thread: &ThreadId) -> Result<Option<Entry>> {
     let mut cancelled = std::collections::HashSet::new();
-    for e in oplog::log(repo, oplog::MAX_LOG)? {
+    for e in oplog::walk(repo)? {
+        let e = e?;
         if cancelled.contains(&e.id) {
             continue;
         }
@@ -271,7 +272,7 @@ fn run(lock: &Locked<'_>, pb: PutBack<'_>) -> Result<Done> {
     let mut refs = Vec::with_capacity(pb.refs.len());
     let mut reused = Vec::new();
     for c in pb.refs {
-        let now = repo::find_ref(repo, &c.name)?;
+        let now = repo::find_direct_ref(repo, &c.name)?;
         if now != c.from && now != c.to {
             reused.push(c.name.clone());
         }

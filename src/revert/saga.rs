@@ -276,12 +276,17 @@ impl<'l, 'r> Saga<'l, 'r> {
         // Killed after appending it, other ops may have come since: its op
         // is one of those above the log's tip when the revert began.
         let tip = self.journal.ops_tip.as_deref().map(oplog::id).transpose()?;
-        let recorded = oplog::log(repo, oplog::MAX_LOG)?
-            .iter()
-            .take_while(|e| Some(e.id) != tip)
-            .any(|e| {
-                e.op.kind == oplog::Kind::Revert && e.op.safety_commit().ok().flatten() == Some(self.commit)
-            });
+        let mut recorded = false;
+        for e in oplog::walk(repo)? {
+            let e = e?;
+            if Some(e.id) == tip {
+                break;
+            }
+            if e.op.kind == oplog::Kind::Revert && e.op.safety_commit()? == Some(self.commit) {
+                recorded = true;
+                break;
+            }
+        }
         if !recorded {
             let _t = crate::trace::span("op log");
             oplog::record(self.lock, &self.op()?, &[])?;
