@@ -12,7 +12,7 @@ use gix::ObjectId;
 use crate::model::note::FileChange;
 
 /// Changes when counting does, so old entries are never read.
-const VERSION: &str = "summaries-v1";
+const VERSION: &str = "summaries-v2";
 /// Entries kept; older ones are pruned now and then.
 const KEEP: usize = 2048;
 

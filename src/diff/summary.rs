@@ -79,13 +79,14 @@ pub fn files(
         .iter()
         .zip(counts)
         .filter(|(change, counts)| is_visible(change, counts, ignore_whitespace))
-        .map(|(change, counts)| FileChange {
-            path: crate::repo::path_string(&change.path),
-            kind: change.kind,
-            old_path: change.old_path.as_ref().map(|p| crate::repo::path_string(p)),
-            additions: counts.additions,
-            deletions: counts.deletions,
-            binary: counts.binary,
+        .map(|(change, counts)| {
+            FileChange::new(
+                &change.path,
+                change.old_path.as_ref().map(|p| p.as_slice()),
+                change.kind,
+                [counts.additions, counts.deletions],
+                counts.binary,
+            )
         })
         .collect()
 }

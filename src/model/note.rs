@@ -75,22 +75,66 @@ impl ChangeKind {
 }
 
 /// One changed file in a summary.
+///
+/// Paths are git's bytes. `path` is their display form; when the bytes are
+/// not UTF-8, `path_b64` holds them exactly (see [`crate::model::path::to_text`]),
+/// so two files never collide. Readers ignore fields they do not know.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct FileChange {
-    /// Path relative to the worktree root (lossy UTF-8 for display; see `path_bytes`).
+    /// Path relative to the worktree root, for display.
     pub path: String,
+    /// The path's bytes in base64, only when they are not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_b64: Option<String>,
     /// What happened to it.
     pub kind: ChangeKind,
-    /// The source path of a rename.
+    /// The source path of a rename, for display.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub old_path: Option<String>,
+    /// The source path's bytes in base64, only when they are not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_path_b64: Option<String>,
     /// Lines added.
     pub additions: u64,
     /// Lines deleted.
     pub deletions: u64,
     /// Whether either side is binary (counts are then 0).
     pub binary: bool,
+}
+
+impl FileChange {
+    /// A change of `path` (renamed from `old_path`) with these counts.
+    pub fn new(
+        path: &[u8],
+        old_path: Option<&[u8]>,
+        kind: ChangeKind,
+        [additions, deletions]: [u64; 2],
+        binary: bool,
+    ) -> Self {
+        let (path, path_b64) = crate::model::path::to_text(path);
+        let (old_path, old_path_b64) = old_path.map(crate::model::path::to_text).unzip();
+        FileChange {
+            path,
+            path_b64,
+            kind,
+            old_path,
+            old_path_b64: old_path_b64.flatten(),
+            additions,
+            deletions,
+            binary,
+        }
+    }
+
+    /// The path's exact bytes.
+    pub fn path_bytes(&self) -> std::borrow::Cow<'_, [u8]> {
+        crate::model::path::from_text(&self.path, self.path_b64.as_deref())
+    }
+
+    /// The rename source's exact bytes.
+    pub fn old_path_bytes(&self) -> Option<std::borrow::Cow<'_, [u8]>> {
+        let old = self.old_path.as_deref()?;
+        Some(crate::model::path::from_text(old, self.old_path_b64.as_deref()))
+    }
 }
 
 /// A revert that landed on this checkpoint.
@@ -301,13 +345,9 @@ mod tests {
     fn a_large_summary_is_cut_to_fit_and_keeps_its_totals() {
         let mut n = Note::new(&crate::model::thread::ThreadId::parse("t").unwrap(), 1);
         n.files = (0..500)
-            .map(|i| FileChange {
-                path: format!("src/file-{i:04}.rs"),
-                kind: ChangeKind::Added,
-                old_path: None,
-                additions: i,
-                deletions: 1,
-                binary: false,
+            .map(|i| {
+                let path = format!("src/file-{i:04}.rs");
+                FileChange::new(path.as_bytes(), None, ChangeKind::Added, [i, 1], false)
             })
             .collect();
         let totals = n.totals();
@@ -340,14 +380,16 @@ mod tests {
             from_turn: Some(1),
             warnings: vec![],
             reverts: vec![],
-            files: vec![FileChange {
-                path: "new\nline \u{1F600}.txt".into(),
-                kind: ChangeKind::Renamed,
-                old_path: Some("old.txt".into()),
-                additions: 3,
-                deletions: 1,
-                binary: false,
-            }],
+            files: vec![
+                FileChange::new(
+                    "new\nline \u{1F600}.txt".as_bytes(),
+                    Some(b"old.txt"),
+                    ChangeKind::Renamed,
+                    [3, 1],
+                    false,
+                ),
+                FileChange::new(b"caf\xe9", Some(b"\xff\n"), ChangeKind::Renamed, [0, 0], true),
+            ],
             files_omitted: None,
         }
     }
@@ -358,7 +400,14 @@ mod tests {
         let text = n.to_toml().unwrap();
         assert!(text.starts_with("schema = 1\n"), "{text}");
         assert!(text.contains("kind = \"renamed\""));
-        assert_eq!(Note::parse(text.as_bytes()).unwrap(), n);
+        let back = Note::parse(text.as_bytes()).unwrap();
+        assert_eq!(back, n);
+        assert_eq!(back.files[1].path_bytes(), b"caf\xe9".as_slice());
+        assert_eq!(back.files[1].old_path_bytes().unwrap(), b"\xff\n".as_slice());
+        assert_eq!(back.files[0].path_b64, None, "UTF-8 paths need no bytes");
+        // Fields this build does not know are ignored (schema 1 grows).
+        let newer = text.replace("binary = true", "binary = true\nfuture = 1");
+        assert_eq!(Note::parse(newer.as_bytes()).unwrap(), n);
     }
 
     #[test]

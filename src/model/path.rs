@@ -1,7 +1,12 @@
 //! git's rules for a tree entry name that may be written into a worktree
 //! (its `verify_path`): what a checkpoint fetched from someone else must
-//! not hold. Pure functions; the walk over a tree is in
-//! `restore::verify`.
+//! not hold, and how a path's bytes are kept when they are not UTF-8.
+//! Pure functions; the walk over a tree is in `restore::verify`.
+
+use std::borrow::Cow;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
 
 /// Longest path component written (most file systems' limit).
 pub const MAX_COMPONENT: usize = 255;
@@ -132,5 +137,73 @@ mod tests {
                 String::from_utf8_lossy(good)
             );
         }
+    }
+}
+
+/// A path as text: its display form (invalid UTF-8 replaced by U+FFFD) and,
+/// only when that loses bytes, the exact bytes in base64 (standard alphabet,
+/// padded). Two distinct paths never share both.
+pub fn to_text(bytes: &[u8]) -> (String, Option<String>) {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => (s.to_owned(), None),
+        Err(_) => (
+            String::from_utf8_lossy(bytes).into_owned(),
+            Some(STANDARD.encode(bytes)),
+        ),
+    }
+}
+
+/// The bytes [`to_text`] described. Base64 that does not decode (a note
+/// from elsewhere) falls back to the display form.
+pub fn from_text<'a>(display: &'a str, b64: Option<&str>) -> Cow<'a, [u8]> {
+    match b64.and_then(|b| STANDARD.decode(b).ok()) {
+        Some(bytes) => Cow::Owned(bytes),
+        None => Cow::Borrowed(display.as_bytes()),
+    }
+}
+
+/// A path in JSON: a string when it is UTF-8, else
+/// `{"path": <display>, "path_b64": <bytes>}` (see [`to_text`]).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct PathText(pub Vec<u8>);
+
+impl serde::Serialize for PathText {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        match to_text(&self.0) {
+            (text, None) => s.serialize_str(&text),
+            (text, Some(b64)) => {
+                let mut m = s.serialize_map(Some(2))?;
+                m.serialize_entry("path", &text)?;
+                m.serialize_entry("path_b64", &b64)?;
+                m.end()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod text_tests {
+    use super::*;
+
+    #[test]
+    fn non_utf8_paths_survive_and_stay_distinct() {
+        let a = b"caf\xe9.txt".as_slice();
+        let b = b"caf\xe8.txt".as_slice();
+        let (ta, ba) = to_text(a);
+        let (tb, bb) = to_text(b);
+        assert_eq!(ta, tb, "both display the same");
+        assert_ne!(ba, bb);
+        assert_eq!(from_text(&ta, ba.as_deref()), a);
+        assert_eq!(from_text(&tb, bb.as_deref()), b);
+        assert_eq!(to_text(b"plain.rs"), ("plain.rs".to_owned(), None));
+        assert_eq!(
+            from_text("plain.rs", Some("%%not base64")),
+            b"plain.rs".as_slice()
+        );
+        let json = serde_json::to_value([PathText(a.to_vec()), PathText(b"x".to_vec())]).unwrap();
+        assert_eq!(json[0]["path"], "caf\u{fffd}.txt");
+        assert_eq!(json[0]["path_b64"], "Y2Fm6S50eHQ=");
+        assert_eq!(json[1], "x");
     }
 }

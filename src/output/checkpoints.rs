@@ -180,14 +180,14 @@ fn file_line(f: &FileChange, out: &mut dyn Write) -> io::Result<()> {
     } else {
         format!("+{} -{}", f.additions, f.deletions)
     };
-    match &f.old_path {
+    match f.old_path_bytes() {
         Some(old) => writeln!(
             out,
             " {letter} {counts:>12}  {} -> {}",
             quote_path(old),
-            quote_path(&f.path)
+            quote_path(f.path_bytes())
         ),
-        None => writeln!(out, " {letter} {counts:>12}  {}", quote_path(&f.path)),
+        None => writeln!(out, " {letter} {counts:>12}  {}", quote_path(f.path_bytes())),
     }
 }
 

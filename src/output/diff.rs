@@ -19,10 +19,10 @@ pub fn render(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
         Format::Numstat => numstat(d, out),
         Format::NameOnly => d.files.iter().try_for_each(|f| {
             if d.null_terminated {
-                out.write_all(f.path.as_bytes())?;
+                out.write_all(&f.path_bytes())?;
                 out.write_all(b"\0")
             } else {
-                out.write_all(&quote(f.path.as_bytes().as_bstr()))?;
+                out.write_all(&quote(f.path_bytes().as_bstr()))?;
                 out.write_all(b"\n")
             }
         }),
@@ -71,9 +71,9 @@ pub fn rename_label(old: &[u8], new: &[u8]) -> Vec<u8> {
 
 /// A file's name in `--stat` and `--numstat`: quoted, a rename as `{old => new}`.
 fn display_name(f: &FileChange) -> Vec<u8> {
-    let path = quote(f.path.as_bytes().as_bstr());
-    match &f.old_path {
-        Some(old) => rename_label(&quote(old.as_bytes().as_bstr()), &path),
+    let path = quote(f.path_bytes().as_bstr());
+    match f.old_path_bytes() {
+        Some(old) => rename_label(&quote(old.as_bstr()), &path),
         None => path,
     }
 }
@@ -88,16 +88,16 @@ fn numstat(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
         };
         out.write_all(counts.as_bytes())?;
         if d.null_terminated {
-            match &f.old_path {
+            match f.old_path_bytes() {
                 Some(old) => {
                     out.write_all(b"\0")?;
-                    out.write_all(old.as_bytes())?;
+                    out.write_all(&old)?;
                     out.write_all(b"\0")?;
-                    out.write_all(f.path.as_bytes())?;
+                    out.write_all(&f.path_bytes())?;
                     out.write_all(b"\0")?;
                 }
                 None => {
-                    out.write_all(f.path.as_bytes())?;
+                    out.write_all(&f.path_bytes())?;
                     out.write_all(b"\0")?;
                 }
             }

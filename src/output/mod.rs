@@ -38,7 +38,13 @@ pub fn finish(outcome: &Outcome, format: Format, quiet: bool, term: &pager::Term
     }
     let failed = matches!(outcome, Outcome::Verify(v) if !v.ok);
     match emit(outcome, format, quiet, term) {
-        Ok(()) if failed => EXIT_FAILED,
+        Ok(()) if failed => {
+            if let Outcome::Verify(v) = outcome {
+                let errors = v.findings.iter().filter(|f| f.severity == "error").count();
+                eprintln!("git t3: verify found {errors} problem(s) under refs/t3/");
+            }
+            EXIT_FAILED
+        }
         Ok(()) => EXIT_OK,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => EXIT_OK,
         Err(e) => {
@@ -137,8 +143,9 @@ pub fn safe(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// Quote a path like git's `core.quotePath` does: in double quotes with C
 /// escapes when it holds a quote, backslash, control or non-ASCII byte.
-pub fn quote_path(path: &str) -> String {
-    String::from_utf8_lossy(&patch::quote(gix::bstr::BStr::new(path))).into_owned()
+/// Bytes that are not UTF-8 come out as octal escapes, so the text is exact.
+pub fn quote_path(path: impl AsRef<[u8]>) -> String {
+    String::from_utf8_lossy(&patch::quote(gix::bstr::BStr::new(path.as_ref()))).into_owned()
 }
 
 #[cfg(test)]
@@ -151,5 +158,6 @@ mod tests {
         assert_eq!(quote_path("tab\there.txt"), "\"tab\\there.txt\"");
         assert_eq!(quote_path("日本.txt"), "\"\\346\\227\\245\\346\\234\\254.txt\"");
         assert_eq!(quote_path("q\"uote"), "\"q\\\"uote\"");
+        assert_eq!(quote_path(b"caf\xe9"), "\"caf\\351\"");
     }
 }

@@ -34,10 +34,10 @@ pub fn revert(r: &RevertOutcome, quiet: bool, out: &mut dyn Write) -> io::Result
         ("written", "deleted")
     };
     for p in &r.report.files.write {
-        writeln!(out, "  {w:<8} {}", quote_path(p))?;
+        writeln!(out, "  {w:<8} {}", quote_path(&p.0))?;
     }
     for p in &r.report.files.delete {
-        writeln!(out, "  {d:<8} {}", quote_path(p))?;
+        writeln!(out, "  {d:<8} {}", quote_path(&p.0))?;
     }
     let refs_verb = match r.action {
         "abort" | "undo" => "restored",

@@ -19,8 +19,6 @@ pub mod refs;
 
 use std::path::{Path, PathBuf};
 
-use gix::bstr::ByteSlice;
-
 use crate::error::{Error, Result};
 
 pub use lock::{Locked, RepoLock};
@@ -75,9 +73,4 @@ pub fn absolute_git_dir(repo: &gix::Repository) -> String {
 /// Where git-t3 keeps its per-worktree private files (the capture cache).
 pub fn t3_worktree_dir(repo: &gix::Repository) -> PathBuf {
     repo.git_dir().join("t3")
-}
-
-/// Render a path stored as bytes for JSON and notes (lossy for invalid UTF-8).
-pub fn path_string(bytes: &[u8]) -> String {
-    bytes.to_str_lossy().into_owned()
 }

@@ -29,18 +29,19 @@ use serde::Serialize;
 use crate::diff::changes;
 use crate::error::{Context as _, Error, Result};
 use crate::model::note::ChangeKind;
+use crate::model::path::PathText;
 use crate::repo::{self, Locked};
 
 /// What a restore changes in the worktree.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Plan {
     /// Paths written from the target (created or overwritten).
-    pub write: Vec<String>,
+    pub write: Vec<PathText>,
     /// Paths deleted.
-    pub delete: Vec<String>,
+    pub delete: Vec<PathText>,
     /// Untracked files left in place because the target's rules ignore them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub kept: Vec<String>,
+    pub kept: Vec<PathText>,
     #[serde(skip)]
     write_raw: Vec<BString>,
     #[serde(skip)]
@@ -115,9 +116,10 @@ pub fn plan(repo: &gix::Repository, current: ObjectId, target: ObjectId) -> Resu
     p.write_raw.sort();
     p.delete_raw.sort();
     p.new_raw.sort();
-    p.write = p.write_raw.iter().map(|b| repo::path_string(b)).collect();
-    p.delete = p.delete_raw.iter().map(|b| repo::path_string(b)).collect();
-    p.kept = kept.iter().map(|b| repo::path_string(b)).collect();
+    let text = |paths: &[BString]| paths.iter().map(|b| PathText(b.to_vec())).collect();
+    p.write = text(&p.write_raw);
+    p.delete = text(&p.delete_raw);
+    p.kept = text(&kept);
     p.kept.sort();
     Ok(p)
 }

@@ -2,41 +2,7 @@
 //! git refuses to write is refused whole, before any file changes, and
 //! `verify` names it. The hostile trees are built with git plumbing.
 
-use std::process::{Command, Stdio};
-
 use crate::util::{THREAD, TestRepo, ref_for};
-
-/// Write a raw tree object of `entries` (mode, name, hex id) — names git's
-/// own tools would refuse included.
-fn raw_tree(r: &TestRepo, entries: &[(&str, &[u8], String)]) -> String {
-    let mut data = Vec::new();
-    for (mode, name, id) in entries {
-        data.extend_from_slice(mode.as_bytes());
-        data.push(b' ');
-        data.extend_from_slice(name);
-        data.push(0);
-        for i in (0..id.len()).step_by(2) {
-            data.push(u8::from_str_radix(&id[i..i + 2], 16).unwrap());
-        }
-    }
-    let mut child = Command::new("git")
-        .args(["hash-object", "-t", "tree", "--literally", "-w", "--stdin"])
-        .current_dir(&r.root)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write as _;
-    child.stdin.take().unwrap().write_all(&data).unwrap();
-    let out = child.wait_with_output().unwrap();
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
-}
-
-fn blob(r: &TestRepo, content: &str) -> String {
-    let path = r.tmp().join("blob-input");
-    std::fs::write(&path, content).unwrap();
-    r.git(&["hash-object", "-w", path.to_str().unwrap()])
-}
 
 /// Turn 1 of the thread becomes a forged checkpoint whose tree is `tree`
 /// (a copy of turn 1's note keeps it readable).
@@ -73,11 +39,11 @@ fn trees_with_paths_git_refuses_are_refused_whole() {
         r.t3(&["capture", "--thread", THREAD]).ok();
         r.write("a.txt", "turn 2\n");
         r.t3(&["capture", "--thread", THREAD]).ok();
-        let hook = blob(&r, "#!/bin/sh\ntouch ../hook-ran\n");
-        let hooks = raw_tree(&r, &[("100755", b"post-checkout", hook)]);
-        let inner = raw_tree(&r, &[("40000", b"hooks", hooks)]);
-        let readme = blob(&r, "forged\n");
-        let tree = raw_tree(&r, &[("40000", name, inner), ("100644", b"README.md", readme)]);
+        let hook = r.blob("#!/bin/sh\ntouch ../hook-ran\n");
+        let hooks = r.raw_tree(&[("100755", b"post-checkout", hook)]);
+        let inner = r.raw_tree(&[("40000", b"hooks", hooks)]);
+        let readme = r.blob("forged\n");
+        let tree = r.raw_tree(&[("40000", name, inner), ("100644", b"README.md", readme)]);
         forge_turn_1(&r, &tree);
         let before = crate::util::listing(&r.root);
         let out = r
@@ -99,8 +65,8 @@ fn a_long_symlink_target_is_refused() {
     r.t3(&["baseline", "--thread", THREAD]).ok();
     r.write("a.txt", "1\n");
     r.t3(&["capture", "--thread", THREAD]).ok();
-    let target = blob(&r, &"x".repeat(10_000));
-    let tree = raw_tree(&r, &[("120000", b"link", target)]);
+    let target = r.blob(&"x".repeat(10_000));
+    let tree = r.raw_tree(&[("120000", b"link", target)]);
     forge_turn_1(&r, &tree);
     r.t3(&["capture", "--thread", THREAD]).ok();
     let out = r
@@ -118,7 +84,7 @@ fn refs_that_are_not_checkpoints_are_skipped_and_reported() {
     r.t3(&["baseline", "--thread", THREAD]).ok();
     r.write("a.txt", "1\n");
     r.t3(&["capture", "--thread", THREAD]).ok();
-    let blob_id = blob(&r, "not a commit\n");
+    let blob_id = r.blob("not a commit\n");
     let tree = r.git(&["rev-parse", "HEAD^{tree}"]);
     r.git(&["tag", "-a", "-m", "a tag", "t3tag", "HEAD"]);
     let tag = r.git(&["rev-parse", "t3tag"]);
@@ -220,4 +186,58 @@ fn note_fields_are_escaped_for_people() {
     // JSON keeps the raw value, escaped by JSON itself.
     let v = r.t3_json(&["show", "--thread", THREAD, "--turn", "1"]);
     assert!(v["warnings"][0].as_str().unwrap().contains('\u{1b}'));
+}
+
+#[test]
+fn paths_that_are_not_utf8_stay_distinct_end_to_end() {
+    use std::os::unix::ffi::OsStrExt;
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    // Two names that read the same once decoded lossily.
+    for (name, body) in [(&b"caf\xe9.txt"[..], "e9\n"), (&b"caf\xe8.txt"[..], "e8\n")] {
+        std::fs::write(r.root.join(std::ffi::OsStr::from_bytes(name)), body).unwrap();
+    }
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let z = r
+        .t3(&["diff", "--thread", THREAD, "--name-only", "-z"])
+        .ok()
+        .stdout;
+    assert_eq!(z, b"caf\xe8.txt\0caf\xe9.txt\0", "-z gives the raw bytes");
+    let numstat = r.t3(&["diff", "--thread", THREAD, "--numstat", "-z"]).ok().stdout;
+    assert_eq!(numstat, b"1\t0\tcaf\xe8.txt\x001\t0\tcaf\xe9.txt\0");
+    // People see git's octal escapes, one distinct line per file.
+    let shown = r.t3(&["show", "--thread", THREAD]).ok().out();
+    assert!(
+        shown.contains("\"caf\\350.txt\"") && shown.contains("\"caf\\351.txt\""),
+        "{shown}"
+    );
+    let names = r.t3(&["diff", "--thread", THREAD, "--name-only"]).ok().out();
+    assert_eq!(names, "\"caf\\350.txt\"\n\"caf\\351.txt\"\n");
+    // JSON marks them with their bytes, and the stored note keeps them.
+    let v = r.t3_json(&["show", "--thread", THREAD]);
+    let b64: Vec<&str> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path_b64"].as_str().expect("a non-UTF-8 path is marked"))
+        .collect();
+    assert_eq!(b64, ["Y2Fm6C50eHQ=", "Y2Fm6S50eHQ="]);
+    r.t3(&["verify", "--thread", THREAD]).ok();
+    // Revert plans name them exactly too, and the files come and go intact.
+    let plan = r.t3_json(&[
+        "revert",
+        "--thread",
+        THREAD,
+        "--to",
+        "0",
+        "--dry-run",
+        "--files-only",
+    ]);
+    assert_eq!(plan["files"]["delete"][1]["path_b64"], "Y2Fm6S50eHQ=", "{plan}");
+    r.t3(&["revert", "--thread", THREAD, "--to", "0", "--files-only"])
+        .ok();
+    assert!(!r.root.join(std::ffi::OsStr::from_bytes(b"caf\xe9.txt")).exists());
+    r.t3(&["revert", "--undo", "--thread", THREAD]).ok();
+    let back = std::fs::read(r.root.join(std::ffi::OsStr::from_bytes(b"caf\xe9.txt"))).unwrap();
+    assert_eq!(back, b"e9\n");
 }

@@ -6,6 +6,7 @@ mod capture;
 mod diff;
 mod durability;
 mod extension;
+mod fuzz;
 mod hook;
 mod hostile;
 mod layers;

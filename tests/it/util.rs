@@ -117,6 +117,37 @@ impl Run {
     }
 }
 
+/// A small deterministic generator (xorshift64*), so a failure replays.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    /// Between 1 and `max` random bytes, none of them in `except`.
+    pub fn some_bytes(&mut self, max: u64, except: &[u8]) -> Vec<u8> {
+        let len = 1 + self.below(max) as usize;
+        self.bytes(len, except)
+    }
+    /// `len` random bytes, none of them in `except`.
+    pub fn bytes(&mut self, len: usize, except: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(len);
+        while out.len() < len {
+            let b = self.next().to_le_bytes()[3];
+            if !except.contains(&b) {
+                out.push(b);
+            }
+        }
+        out
+    }
+}
+
 pub struct TestRepo {
     _tmp: tempfile::TempDir,
     pub root: PathBuf,
@@ -255,6 +286,13 @@ impl TestRepo {
         Self::finish(self.command(&bin(), args, cwd), format!("git-t3 {args:?}"), None)
     }
 
+    /// Run `git-t3 args` in the repository root with `input` on stdin.
+    #[must_use = "check the exit status with .ok() or .fails()"]
+    pub fn t3_input(&self, args: &[&str], input: &[u8]) -> Run {
+        let c = self.command(&bin(), args, &self.root);
+        Self::finish(c, format!("git-t3 {args:?} with input"), Some(input))
+    }
+
     #[must_use = "check the exit status with .ok() or .fails()"]
     pub fn t3_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut c = self.command(&bin(), args, &self.root);
@@ -281,6 +319,37 @@ impl TestRepo {
         let mut all = vec!["--json"];
         all.extend_from_slice(args);
         self.t3(&all).ok().json()
+    }
+
+    /// Write a raw tree object of `entries` (mode, name, hex id) — names git's
+    /// own tools would refuse included; returns its id.
+    pub fn raw_tree(&self, entries: &[(&str, &[u8], String)]) -> String {
+        let mut data = Vec::new();
+        for (mode, name, id) in entries {
+            data.extend_from_slice(mode.as_bytes());
+            data.push(b' ');
+            data.extend_from_slice(name);
+            data.push(0);
+            for i in (0..id.len()).step_by(2) {
+                data.push(u8::from_str_radix(&id[i..i + 2], 16).unwrap());
+            }
+        }
+        self.hash_object(&["-t", "tree", "--literally"], &data)
+    }
+
+    /// Store `content` as a blob; returns its id.
+    pub fn blob(&self, content: &str) -> String {
+        self.hash_object(&[], content.as_bytes())
+    }
+
+    /// `git hash-object -w --stdin` with `args`, fed `data`.
+    pub fn hash_object(&self, args: &[&str], data: &[u8]) -> String {
+        let mut all = vec!["hash-object"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["-w", "--stdin"]);
+        let c = self.command(Path::new("git"), &all, &self.root);
+        let run = Self::finish(c, format!("git {all:?}"), Some(data)).ok();
+        String::from_utf8_lossy(&run.stdout).trim().to_owned()
     }
 
     pub fn write(&self, rel: &str, data: &str) {
