@@ -16,6 +16,7 @@
 
 pub mod collisions;
 pub mod index;
+mod stream;
 pub mod verify;
 
 use std::collections::HashSet;
@@ -255,7 +256,14 @@ fn checkout(
     let mut index = repo
         .index_from_tree(&target)
         .context(|| format!("could not read tree {target}"))?;
-    index.remove_entries(|_, path, _| !wanted.contains(path.as_bytes()));
+    // Entries not to write are skipped, not removed: the attributes (eol,
+    // filters) come from the whole target tree.
+    for (entry, path) in index.entries_mut_with_paths() {
+        if !wanted.contains(path.as_bytes()) {
+            entry.flags.insert(gix::index::entry::Flags::SKIP_WORKTREE);
+        }
+    }
+    let large = stream::take_large(repo, &mut index)?;
     if index.entries().is_empty() {
         // gix's checkout panics on an index without entries.
         return Ok(());
@@ -294,7 +302,8 @@ fn checkout(
             c.path.to_str_lossy()
         )));
     }
-    Ok(())
+    stream::write_large(repo, workdir, &large, interrupt)?;
+    interrupt.check()
 }
 
 /// Remove folders that the deletion of `path` left empty, up to the worktree root.

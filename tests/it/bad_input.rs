@@ -168,3 +168,19 @@ fn a_repository_owned_by_someone_else_is_refused() {
     let out = r.t3(&["revert", "--thread", THREAD, "--to", "0"]).fails(1);
     assert!(out.stderr.contains("safe.directory"), "{}", out.stderr);
 }
+
+#[test]
+fn an_unreadable_file_is_named_and_nothing_is_written() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("secret.txt", "no peeking\n");
+    r.chmod("secret.txt", 0o000);
+    let Some(run) = r.t3_unprivileged(&["capture", "--thread", THREAD]) else {
+        eprintln!("skipped: running as root without setpriv");
+        return;
+    };
+    r.chmod("secret.txt", 0o644);
+    let run = run.fails(1);
+    assert!(run.stderr.contains("secret.txt"), "{}", run.stderr);
+    assert!(r.refs(&ref_for(THREAD, 1)).is_empty(), "a turn was written");
+}

@@ -550,3 +550,78 @@ fn a_signal_during_the_provider_ends_it_and_keeps_the_journal() {
     r.t3(&["revert", "--abort", "--thread", THREAD]).ok();
     assert_eq!(r.oracle_tree(), before);
 }
+
+#[test]
+fn large_files_are_restored_exactly_loose_or_packed() {
+    let r = TestRepo::seeded();
+    // Over the streaming threshold (8 MiB), with content that shows a shift.
+    let big: Vec<u8> = (0..9u32 << 20).map(|i| (i % 251) as u8).collect();
+    r.write_bytes("data/big.bin", &big);
+    r.write_bytes("tools/big-tool", &big[..(9 << 20) - 7]);
+    r.chmod("tools/big-tool", 0o755);
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    let want = r.git(&["rev-parse", &format!("{}:data/big.bin", ref_for(THREAD, 0))]);
+    r.write("data/big.bin", "small now\n");
+    // The folder of the tool becomes a symlink out of the worktree.
+    std::fs::remove_dir_all(r.root.join("tools")).unwrap();
+    std::fs::create_dir_all(r.tmp().join("elsewhere")).unwrap();
+    std::os::unix::fs::symlink(r.tmp().join("elsewhere"), r.root.join("tools")).unwrap();
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    for packed in [false, true] {
+        if packed {
+            r.t3(&["revert", "--undo", "--thread", THREAD]).ok();
+            r.git(&["gc", "-q", "--prune=now"]);
+        }
+        r.t3(&["revert", "--thread", THREAD, "--to", "0", "--files-only"])
+            .ok();
+        assert_eq!(
+            std::fs::read(r.root.join("data/big.bin")).unwrap(),
+            big,
+            "packed {packed}"
+        );
+        assert_eq!(r.git(&["hash-object", "data/big.bin"]), want);
+        let tool = r.root.join("tools/big-tool");
+        assert!(
+            !std::fs::symlink_metadata(r.root.join("tools"))
+                .unwrap()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read(&tool).unwrap().len(), (9 << 20) - 7);
+        use std::os::unix::fs::PermissionsExt as _;
+        assert_eq!(
+            std::fs::metadata(&tool).unwrap().permissions().mode() & 0o111,
+            0o111
+        );
+        assert!(
+            std::fs::read_dir(r.tmp().join("elsewhere"))
+                .unwrap()
+                .next()
+                .is_none(),
+            "written through the symlink"
+        );
+        let leftovers: Vec<_> = std::fs::read_dir(r.root.join("data"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .filter(|n| n.to_string_lossy().starts_with(".t3-"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+}
+
+#[test]
+fn checkout_attributes_come_from_the_whole_target_tree() {
+    let r = TestRepo::seeded();
+    // An unchanged .gitattributes still decides how changed files are written.
+    r.write(".gitattributes", "*.txt eol=crlf\n");
+    r.write("notes.txt", "one\ntwo\n");
+    r.commit_all("attributes");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("notes.txt", "changed\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    r.t3(&["revert", "--thread", THREAD, "--to", "0", "--files-only"])
+        .ok();
+    assert_eq!(
+        std::fs::read(r.root.join("notes.txt")).unwrap(),
+        b"one\r\ntwo\r\n"
+    );
+}

@@ -286,6 +286,26 @@ impl TestRepo {
         Self::finish(self.command(&bin(), args, cwd), format!("git-t3 {args:?}"), None)
     }
 
+    /// Run `git-t3 args` without the power to read what file modes forbid:
+    /// as root, with `CAP_DAC_OVERRIDE` and `CAP_DAC_READ_SEARCH` dropped
+    /// (needs `setpriv`; `None` without it).
+    #[must_use = "check the exit status with .ok() or .fails()"]
+    pub fn t3_unprivileged(&self, args: &[&str]) -> Option<Run> {
+        let root = Command::new("id").arg("-u").output().ok()?.stdout == b"0\n";
+        if !root {
+            return Some(self.t3(args));
+        }
+        let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
+            .into_iter()
+            .map(Path::new)
+            .find(|p| p.exists())?;
+        let bin = bin();
+        let mut all = vec!["--bounding-set=-dac_override,-dac_read_search", bin.to_str()?];
+        all.extend_from_slice(args);
+        let c = self.command(setpriv, &all, &self.root);
+        Some(Self::finish(c, format!("git-t3 {args:?} unprivileged"), None))
+    }
+
     /// Run `git-t3 args` in the repository root with `input` on stdin.
     #[must_use = "check the exit status with .ok() or .fails()"]
     pub fn t3_input(&self, args: &[&str], input: &[u8]) -> Run {
