@@ -44,11 +44,22 @@ pub fn open(dir: &Path) -> Result<gix::Repository> {
         // No repository up to the root or a ceiling, or a directory that does
         // not exist: gix classifies all of them as "not found".
         Err(e) if e.is_not_found() => Err(Error::NotARepository { path: dir.to_owned() }),
+        // Checkpoint ids, journals and op records are SHA-1 today.
+        Err(e) if mentions(&e, "extensions.objectFormat") => Err(Error::Refused(format!(
+            "the repository at {} uses an object format git t3 does not support yet \
+             (extensions.objectFormat; only SHA-1 repositories are supported)",
+            dir.display()
+        ))),
         Err(e) => Err(Error::Git {
             context: format!("could not open the repository at {}", dir.display()),
             source: Box::new(e),
         }),
     }
+}
+
+/// Whether `e` or any error behind it says `what`.
+fn mentions(e: &(dyn std::error::Error + 'static), what: &str) -> bool {
+    std::iter::successors(Some(e), |e| e.source()).any(|e| e.to_string().contains(what))
 }
 
 /// The working tree of `repo`, or an error for a bare repository.

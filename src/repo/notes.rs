@@ -54,6 +54,21 @@ impl<'r> NotesReader<'r> {
         let Some(blob) = self.blob_id(object)? else {
             return Ok(None);
         };
+        // A small object can inflate to gigabytes: check the size first.
+        let size = self
+            .repo
+            .find_header(blob)
+            .context(|| format!("the note of {object} is not readable"))?
+            .size();
+        if size > crate::model::note::MAX_NOTE_BYTES as u64 {
+            return Err(Error::BadMetadata {
+                reference: format!("the note of {object}"),
+                problem: format!(
+                    "it is {size} bytes, more than the {} accepted",
+                    crate::model::note::MAX_NOTE_BYTES
+                ),
+            });
+        }
         let blob = self
             .repo
             .find_blob(blob)

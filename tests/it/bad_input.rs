@@ -184,3 +184,13 @@ fn an_unreadable_file_is_named_and_nothing_is_written() {
     assert!(run.stderr.contains("secret.txt"), "{}", run.stderr);
     assert!(r.refs(&ref_for(THREAD, 1)).is_empty(), "a turn was written");
 }
+
+#[test]
+fn a_sha256_repository_is_refused_in_words() {
+    let r = TestRepo::new();
+    let dir = r.tmp().join("sha256");
+    r.git_in(r.tmp(), &["init", "-q", "--object-format=sha256", "sha256"])
+        .ok();
+    let out = r.t3_in(&dir, &["list"]).fails(1);
+    assert!(out.stderr.contains("only SHA-1 repositories"), "{}", out.stderr);
+}

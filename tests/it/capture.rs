@@ -320,24 +320,6 @@ fn a_tracked_file_replaced_by_a_directory_stays_captured() {
     }
 }
 
-/// Peak RSS in KiB of `git-t3 args`, measured for that child alone (wait4).
-fn peak_rss_kib(r: &TestRepo, args: &[&str]) -> i64 {
-    let child = r.spawn_t3(args, &[]);
-    let pid = i32::try_from(child.id()).unwrap();
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is valid; wait4 writes into the two locals.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: pid is our own unwaited child; the pointers are to live locals.
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(waited, pid, "wait4 failed");
-    assert!(
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "{args:?} failed"
-    );
-    std::mem::forget(child); // already reaped
-    usage.ru_maxrss
-}
-
 /// Large files are hashed as a stream: a capture of a changed 48 MiB file
 /// (tracked, then untracked) stays far below its size in memory, and its
 /// tree is still git's.
@@ -362,11 +344,11 @@ fn large_files_are_captured_in_bounded_memory() {
     r.t3(&["baseline", "--thread", THREAD]).ok();
     write_sparse("big.dat", b"version 2");
     write_sparse("new-big.dat", b"untracked");
-    let peak = peak_rss_kib(&r, &["capture", "--thread", THREAD]);
+    let peak = r.peak_rss_kib(&["capture", "--thread", THREAD]);
     assert!(peak < 45 * 1024, "capture peaked at {} MiB", peak / 1024);
     assert_eq!(r.ref_tree(&ref_for(THREAD, 1)), r.oracle_tree());
     // Reverting writes the big file back as a stream, too.
-    let peak = peak_rss_kib(&r, &["revert", "--thread", THREAD, "--to", "0", "--files-only"]);
+    let peak = r.peak_rss_kib(&["revert", "--thread", THREAD, "--to", "0", "--files-only"]);
     assert!(peak < 45 * 1024, "revert peaked at {} MiB", peak / 1024);
     assert_eq!(
         r.git(&["hash-object", "big.dat"]),

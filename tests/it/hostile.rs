@@ -241,3 +241,23 @@ fn paths_that_are_not_utf8_stay_distinct_end_to_end() {
     let back = std::fs::read(r.root.join(std::ffi::OsStr::from_bytes(b"caf\xe9.txt"))).unwrap();
     assert_eq!(back, b"e9\n");
 }
+
+#[test]
+fn a_note_that_inflates_to_100_mib_is_refused_before_it_is_read() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("a.txt", "1\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    // 100 MiB of zeros is a tiny object. (Made from a sparse file: memory
+    // this test process holds would count in its children's peak.)
+    let file = r.tmp().join("bomb");
+    std::fs::File::create(&file).unwrap().set_len(100 << 20).unwrap();
+    let bomb = r.git(&["hash-object", "-w", file.to_str().unwrap()]);
+    let c = r.git(&["rev-parse", &ref_for(THREAD, 1)]);
+    r.git(&["notes", "--ref=refs/notes/t3", "add", "-f", "-C", &bomb, &c]);
+    let (code, peak) = r.peak_rss_and_code(&["show", "--thread", THREAD, "--turn", "1"]);
+    assert_eq!(code, 1);
+    assert!(peak < 40 * 1024, "show peaked at {} MiB", peak / 1024);
+    let out = r.t3(&["show", "--thread", THREAD, "--turn", "1"]).fails(1);
+    assert!(out.stderr.contains("more than the"), "{}", out.stderr);
+}

@@ -625,3 +625,28 @@ fn checkout_attributes_come_from_the_whole_target_tree() {
         b"one\r\ntwo\r\n"
     );
 }
+
+#[test]
+fn the_provider_gets_an_absolute_workspace_and_runs_in_the_root_from_a_subdirectory() {
+    let r = TestRepo::seeded();
+    let seen = r.tmp().join("seen");
+    let path = helper(
+        &r,
+        "where",
+        &format!("cat > '{0}.json'\npwd > '{0}.pwd'", seen.display()),
+    );
+    r.extra_env_set("PATH", &path);
+    three_turns(&r, Some("where"));
+    r.t3_in(&r.root.join("src"), &["revert", "--thread", THREAD, "--to", "1"])
+        .ok();
+    let request: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(seen.with_extension("json")).unwrap()).unwrap();
+    let root = std::fs::canonicalize(&r.root).unwrap();
+    let workspace = std::path::PathBuf::from(request["workspace"].as_str().unwrap());
+    assert!(workspace.is_absolute(), "{request}");
+    assert_eq!(std::fs::canonicalize(&workspace).unwrap(), root);
+    let pwd = std::fs::read_to_string(seen.with_extension("pwd")).unwrap();
+    assert_eq!(std::fs::canonicalize(pwd.trim()).unwrap(), root);
+    assert_eq!(request["turns"], 2);
+    assert_eq!(request["target_turn"], 1);
+}

@@ -169,3 +169,43 @@ fn push_and_fetch_over_a_real_git_daemon() {
     assert_eq!(s["files"][0]["path"], "x.txt");
     r.t3_in(&clone, &["verify"]).ok();
 }
+
+/// A turn rewritten elsewhere (a revert, then a new turn 1) arrives as a
+/// non-fast-forward update: the other threads still come with their notes,
+/// the clash is named, and the next fetch works.
+#[test]
+fn a_clashing_turn_does_not_stop_the_rest_of_a_fetch() {
+    let (r, _remote, other) = two_machines();
+    r.t3(&["baseline", "--thread", "t"]).ok();
+    r.write("first.txt", "first\n");
+    r.t3(&["capture", "--thread", "t"]).ok();
+    r.t3(&["push", "origin"]).ok();
+    r.t3_in(&other, &["fetch", "origin"]).ok();
+    // Machine A reverts and redoes turn 1 differently, and starts thread u.
+    r.t3(&["revert", "--thread", "t", "--to", "0", "--files-only"])
+        .ok();
+    r.write("second.txt", "second\n");
+    r.t3(&["capture", "--thread", "t"]).ok();
+    r.t3(&["baseline", "--thread", "u"]).ok();
+    r.write("for-u.txt", "u\n");
+    r.t3(&["capture", "--thread", "u"]).ok();
+    r.t3(&["push", "origin"]).ok();
+    // Machine B keeps its own turn 1 of t but gets thread u whole.
+    let kept = r.git_in(&other, &["rev-parse", &ref_for("t", 1)]).ok().out();
+    for attempt in 0..2 {
+        let f = r.t3_in(&other, &["fetch", "origin"]);
+        assert!(matches!(f.code, 0 | 1), "attempt {attempt}: {}", f.stderr);
+        let said = format!("{}{}", f.out(), f.stderr);
+        assert!(
+            said.contains("turn/1") || said.contains("turn 1"),
+            "attempt {attempt}: the clash is not named: {said}"
+        );
+        let u = r.t3_json_in(&other, &["show", "--thread", "u", "--turn", "1"]);
+        assert_eq!(u["files"][0]["path"], "for-u.txt", "attempt {attempt}");
+        assert_eq!(
+            r.git_in(&other, &["rev-parse", &ref_for("t", 1)]).ok().out(),
+            kept
+        );
+        r.t3_in(&other, &["verify"]).ok();
+    }
+}

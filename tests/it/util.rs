@@ -291,8 +291,8 @@ impl TestRepo {
     /// (needs `setpriv`; `None` without it).
     #[must_use = "check the exit status with .ok() or .fails()"]
     pub fn t3_unprivileged(&self, args: &[&str]) -> Option<Run> {
-        let root = Command::new("id").arg("-u").output().ok()?.stdout == b"0\n";
-        if !root {
+        // SAFETY: geteuid has no preconditions and touches no memory.
+        if unsafe { libc::geteuid() } != 0 {
             return Some(self.t3(args));
         }
         let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
@@ -339,6 +339,42 @@ impl TestRepo {
         let mut all = vec!["--json"];
         all.extend_from_slice(args);
         self.t3(&all).ok().json()
+    }
+
+    #[track_caller]
+    pub fn t3_json_in(&self, cwd: &Path, args: &[&str]) -> serde_json::Value {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        self.t3_in(cwd, &all).ok().json()
+    }
+
+    /// The peak resident memory (KiB) of `git-t3 args`, which must succeed.
+    #[track_caller]
+    pub fn peak_rss_kib(&self, args: &[&str]) -> i64 {
+        let (code, peak) = self.peak_rss_and_code(args);
+        assert_eq!(code, 0, "{args:?} failed");
+        peak
+    }
+
+    /// The exit code and peak resident memory (KiB) of `git-t3 args`.
+    /// Linux carries a parent's peak into a child it starts, so tests keep
+    /// their own memory small (no large buffers).
+    pub fn peak_rss_and_code(&self, args: &[&str]) -> (i32, i64) {
+        let child = self.spawn_t3(args, &[]);
+        let pid = i32::try_from(child.id()).unwrap();
+        let mut status = 0;
+        // SAFETY: an all-zero rusage is valid; wait4 writes into the two locals.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: pid is our own unwaited child; the pointers are to live locals.
+        let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        assert_eq!(waited, pid, "wait4 failed");
+        std::mem::forget(child); // already reaped
+        let code = if libc::WIFEXITED(status) {
+            libc::WEXITSTATUS(status)
+        } else {
+            -1
+        };
+        (code, usage.ru_maxrss)
     }
 
     /// Write a raw tree object of `entries` (mode, name, hex id) — names git's
