@@ -1,5 +1,5 @@
 //! Line-level facts about two texts: git's binary rule, lines added and
-//! deleted (`git diff --numstat --minimal`), and lines as interned tokens,
+//! deleted (`git diff --numstat`), and lines as interned tokens,
 //! exact or with all whitespace squeezed out like `--ignore-all-space`
 //! (gix has no whitespace-ignoring diff).
 
@@ -28,7 +28,7 @@ pub fn is_binary(data: &[u8]) -> bool {
     data[..data.len().min(BINARY_SNIFF)].contains(&0)
 }
 
-/// Count the lines a change adds and deletes, like `git diff --numstat --minimal`
+/// Count the lines a change adds and deletes, like `git diff --numstat`
 /// (with `-w` when `ignore_whitespace`).
 pub fn count(repo: &gix::Repository, change: &TreeChange, ignore_whitespace: bool) -> Result<Counts> {
     let [counts] = count_modes(repo, change, [ignore_whitespace])?;
@@ -83,20 +83,11 @@ pub fn is_large(repo: &gix::Repository, side: Option<crate::diff::changes::Side>
     Ok(header.size() > LARGE_BLOB)
 }
 
-/// Files with more lines than this (both sides together) are compared with
-/// Myers' diff and its heuristics instead of the minimal one: the count may
-/// then be a little larger than the minimal, but the time stays bounded (a
-/// reordered 60,000-line file took a minute minimal, a fraction of a second
-/// this way, like git's default).
-pub const MINIMAL_UP_TO_LINES: usize = 10_000;
-
-/// The diff algorithm for `input`: minimal while it is cheap, bounded after.
-pub fn algorithm<T>(input: &InternedInput<T>) -> Algorithm {
-    if input.before.len() + input.after.len() <= MINIMAL_UP_TO_LINES {
-        Algorithm::MyersMinimal
-    } else {
-        Algorithm::Myers
-    }
+/// The diff algorithm: git's default, Myers with xdiff's pre-pass that
+/// discards lines frequent in the other file and its cost heuristics (gix's
+/// port), so counts and hunks are what `git diff` says, in bounded time.
+pub fn algorithm<T>(_input: &InternedInput<T>) -> Algorithm {
+    Algorithm::Myers
 }
 
 /// Lines added and deleted between two texts.
@@ -165,10 +156,10 @@ pub fn intern<'a>(
     input
 }
 
-/// The bytes squeezed out as whitespace. (git's own `isspace` takes only
-/// space, TAB, LF and CR: it keeps `\v` and `\f`.)
+/// The bytes squeezed out as whitespace: git's own `isspace` (space, TAB,
+/// LF and CR; `\v` and `\f` are kept).
 fn is_git_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
 #[cfg(test)]
@@ -192,6 +183,9 @@ mod tests {
         assert_eq!((c.additions, c.deletions), (0, 0));
         let c = line_counts(b"a\r\nb\r\n", b"a\nb\nc\n", true);
         assert_eq!((c.additions, c.deletions), (1, 0));
+        // git's isspace keeps vertical tab and form feed.
+        let c = line_counts(b"a\x0b\nb\x0c\n", b"a\nb\n", true);
+        assert_eq!((c.additions, c.deletions), (2, 2));
     }
 
     #[test]

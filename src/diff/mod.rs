@@ -5,4 +5,5 @@ pub mod cache;
 pub mod changes;
 pub mod lines;
 pub mod patch;
+pub mod slider;
 pub mod summary;

@@ -282,7 +282,8 @@ pub fn hunks(old: &[u8], new: &[u8], ignore_whitespace: bool) -> Vec<Hunk> {
     let mut scratch = lines::Squeezed::default();
     let input = lines::intern(old, new, ignore_whitespace, &mut scratch);
     let mut diff = Diff::compute(lines::algorithm(&input), &input);
-    diff.postprocess_lines(&input);
+    let heuristic = super::slider::RealIndent::new(&input.before, &input.after, &old_lines, &new_lines);
+    diff.postprocess_with_heuristic(&input, heuristic);
     group(diff.hunks())
         .iter()
         .filter_map(|g| hunk(g, &old_lines, &new_lines))

@@ -1,6 +1,6 @@
 //! `git t3 diff`: every mode, output and error, checked against git itself.
 
-use crate::util::{THREAD, TestRepo, ref_for, rows};
+use crate::util::{Rng, THREAD, TestRepo, ref_for, rows};
 
 /// Baseline, then one capture after `edit`.
 fn one_turn(edit: impl FnOnce(&TestRepo)) -> TestRepo {
@@ -73,8 +73,8 @@ fn numstat_stat_and_patch_are_byte_identical_to_git() {
     r.t3(&["capture", "--thread", THREAD]).ok();
     let (a, b) = (ref_for(THREAD, 1), ref_for(THREAD, 2));
     for (ours, theirs) in [
-        (vec!["--keep-whitespace"], vec!["--minimal", "-M"]),
-        (vec![], vec!["--minimal", "-M", "-w"]),
+        (vec!["--keep-whitespace"], vec!["-M"]),
+        (vec![], vec!["-M", "-w"]),
         (vec!["--keep-whitespace", "--numstat"], vec!["--numstat", "-M"]),
         (
             vec!["--keep-whitespace", "--numstat", "-z"],
@@ -109,8 +109,7 @@ fn numstat_stat_and_patch_are_byte_identical_to_git() {
             &r.root,
             &[
                 "diff",
-                "--minimal",
-                "-M",
+                    "-M",
                 &ref_for(THREAD, 0),
                 &ref_for(THREAD, 1),
             ],
@@ -300,20 +299,6 @@ fn colour_follows_git_settings_and_never_reaches_a_pipe() {
     assert!(!no.contains('\x1b'), "NO_COLOR ignored");
 }
 
-/// A small deterministic generator, so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
-
 fn random_text(rng: &mut Rng, lines: u64) -> String {
     const WORDS: [&str; 8] = ["alpha", "beta", "  gamma", "\tdelta", "x  y", "", "fn f() {", "}"];
     let mut s = String::new();
@@ -465,8 +450,8 @@ fn patch_corners_are_byte_identical_to_git() {
     r.t3(&["capture", "--thread", THREAD]).ok();
     let (a, b) = (ref_for(THREAD, 0), ref_for(THREAD, 1));
     for (ours, theirs) in [
-        (vec!["--keep-whitespace"], vec!["--minimal", "-M"]),
-        (vec![], vec!["--minimal", "-M", "-w"]),
+        (vec!["--keep-whitespace"], vec!["-M"]),
+        (vec![], vec!["-M", "-w"]),
         (vec!["--keep-whitespace", "--stat"], vec!["--stat", "-M"]),
     ] {
         // (`--binary` is left out: its deflated bytes differ from git's,
@@ -487,5 +472,128 @@ fn patch_corners_are_byte_identical_to_git() {
                 .collect()
         };
         assert_eq!(bin(&mine), bin(&git), "{ours:?} vs git {theirs:?}");
+    }
+}
+
+/// A C-like function: braces, blank lines, repeated statements — the text
+/// where diff algorithms part ways.
+fn c_function(rng: &mut Rng) -> Vec<String> {
+    const WORDS: [&str; 6] = ["alpha", "beta", "gamma", "count", "total", "value"];
+    let mut out = vec![format!("int {}{}(int x)", WORDS[rng.below(6) as usize], rng.below(50)), "{".into()];
+    for _ in 0..2 + rng.below(7) {
+        match rng.below(4) {
+            0 => out.push(String::new()),
+            1 => out.extend([format!("    if (x > {}) {{", rng.below(9)), "        x += 1;".into(), "    }".into()]),
+            2 => out.extend(["    {".into(), String::new(), "    }".into()]),
+            _ => out.push(format!("    x = {}(x);", WORDS[rng.below(6) as usize])),
+        }
+    }
+    out.extend(["    return x;".into(), "}".into(), String::new()]);
+    out
+}
+
+/// One random edit of the kinds git's heuristics care about: inserted and
+/// moved functions, deletions, re-indents, wrapped blocks, stray blank
+/// lines and braces, whitespace inside lines.
+fn c_edit(rng: &mut Rng, lines: &mut Vec<String>) {
+    let i = rng.below(lines.len() as u64 + 1) as usize;
+    let j = (i + 1 + rng.below(11) as usize).min(lines.len());
+    let indent = |l: &String| if l.is_empty() { l.clone() } else { format!("    {l}") };
+    match rng.below(8) {
+        0 => drop(lines.splice(i..i, c_function(rng))),
+        1 => drop(lines.drain(i..j)),
+        2 => {
+            let block: Vec<String> = lines[i..j].iter().map(indent).collect();
+            drop(lines.splice(i..j, block));
+        }
+        3 => {
+            let mut block = vec!["    {".to_owned()];
+            block.extend(lines[i..j].iter().map(indent));
+            block.push("    }".into());
+            drop(lines.splice(i..j, block));
+        }
+        4 => {
+            let extra: &[&str] = [&["", ""][..], &["}", "", "{"], &["{", "}"], &[""]][rng.below(4) as usize];
+            drop(lines.splice(i..i, extra.iter().map(|s| (*s).to_owned())));
+        }
+        5 => {
+            for l in &mut lines[i..j] {
+                *l = l.replace(" = ", "  =  ").replace("(x)", "( x )");
+            }
+        }
+        6 => {
+            let block: Vec<String> = lines.drain(i..j).collect();
+            let t = rng.below(lines.len() as u64 + 1) as usize;
+            drop(lines.splice(t..t, block));
+        }
+        _ => {
+            for l in &mut lines[i..j] {
+                *l = format!("    x = value(x); /* {} */", rng.below(99));
+            }
+        }
+    }
+}
+
+/// Differential: patches, `--numstat` and `--stat` of generated edits to
+/// C-like files (blank-line and brace heavy, re-indented, moved, renamed,
+/// binary) are byte-identical to `git diff -M`, with and without `-w`.
+#[test]
+fn diffs_of_generated_code_edits_are_byte_identical_to_git() {
+    let r = TestRepo::seeded();
+    let mut rng = Rng(0x7e57_d1ff_0000_0003);
+    let mut files: Vec<Vec<String>> = (0..6)
+        .map(|_| (0..8).flat_map(|_| c_function(&mut rng)).collect())
+        .collect();
+    let write = |r: &TestRepo, k: usize, lines: &[String]| {
+        r.write(&format!("gen/file{k}.c"), &(lines.join("\n") + "\n"));
+    };
+    for (k, f) in files.iter().enumerate() {
+        write(&r, k, f);
+    }
+    r.commit_all("code");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    for turn in 1..=6u64 {
+        for (k, f) in files.iter_mut().enumerate() {
+            for _ in 0..1 + rng.below(5) {
+                c_edit(&mut rng, f);
+            }
+            write(&r, k, f);
+        }
+        if turn == 2 {
+            std::fs::rename(r.root.join("gen/file5.c"), r.root.join("gen/renamed.c")).unwrap();
+            files.pop();
+            r.write_bytes("assets/logo.bin", &(0..=255u8).rev().cycle().take(900).collect::<Vec<_>>());
+        }
+        if turn == 5 {
+            // Whitespace only: invisible with -w.
+            let re: Vec<String> = files[0].iter().map(|l| if l.is_empty() { l.clone() } else { format!("  {l}") }).collect();
+            files[0] = re;
+            write(&r, 0, &files[0]);
+        }
+        r.t3(&["capture", "--thread", THREAD]).ok();
+        let (a, b) = (ref_for(THREAD, turn - 1), ref_for(THREAD, turn));
+        let t = turn.to_string();
+        for (ours, theirs) in [
+            (vec![], vec!["-M", "-w"]),
+            (vec!["--keep-whitespace"], vec!["-M"]),
+            (vec!["--numstat"], vec!["--numstat", "-M", "-w"]),
+            (vec!["--numstat", "--keep-whitespace"], vec!["--numstat", "-M"]),
+            (vec!["--stat"], vec!["--stat", "-M", "-w"]),
+            (vec!["--stat", "--keep-whitespace"], vec!["--stat", "-M"]),
+        ] {
+            let mut args = vec!["diff", "--thread", THREAD, "--turn", &t];
+            args.extend(&ours);
+            let mine = r.t3(&args).ok().stdout;
+            let mut git_args = vec!["diff"];
+            git_args.extend(&theirs);
+            git_args.extend([a.as_str(), b.as_str()]);
+            let git = r.git_in(&r.root, &git_args).ok().stdout;
+            assert!(
+                mine == git,
+                "turn {turn}, {ours:?}: git-t3 differs from git diff {theirs:?}\n--- git-t3\n{}\n--- git\n{}",
+                String::from_utf8_lossy(&mine),
+                String::from_utf8_lossy(&git)
+            );
+        }
     }
 }

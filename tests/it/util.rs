@@ -504,7 +504,7 @@ impl TestRepo {
         (head, branch, bytes, mtime)
     }
 
-    /// `git diff --numstat -M --minimal` between two refs, as (path, add, del).
+    /// `git diff --numstat -M` between two refs, as (path, add, del).
     pub fn numstat(&self, a: &str, b: &str, ignore_ws: bool) -> Vec<(String, u64, u64)> {
         let mut args = vec![
             "diff",
@@ -512,7 +512,6 @@ impl TestRepo {
             "-z",
             "--no-ext-diff",
             "--no-textconv",
-            "--minimal",
             "-M",
         ];
         if ignore_ws {
