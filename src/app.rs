@@ -26,6 +26,9 @@ pub struct Environment {
     pub terminal: crate::output::pager::Terminal,
     /// Set by the signal handlers the binary installs.
     pub interrupt: crate::interrupt::Interrupt,
+    /// `git -c` settings from `GIT_CONFIG_PARAMETERS`; `None` when the
+    /// variable is malformed.
+    pub config_overrides: Option<Vec<String>>,
 }
 
 impl Environment {
@@ -48,8 +51,11 @@ impl Environment {
                 pager: std::env::var("PAGER").ok(),
                 less_set: std::env::var_os("LESS").is_some(),
                 lv_set: std::env::var_os("LV").is_some(),
+                columns: crate::output::pager::terminal_columns(std::env::var("COLUMNS").ok().as_deref()),
             },
             interrupt: crate::interrupt::Interrupt::default(),
+            config_overrides: std::env::var("GIT_CONFIG_PARAMETERS")
+                .map_or(Some(Vec::new()), |p| crate::model::config_params::parse(&p)),
         }
     }
 
@@ -61,6 +67,7 @@ impl Environment {
                 timeout: self.provider_timeout,
             },
             interrupt: self.interrupt,
+            config_overrides: self.config_overrides.clone().unwrap_or_default(),
         }
     }
 }
@@ -72,6 +79,9 @@ pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
     // Validate what needs no repository first, so usage errors win.
     let open = |settings: Settings| -> Result<Context> {
         let _t = crate::trace::span("open repository");
+        if env.config_overrides.is_none() {
+            return Err(Error::usage("bogus format in GIT_CONFIG_PARAMETERS"));
+        }
         Context::open(&base, settings)
     };
     let settings = env.settings(DEFAULT_TIMEOUT);
@@ -286,7 +296,7 @@ fn diff(
         }
         (_, false) => None,
     };
-    let format = if a.stat {
+    let format = if a.stat.is_some() {
         Format::Stat
     } else if a.numstat {
         Format::Numstat
@@ -309,6 +319,7 @@ fn diff(
     )?;
     outcome.format = format;
     outcome.null_terminated = a.null;
+    outcome.stat_widths = stat_widths(a.stat.as_deref(), &ctx.repo, term)?;
     outcome.color = !json && crate::output::pager::use_color(&ctx.repo, term);
     outcome.pager = if json {
         None
@@ -316,6 +327,36 @@ fn diff(
         crate::output::pager::pager_command(Some(&ctx.repo), term)
     };
     Ok(outcome)
+}
+
+/// `--stat=<width>[,<name-width>[,<count>]]` over `diff.statNameWidth`,
+/// `diff.statGraphWidth` and the terminal's width (else 80), as git reads them.
+fn stat_widths(
+    arg: Option<&str>,
+    repo: &gix::Repository,
+    term: &crate::output::pager::Terminal,
+) -> Result<commands::diff::StatWidths> {
+    let config = repo.config_snapshot();
+    let number = |key: &str| {
+        config
+            .integer(key)
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(0)
+    };
+    let mut w = commands::diff::StatWidths {
+        width: term.columns.unwrap_or(80),
+        name: number("diff.statNameWidth"),
+        graph: number("diff.statGraphWidth"),
+    };
+    let mut parts = arg.unwrap_or_default().split(',');
+    let bad = || Error::usage("--stat takes <width>[,<name-width>[,<count>]] in columns");
+    if let Some(width) = parts.next().filter(|p| !p.is_empty()) {
+        w.width = width.parse().map_err(|_| bad())?;
+    }
+    if let Some(name) = parts.next().filter(|p| !p.is_empty()) {
+        w.name = name.parse().map_err(|_| bad())?;
+    }
+    Ok(w)
 }
 
 /// `30s`, `30m`, `12h`, `2d` or plain seconds.

@@ -168,9 +168,9 @@ pub struct DiffArgs {
     /// Include binary patches that `git apply` can apply
     #[arg(long)]
     pub binary: bool,
-    /// Show a diffstat instead of the patch
-    #[arg(long)]
-    pub stat: bool,
+    /// Show a diffstat instead of the patch (like git: --stat[=<width>[,<name-width>]])
+    #[arg(long, value_name = "WIDTH", num_args = 0..=1, default_missing_value = "", require_equals = true)]
+    pub stat: Option<String>,
     /// Show added and deleted lines per file, like `git diff --numstat`
     #[arg(long)]
     pub numstat: bool,

@@ -16,6 +16,9 @@ pub struct Settings {
     pub provider: crate::provider::Settings,
     /// When to stop at the next safe point (the binary installs handlers).
     pub interrupt: crate::interrupt::Interrupt,
+    /// `git -c key=value` settings (from `GIT_CONFIG_PARAMETERS`), applied
+    /// over every configuration file.
+    pub config_overrides: Vec<String>,
 }
 
 impl Default for Settings {
@@ -24,6 +27,7 @@ impl Default for Settings {
             lock_timeout: repo::lock::DEFAULT_TIMEOUT,
             provider: crate::provider::Settings::default(),
             interrupt: crate::interrupt::Interrupt::default(),
+            config_overrides: Vec::new(),
         }
     }
 }
@@ -41,7 +45,7 @@ impl Context {
     /// Open the repository holding `dir` (discovered like git does).
     pub fn open(dir: &Path, settings: Settings) -> Result<Self> {
         Ok(Context {
-            repo: repo::open(dir)?,
+            repo: repo::open(dir, &settings.config_overrides)?,
             settings,
         })
     }

@@ -65,6 +65,28 @@ pub struct Options {
     pub format: Format,
 }
 
+/// How wide `--stat` may be: git's `--stat=<width>,<name-width>`,
+/// `diff.statGraphWidth` and `diff.statNameWidth`, the terminal's width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StatWidths {
+    /// The whole line (default: the terminal's columns, else 80).
+    pub width: usize,
+    /// Largest name part; 0: no limit of its own.
+    pub name: usize,
+    /// Largest graph part; 0: no limit of its own.
+    pub graph: usize,
+}
+
+impl Default for StatWidths {
+    fn default() -> Self {
+        StatWidths {
+            width: 80,
+            name: 0,
+            graph: 0,
+        }
+    }
+}
+
 /// Totals of a diff.
 #[derive(Debug, Clone, Copy, Serialize, Default)]
 pub struct Totals {
@@ -111,6 +133,24 @@ pub struct DiffOutcome {
     /// Messages for stderr.
     #[serde(skip)]
     pub notices: Vec<String>,
+    /// How wide `--stat` may be.
+    #[serde(skip)]
+    pub stat_widths: StatWidths,
+    /// Quote bytes above 0x7f in paths (`core.quotePath`, default on).
+    #[serde(skip)]
+    pub quote_path: bool,
+    /// For `--stat`: the old and new sizes of binary files whose content
+    /// changed, by path.
+    #[serde(skip)]
+    pub sizes: std::collections::HashMap<Vec<u8>, (u64, u64)>,
+}
+
+impl DiffOutcome {
+    /// The old and new byte sizes of binary `f` (0, 0 when its content is
+    /// the same on both sides, or unknown).
+    pub fn binary_sizes(&self, f: &FileChange) -> (u64, u64) {
+        self.sizes.get(f.path_bytes().as_ref()).copied().unwrap_or((0, 0))
+    }
 }
 
 struct Side {
@@ -157,6 +197,11 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
     } else {
         Vec::new()
     };
+    let sizes = if format == Format::Stat {
+        binary_sizes(repo, from.tree, to.tree, &files)?
+    } else {
+        Default::default()
+    };
     Ok(DiffOutcome {
         from: from.label,
         to: to.label,
@@ -171,7 +216,33 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
         color: false,
         pager: None,
         notices,
+        stat_widths: Default::default(),
+        quote_path: repo.config_snapshot().boolean("core.quotePath").unwrap_or(true),
+        sizes,
     })
+}
+
+/// The old and new sizes of the binary files of `files` whose content
+/// differs (git's `Bin <old> -> <new> bytes`), by path.
+fn binary_sizes(
+    repo: &gix::Repository,
+    from: ObjectId,
+    to: ObjectId,
+    files: &[FileChange],
+) -> Result<std::collections::HashMap<Vec<u8>, (u64, u64)>> {
+    let mut sizes = std::collections::HashMap::new();
+    for f in files.iter().filter(|f| f.binary) {
+        let path = f.path_bytes();
+        let old_path = f.old_path_bytes().unwrap_or_else(|| path.clone());
+        let old = changes::blob_at(repo, from, &old_path)?;
+        let new = changes::blob_at(repo, to, &path)?;
+        if old.map(|b| b.0) == new.map(|b| b.0) {
+            continue;
+        }
+        let size = |b: Option<(ObjectId, u64)>| b.map_or(0, |b| b.1);
+        sizes.insert(path.to_vec(), (size(old), size(new)));
+    }
+    Ok(sizes)
 }
 
 /// The listed files with their counts, and the changes whose patches git

@@ -21,7 +21,9 @@ struct Side {
 
 impl Side {
     fn new(tokens: &[Token], lines: &[&[u8]]) -> Self {
-        let positions = (0..u32::try_from(lines.len()).unwrap_or(u32::MAX)).map(Token).collect();
+        let positions = (0..u32::try_from(lines.len()).unwrap_or(u32::MAX))
+            .map(Token)
+            .collect();
         let indents = lines
             .iter()
             .map(|l| IndentLevel::for_ascii_line(l.iter().copied(), TAB_WIDTH))

@@ -7,14 +7,20 @@ use std::io::{self, Write};
 use gix::bstr::ByteSlice;
 
 use super::color::{GREEN, RED, RESET};
-use super::patch::{self, quote};
+use super::patch::{self, quote_as};
 use crate::commands::diff::{DiffOutcome, Format};
 use crate::model::note::FileChange;
 
 /// Write `d` in the format it asks for.
 pub fn render(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
     match d.format {
-        Format::Patch => d.patch.iter().try_for_each(|p| patch::write(p, d.color, out)),
+        Format::Patch => {
+            let style = patch::Style {
+                color: d.color,
+                quote_high: d.quote_path,
+            };
+            d.patch.iter().try_for_each(|p| patch::write(p, style, out))
+        }
         Format::Stat => stat(d, out),
         Format::Numstat => numstat(d, out),
         Format::NameOnly => d.files.iter().try_for_each(|f| {
@@ -22,7 +28,7 @@ pub fn render(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
                 out.write_all(&f.path_bytes())?;
                 out.write_all(b"\0")
             } else {
-                out.write_all(&quote(f.path_bytes().as_bstr()))?;
+                out.write_all(&quote_as(f.path_bytes().as_bstr(), d.quote_path))?;
                 out.write_all(b"\n")
             }
         }),
@@ -70,10 +76,10 @@ pub fn rename_label(old: &[u8], new: &[u8]) -> Vec<u8> {
 }
 
 /// A file's name in `--stat` and `--numstat`: quoted, a rename as `{old => new}`.
-fn display_name(f: &FileChange) -> Vec<u8> {
-    let path = quote(f.path_bytes().as_bstr());
+fn display_name(f: &FileChange, quote_high: bool) -> Vec<u8> {
+    let path = quote_as(f.path_bytes().as_bstr(), quote_high);
     match f.old_path_bytes() {
-        Some(old) => rename_label(&quote(old.as_bstr()), &path),
+        Some(old) => rename_label(&quote_as(old.as_bstr(), quote_high), &path),
         None => path,
     }
 }
@@ -102,68 +108,145 @@ fn numstat(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
                 }
             }
         } else {
-            out.write_all(&display_name(f))?;
+            out.write_all(&display_name(f, d.quote_path))?;
             out.write_all(b"\n")?;
         }
     }
     Ok(())
 }
 
-/// `--stat`: names, counts and +/- graphs scaled to 80 columns, then totals.
-fn stat(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
-    const WIDTH: usize = 80;
-    let names: Vec<Vec<u8>> = d.files.iter().map(display_name).collect();
-    let name_width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
-    let max_change = d
-        .files
-        .iter()
-        .map(|f| f.additions + f.deletions)
-        .max()
-        .unwrap_or(0);
-    let count_width = d
-        .files
-        .iter()
-        .map(|f| {
-            if f.binary {
-                3
-            } else {
-                (f.additions + f.deletions).to_string().len()
-            }
-        })
-        .max()
-        .unwrap_or(1);
-    let graph_width = WIDTH.saturating_sub(name_width + count_width + 4).max(10) as u64;
-    let scale = |n: u64| -> u64 {
-        if max_change <= graph_width || max_change == 0 {
-            n
-        } else {
-            (n * graph_width).div_ceil(max_change)
-        }
-    };
-    for (f, name) in d.files.iter().zip(&names) {
-        out.write_all(b" ")?;
-        out.write_all(name)?;
-        let pad = name_width - name.chars().count();
-        out.write_all(" ".repeat(pad).as_bytes())?;
+/// Digits of `n` in decimal.
+fn decimal_width(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
+/// git's `scale_linear`: `it` of `max_change` on a graph `width` wide.
+fn scale_linear(it: u64, width: usize, max_change: u64) -> u64 {
+    if it == 0 || max_change == 0 {
+        return 0;
+    }
+    1 + it.saturating_mul(width.saturating_sub(1) as u64) / max_change
+}
+
+/// The name and graph widths git's `show_stats` settles on.
+fn layout(d: &DiffOutcome, names: &[Vec<u8>]) -> (usize, usize, usize, u64) {
+    let w = d.stat_widths;
+    let (mut max_change, mut max_len, mut number_width, mut bin_width) = (0u64, 0usize, 0usize, 0usize);
+    for (f, name) in d.files.iter().zip(names) {
+        max_len = max_len.max(display_width(name));
         if f.binary {
-            writeln!(out, " | {:>count_width$}", "Bin")?;
+            let (old, new) = d.binary_sizes(f);
+            bin_width = bin_width.max(14 + decimal_width(new) + decimal_width(old));
+            number_width = 3;
             continue;
         }
-        write!(out, " | {:>count_width$}", f.additions + f.deletions)?;
-        let (plus, minus) = (scale(f.additions), scale(f.deletions));
-        if plus + minus > 0 {
-            out.write_all(b" ")?;
+        max_change = max_change.max(f.additions + f.deletions);
+    }
+    number_width = number_width.max(decimal_width(max_change));
+    // Room for at least 10 columns of name and 6 of graph.
+    let width = w.width.max(16 + 6 + number_width);
+    let mut graph_width = if max_change + 4 > bin_width as u64 {
+        usize::try_from(max_change).unwrap_or(usize::MAX)
+    } else {
+        bin_width - 4
+    };
+    if w.graph != 0 && w.graph < graph_width {
+        graph_width = w.graph;
+    }
+    let mut name_width = if w.name > 0 && w.name < max_len {
+        w.name
+    } else {
+        max_len
+    };
+    if name_width + number_width + 6 + graph_width > width {
+        let third = (width * 3 / 8).saturating_sub(number_width + 6);
+        if graph_width > third {
+            graph_width = third.max(6);
         }
-        let (g, r, e) = if d.color {
-            (GREEN, RED, RESET)
+        if w.graph != 0 && graph_width > w.graph {
+            graph_width = w.graph;
+        }
+        let rest = width.saturating_sub(number_width + 6 + graph_width);
+        if name_width > rest {
+            name_width = rest;
         } else {
-            ("", "", "")
-        };
-        if plus > 0 {
-            write!(out, "{g}{}{e}", "+".repeat(plus as usize))?;
+            graph_width = width.saturating_sub(number_width + 6 + name_width);
         }
-        if minus > 0 {
-            write!(out, "{r}{}{e}", "-".repeat(minus as usize))?;
+    }
+    (name_width, graph_width, number_width, max_change)
+}
+
+/// Columns a name takes (its characters; quoted names are ASCII).
+fn display_width(name: &[u8]) -> usize {
+    name.chars().count()
+}
+
+/// A name cut to `width` columns from the left, git's way: `...` and the
+/// rest from a `/` on.
+fn scaled_name(name: &[u8], width: usize) -> (Vec<u8>, usize) {
+    let len = display_width(name);
+    if len <= width {
+        return (name.to_vec(), width - len);
+    }
+    let room = width.saturating_sub(3);
+    let skip = len - room;
+    let tail: String = name.to_str_lossy().chars().skip(skip).collect();
+    let tail = match tail.find('/') {
+        Some(i) => tail[i..].to_owned(),
+        None => tail,
+    };
+    let pad = room.saturating_sub(tail.chars().count());
+    ([b"...".as_slice(), tail.as_bytes()].concat(), pad)
+}
+
+/// `--stat`: git's `show_stats`, byte for byte: names (cut from the left
+/// when too long), counts and +/- graphs scaled to the width, then totals;
+/// nothing at all for an empty diff.
+fn stat(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
+    if d.files.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<Vec<u8>> = d.files.iter().map(|f| display_name(f, d.quote_path)).collect();
+    let (name_width, graph_width, number_width, max_change) = layout(d, &names);
+    let (g, r, e) = if d.color {
+        (GREEN, RED, RESET)
+    } else {
+        ("", "", "")
+    };
+    for (f, name) in d.files.iter().zip(&names) {
+        let (name, pad) = scaled_name(name, name_width);
+        out.write_all(b" ")?;
+        out.write_all(&name)?;
+        write!(out, "{:pad$} | ", "")?;
+        if f.binary {
+            write!(out, "{:>number_width$}", "Bin")?;
+            match d.binary_sizes(f) {
+                (0, 0) => writeln!(out)?,
+                (old, new) => writeln!(out, " {r}{old}{e} -> {g}{new}{e} bytes")?,
+            }
+            continue;
+        }
+        let total = f.additions + f.deletions;
+        let (mut add, mut del) = (f.additions, f.deletions);
+        if (graph_width as u64) <= max_change {
+            let mut scaled = scale_linear(total, graph_width, max_change);
+            if scaled < 2 && add > 0 && del > 0 {
+                scaled = 2;
+            }
+            if add < del {
+                add = scale_linear(add, graph_width, max_change);
+                del = scaled - add;
+            } else {
+                del = scale_linear(del, graph_width, max_change);
+                add = scaled - del;
+            }
+        }
+        write!(out, "{total:>number_width$}{}", if total > 0 { " " } else { "" })?;
+        if add > 0 {
+            write!(out, "{g}{}{e}", "+".repeat(add as usize))?;
+        }
+        if del > 0 {
+            write!(out, "{r}{}{e}", "-".repeat(del as usize))?;
         }
         out.write_all(b"\n")?;
     }

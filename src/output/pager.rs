@@ -1,8 +1,8 @@
 //! Colour and pager decisions, following git's own settings.
 //!
-//! Colour: `NO_COLOR` wins; then `color.diff`, then `color.ui` (`always`,
-//! `never`, `auto`/`true`; default `auto`), where `auto` means stdout is a
-//! terminal. Pager: only on a terminal; `GIT_PAGER`, then `core.pager`, then
+//! Colour: `color.diff`, then `color.ui` (`always`, `never`, `auto`/`true`;
+//! default `auto`), where `auto` means stdout is a terminal and `NO_COLOR`
+//! is not set (an explicit setting beats `NO_COLOR`, as no-color.org asks). Pager: only on a terminal; `GIT_PAGER`, then `core.pager`, then
 //! `PAGER`, then `less`; an empty value or `cat` means none. Like git, the
 //! pager runs through the shell with `LESS=FRX` and `LV=-c` unless set.
 //!
@@ -25,13 +25,28 @@ pub struct Terminal {
     pub less_set: bool,
     /// `LV` is set (then it is left alone).
     pub lv_set: bool,
+    /// The terminal's width: `COLUMNS`, else the terminal stdout is.
+    pub columns: Option<usize>,
+}
+
+/// git's `term_columns`: `COLUMNS` when it is a positive number, else the
+/// width of the terminal on stdout, if any.
+pub fn terminal_columns(env_columns: Option<&str>) -> Option<usize> {
+    if let Some(n) = env_columns
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|n| *n > 0)
+    {
+        return Some(n);
+    }
+    // SAFETY: an all-zero winsize is valid; TIOCGWINSZ only writes into it.
+    let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
+    // SAFETY: fd 1 and a pointer to a live local of the type the request takes.
+    let ok = unsafe { libc::ioctl(1, libc::TIOCGWINSZ, &mut ws) } == 0;
+    (ok && ws.ws_col > 0).then_some(usize::from(ws.ws_col))
 }
 
 /// Whether to colour output.
 pub fn use_color(repo: &gix::Repository, term: &Terminal) -> bool {
-    if term.no_color {
-        return false;
-    }
     let config = repo.config_snapshot();
     let setting = config
         .string("color.diff")
@@ -40,7 +55,7 @@ pub fn use_color(repo: &gix::Repository, term: &Terminal) -> bool {
     match setting.as_deref() {
         Some("always") => true,
         Some("never" | "false" | "no" | "off" | "0") => false,
-        _ => term.stdout_is_terminal,
+        _ => term.stdout_is_terminal && !term.no_color,
     }
 }
 

@@ -24,13 +24,23 @@ const BINARY_LINE: usize = 52;
 /// What git writes for a side that does not exist.
 const DEV_NULL: &[u8] = b"/dev/null";
 
-/// Write the patch of one file, coloured like git when `color`.
-pub fn write(p: &FilePatch, color: bool, out: &mut dyn Write) -> io::Result<()> {
+/// How a patch is written: git's `color.diff` and `core.quotePath`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style {
+    /// Colour it like git.
+    pub color: bool,
+    /// Quote bytes above 0x7f as octal escapes (`core.quotePath`, default on).
+    pub quote_high: bool,
+}
+
+/// Write the patch of one file in `style`.
+pub fn write(p: &FilePatch, style: Style, out: &mut dyn Write) -> io::Result<()> {
+    let color = style.color;
     let h = &p.header;
-    let a = prefixed("a/", h.old_path.as_bstr());
-    let b = prefixed("b/", h.new_path.as_bstr());
+    let a = prefixed("a/", h.old_path.as_bstr(), style.quote_high);
+    let b = prefixed("b/", h.new_path.as_bstr(), style.quote_high);
     let bold = color.then_some(BOLD);
-    for line in header_lines(h, &a, &b) {
+    for line in header_lines(h, &a, &b, style.quote_high) {
         colored(out, bold, &[&line])?;
     }
     match &p.body {
@@ -49,7 +59,7 @@ pub fn write(p: &FilePatch, color: bool, out: &mut dyn Write) -> io::Result<()> 
 }
 
 /// `diff --git a/… b/…` and the extended header lines, without newlines.
-fn header_lines(h: &Header, a: &[u8], b: &[u8]) -> Vec<Vec<u8>> {
+fn header_lines(h: &Header, a: &[u8], b: &[u8], quote_high: bool) -> Vec<Vec<u8>> {
     let mut lines = vec![[b"diff --git ", a, b" ", b].concat()];
     match h.event {
         Event::Added { mode } => lines.push(format!("new file mode {}", mode_digits(mode)).into_bytes()),
@@ -64,8 +74,20 @@ fn header_lines(h: &Header, a: &[u8], b: &[u8]) -> Vec<Vec<u8>> {
         } => {
             mode_change(&mut lines, old_mode, new_mode);
             lines.push(format!("similarity index {similarity}%").into_bytes());
-            lines.push([b"rename from ".as_slice(), &quote(h.old_path.as_bstr())].concat());
-            lines.push([b"rename to ".as_slice(), &quote(h.new_path.as_bstr())].concat());
+            lines.push(
+                [
+                    b"rename from ".as_slice(),
+                    &quote_as(h.old_path.as_bstr(), quote_high),
+                ]
+                .concat(),
+            );
+            lines.push(
+                [
+                    b"rename to ".as_slice(),
+                    &quote_as(h.new_path.as_bstr(), quote_high),
+                ]
+                .concat(),
+            );
         }
     }
     // Same content (a pure rename or mode change): no index line.
@@ -139,10 +161,10 @@ fn new_name<'a>(h: &Header, b: &'a [u8]) -> &'a [u8] {
 }
 
 /// `a/` or `b/` joined to `path`, C-quoted as a whole when needed.
-fn prefixed(prefix: &str, path: &BStr) -> Vec<u8> {
+fn prefixed(prefix: &str, path: &BStr, quote_high: bool) -> Vec<u8> {
     let mut raw = prefix.as_bytes().to_vec();
     raw.extend_from_slice(path);
-    quote(raw.as_bstr())
+    quote_as(raw.as_bstr(), quote_high)
 }
 
 /// git appends a TAB to `---`/`+++` names that contain a space.
@@ -156,9 +178,14 @@ fn with_tab(name: &[u8]) -> Vec<u8> {
 
 /// C-quote `path` like git's `quote_c_style` with `core.quotePath` on.
 pub fn quote(path: &BStr) -> Vec<u8> {
-    let needs = path
-        .iter()
-        .any(|&b| !(0x20..0x7f).contains(&b) || b == b'"' || b == b'\\');
+    quote_as(path, true)
+}
+
+/// C-quote `path` like git's `quote_c_style`; bytes above 0x7f are escaped
+/// only with `quote_high` (`core.quotePath`).
+pub fn quote_as(path: &BStr, quote_high: bool) -> Vec<u8> {
+    let special = |b: u8| b < 0x20 || b == 0x7f || b == b'"' || b == b'\\' || (quote_high && b >= 0x80);
+    let needs = path.iter().any(|&b| special(b));
     if !needs {
         return path.to_vec();
     }
@@ -176,6 +203,7 @@ pub fn quote(path: &BStr) -> Vec<u8> {
             0x0b => s.extend_from_slice(b"\\v"),
             0x0c => s.extend_from_slice(b"\\f"),
             0x20..=0x7e => s.push(b),
+            0x80..=0xff if !quote_high => s.push(b),
             _ => s.extend_from_slice(format!("\\{b:03o}").as_bytes()),
         }
     }
@@ -288,7 +316,11 @@ mod tests {
 
     fn text(p: &FilePatch, color: bool) -> String {
         let mut out = Vec::new();
-        write(p, color, &mut out).expect("writing to a Vec");
+        let style = Style {
+            color,
+            quote_high: true,
+        };
+        write(p, style, &mut out).expect("writing to a Vec");
         String::from_utf8_lossy(&out).into_owned()
     }
 

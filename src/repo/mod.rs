@@ -31,9 +31,17 @@ pub use objects::{
 pub use refs::{Expect, RefEntry, RefUpdate, find_direct_ref, find_ref, list_refs, update_refs};
 
 /// Open the repository holding `dir` the way git does (honouring `GIT_DIR`,
-/// `GIT_WORK_TREE` and the discovery limits).
-pub fn open(dir: &Path) -> Result<gix::Repository> {
-    match gix::discover_with_environment_overrides(dir) {
+/// `GIT_WORK_TREE` and the discovery limits), with `overrides`
+/// (`key=value`, as `git -c` gives them) over every configuration file.
+pub fn open(dir: &Path, overrides: &[String]) -> Result<gix::Repository> {
+    let overrides = overrides.to_vec();
+    let opened = gix::ThreadSafeRepository::discover_with_environment_overrides_opts(
+        dir,
+        Default::default(),
+        move |options, _trust| options.cli_overrides(overrides),
+    )
+    .map(gix::Repository::from);
+    match opened {
         // Like git, a repository owned by someone else is refused whole
         // (unless `safe.directory` says otherwise): its config could name
         // programs to run.

@@ -105,15 +105,7 @@ fn numstat_stat_and_patch_are_byte_identical_to_git() {
         .ok()
         .stdout;
     let git = r
-        .git_in(
-            &r.root,
-            &[
-                "diff",
-                    "-M",
-                &ref_for(THREAD, 0),
-                &ref_for(THREAD, 1),
-            ],
-        )
+        .git_in(&r.root, &["diff", "-M", &ref_for(THREAD, 0), &ref_for(THREAD, 1)])
         .ok()
         .stdout;
     assert_eq!(String::from_utf8_lossy(&mine), String::from_utf8_lossy(&git));
@@ -292,11 +284,13 @@ fn colour_follows_git_settings_and_never_reaches_a_pipe() {
         colored.contains("\x1b[1mdiff --git") && colored.contains("\x1b[32m+changed"),
         "{colored:?}"
     );
-    let no = r
+    // An explicit setting beats NO_COLOR (no-color.org: configuration and
+    // flags override it); NO_COLOR only turns off the automatic colour.
+    let explicit = r
         .t3_env(&["diff", "--thread", THREAD], &[("NO_COLOR", "1")])
         .ok()
         .out();
-    assert!(!no.contains('\x1b'), "NO_COLOR ignored");
+    assert!(explicit.contains('\x1b'), "color.ui=always lost to NO_COLOR");
 }
 
 fn random_text(rng: &mut Rng, lines: u64) -> String {
@@ -479,11 +473,18 @@ fn patch_corners_are_byte_identical_to_git() {
 /// where diff algorithms part ways.
 fn c_function(rng: &mut Rng) -> Vec<String> {
     const WORDS: [&str; 6] = ["alpha", "beta", "gamma", "count", "total", "value"];
-    let mut out = vec![format!("int {}{}(int x)", WORDS[rng.below(6) as usize], rng.below(50)), "{".into()];
+    let mut out = vec![
+        format!("int {}{}(int x)", WORDS[rng.below(6) as usize], rng.below(50)),
+        "{".into(),
+    ];
     for _ in 0..2 + rng.below(7) {
         match rng.below(4) {
             0 => out.push(String::new()),
-            1 => out.extend([format!("    if (x > {}) {{", rng.below(9)), "        x += 1;".into(), "    }".into()]),
+            1 => out.extend([
+                format!("    if (x > {}) {{", rng.below(9)),
+                "        x += 1;".into(),
+                "    }".into(),
+            ]),
             2 => out.extend(["    {".into(), String::new(), "    }".into()]),
             _ => out.push(format!("    x = {}(x);", WORDS[rng.below(6) as usize])),
         }
@@ -498,7 +499,13 @@ fn c_function(rng: &mut Rng) -> Vec<String> {
 fn c_edit(rng: &mut Rng, lines: &mut Vec<String>) {
     let i = rng.below(lines.len() as u64 + 1) as usize;
     let j = (i + 1 + rng.below(11) as usize).min(lines.len());
-    let indent = |l: &String| if l.is_empty() { l.clone() } else { format!("    {l}") };
+    let indent = |l: &String| {
+        if l.is_empty() {
+            l.clone()
+        } else {
+            format!("    {l}")
+        }
+    };
     match rng.below(8) {
         0 => drop(lines.splice(i..i, c_function(rng))),
         1 => drop(lines.drain(i..j)),
@@ -562,11 +569,17 @@ fn diffs_of_generated_code_edits_are_byte_identical_to_git() {
         if turn == 2 {
             std::fs::rename(r.root.join("gen/file5.c"), r.root.join("gen/renamed.c")).unwrap();
             files.pop();
-            r.write_bytes("assets/logo.bin", &(0..=255u8).rev().cycle().take(900).collect::<Vec<_>>());
+            r.write_bytes(
+                "assets/logo.bin",
+                &(0..=255u8).rev().cycle().take(900).collect::<Vec<_>>(),
+            );
         }
         if turn == 5 {
             // Whitespace only: invisible with -w.
-            let re: Vec<String> = files[0].iter().map(|l| if l.is_empty() { l.clone() } else { format!("  {l}") }).collect();
+            let re: Vec<String> = files[0]
+                .iter()
+                .map(|l| if l.is_empty() { l.clone() } else { format!("  {l}") })
+                .collect();
             files[0] = re;
             write(&r, 0, &files[0]);
         }
@@ -596,4 +609,114 @@ fn diffs_of_generated_code_edits_are_byte_identical_to_git() {
             );
         }
     }
+}
+
+/// `--stat` as git lays it out: long names cut from the left at a `/`,
+/// `--stat=<width>`, `COLUMNS`, `diff.statGraphWidth`, binary sizes, and
+/// nothing at all for an empty diff.
+#[test]
+fn stat_layout_follows_git() {
+    let r = TestRepo::seeded();
+    let long = "a/rather/deeply/nested/directory/tree/that/git/shortens/in/its/diffstat/output.c";
+    r.write(long, "int x;\n");
+    r.write("big.txt", &"line\n".repeat(300));
+    r.commit_all("layout");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write(long, "int x;\nint y;\n");
+    r.write("big.txt", &"other\n".repeat(200));
+    r.write_bytes("assets/logo.bin", &[0u8; 272]);
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let (a, b) = (ref_for(THREAD, 0), ref_for(THREAD, 1));
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a [&'a str]);
+    let cases: [Case; 5] = [
+        (&["--stat"], &[], &[]),
+        (&["--stat=60"], &[], &[]),
+        (&["--stat=100,30"], &[], &[]),
+        (&["--stat"], &[("COLUMNS", "50")], &[]),
+        (&["--stat"], &[], &["-c", "diff.statGraphWidth=10"]),
+    ];
+    for (args, env, config) in cases {
+        let mut ours = vec![];
+        ours.extend_from_slice(config);
+        ours.extend([
+            "t3",
+            "diff",
+            "--thread",
+            THREAD,
+            "--turn",
+            "1",
+            "--keep-whitespace",
+        ]);
+        ours.extend_from_slice(args);
+        let mut theirs = vec![];
+        theirs.extend_from_slice(config);
+        theirs.push("diff");
+        theirs.extend_from_slice(args);
+        theirs.extend(["-M", &a, &b]);
+        let run = |argv: &[&str]| {
+            let mut c = std::process::Command::new("git");
+            c.args(argv).current_dir(&r.root).env_remove("COLUMNS");
+            c.env(
+                "PATH",
+                format!(
+                    "{}:{}",
+                    crate::util::bin().parent().unwrap().display(),
+                    std::env::var("PATH").unwrap()
+                ),
+            );
+            for (k, v) in env {
+                c.env(k, v);
+            }
+            let out = c.output().unwrap();
+            assert!(
+                out.status.success(),
+                "{argv:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8(out.stdout).unwrap()
+        };
+        assert_eq!(run(&ours), run(&theirs), "{args:?} {env:?} {config:?}");
+    }
+    // An empty diff prints nothing, like git.
+    let empty = r
+        .t3(&["diff", "--thread", THREAD, "--from", "1", "--to", "1", "--stat"])
+        .ok();
+    assert!(empty.stdout.is_empty(), "{}", empty.out());
+}
+
+/// `git -c key=value t3 …` reaches git-t3 through `GIT_CONFIG_PARAMETERS`,
+/// like any external git command: quoting, colour.
+#[test]
+fn git_c_settings_are_honoured() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("ünïcødé.txt", "text\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let (a, b) = (ref_for(THREAD, 0), ref_for(THREAD, 1));
+    let git = |args: &[&str]| r.git_in(&r.root, args).ok().stdout;
+    for quote in ["core.quotePath=false", "core.quotePath=true"] {
+        let ours = git(&["-c", quote, "t3", "diff", "--thread", THREAD, "--name-only"]);
+        let theirs = git(&["-c", quote, "diff", "--name-only", &a, &b]);
+        assert_eq!(
+            String::from_utf8_lossy(&ours),
+            String::from_utf8_lossy(&theirs),
+            "{quote}"
+        );
+        let ours = git(&["-c", quote, "t3", "diff", "--thread", THREAD, "--keep-whitespace"]);
+        let theirs = git(&["-c", quote, "diff", "-M", &a, &b]);
+        assert_eq!(
+            String::from_utf8_lossy(&ours),
+            String::from_utf8_lossy(&theirs),
+            "{quote}"
+        );
+    }
+    let coloured = git(&["-c", "color.ui=always", "t3", "diff", "--thread", THREAD]);
+    assert!(
+        coloured.windows(2).any(|w| w == b"\x1b["),
+        "no colour through git -c"
+    );
+    let bad = r
+        .t3_env(&["list"], &[("GIT_CONFIG_PARAMETERS", "'unterminated")])
+        .fails(2);
+    assert!(bad.stderr.contains("GIT_CONFIG_PARAMETERS"), "{}", bad.stderr);
 }

@@ -506,14 +506,7 @@ impl TestRepo {
 
     /// `git diff --numstat -M` between two refs, as (path, add, del).
     pub fn numstat(&self, a: &str, b: &str, ignore_ws: bool) -> Vec<(String, u64, u64)> {
-        let mut args = vec![
-            "diff",
-            "--numstat",
-            "-z",
-            "--no-ext-diff",
-            "--no-textconv",
-            "-M",
-        ];
+        let mut args = vec!["diff", "--numstat", "-z", "--no-ext-diff", "--no-textconv", "-M"];
         if ignore_ws {
             args.push("--ignore-all-space");
         }

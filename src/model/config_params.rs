@@ -1,0 +1,71 @@
+//! `git -c key=value` as git hands it to external commands: the
+//! `GIT_CONFIG_PARAMETERS` variable, a list of shell-single-quoted entries,
+//! each `'key'='value'`, `'key'` (a boolean true) or, from older gits,
+//! `'key=value'`.
+
+/// The `key=value` (or bare `key`) overrides in `params`, in order; `None`
+/// when the variable is malformed (git then refuses to run).
+pub fn parse(params: &str) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    let mut rest = params.trim_start();
+    while !rest.is_empty() {
+        let (key, after) = quoted(rest)?;
+        rest = after;
+        if let Some(after_eq) = rest.strip_prefix('=') {
+            let (value, after) = quoted(after_eq)?;
+            out.push(format!("{key}={value}"));
+            rest = after;
+        } else {
+            // Old style (`'key=value'`) or a bare key: the same text.
+            out.push(key);
+        }
+        let trimmed = rest.trim_start();
+        if trimmed.len() == rest.len() && !rest.is_empty() {
+            return None;
+        }
+        rest = trimmed;
+    }
+    Some(out)
+}
+
+/// One single-quoted word at the start of `s` (git's `sq_quote`: a `'`
+/// inside is written `'\''`, a `!` as `'\!'`), and what follows it.
+fn quoted(s: &str) -> Option<(String, &str)> {
+    let mut rest = s.strip_prefix('\'')?;
+    let mut word = String::new();
+    loop {
+        let end = rest.find('\'')?;
+        word.push_str(rest.get(..end)?);
+        rest = rest.get(end + 1..)?;
+        // `\X'` continues the word with X.
+        let mut chars = rest.chars();
+        match (chars.next(), chars.next(), chars.next()) {
+            (Some('\\'), Some(c), Some('\'')) => {
+                word.push(c);
+                rest = chars.as_str();
+            }
+            _ => return Some((word, rest)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    #[test]
+    fn reads_what_git_writes() {
+        assert_eq!(parse("'color.ui'='always'").unwrap(), ["color.ui=always"]);
+        assert_eq!(
+            parse("'core.quotepath'='false' 'a.b'").unwrap(),
+            ["core.quotepath=false", "a.b"]
+        );
+        assert_eq!(parse("'old.style=v'").unwrap(), ["old.style=v"]);
+        assert_eq!(parse("'k.x'='it'\\''s!'").unwrap(), ["k.x=it's!"]);
+        assert_eq!(parse("'k.x'='a'\\!'b'").unwrap(), ["k.x=a!b"]);
+        assert_eq!(parse("").unwrap(), Vec::<String>::new());
+        for bad in ["'unterminated", "noquote", "'a''b'", "'k'=", "'a'x"] {
+            assert!(parse(bad).is_none(), "{bad}");
+        }
+    }
+}
