@@ -98,14 +98,16 @@ pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
                 written.iter().map(|p| p.display().to_string()).collect(),
             ))
         }
-        command => repository_command(command, cli.json, &env.terminal, &|| open(settings.clone())),
+        command => repository_command(command, (cli.json, cli.quiet), &env.terminal, &|| {
+            open(settings.clone())
+        }),
     }
 }
 
 /// The commands that work on a repository.
 fn repository_command(
     command: Command,
-    json: bool,
+    (json, cli_quiet): (bool, bool),
     term: &crate::output::pager::Terminal,
     open: &dyn Fn() -> Result<Context>,
 ) -> Result<Outcome> {
@@ -148,7 +150,7 @@ fn repository_command(
             let t = thread(&a.thread.thread)?;
             Outcome::Show(commands::show::run(&open()?.repo, &t, a.turn)?)
         }
-        Command::Diff(a) => Outcome::Diff(diff(a, json, term, open)?),
+        Command::Diff(a) => Outcome::Diff(diff(a, json, cli_quiet, term, open)?),
         Command::Revert(a) => {
             let t = thread(&a.thread.thread)?;
             let action = revert_action(&a)?;
@@ -271,6 +273,7 @@ fn read_stdin(wait: Duration) -> std::result::Result<Vec<u8>, String> {
 fn diff(
     a: crate::cli::DiffArgs,
     json: bool,
+    quiet: bool,
     term: &crate::output::pager::Terminal,
     open: &dyn Fn() -> Result<Context>,
 ) -> Result<commands::diff::DiffOutcome> {
@@ -302,6 +305,8 @@ fn diff(
         Format::Numstat
     } else if a.name_only {
         Format::NameOnly
+    } else if a.name_status {
+        Format::NameStatus
     } else {
         Format::Patch
     };
@@ -314,11 +319,16 @@ fn diff(
             ignore_whitespace: !a.keep_whitespace,
             binary: a.binary,
             // JSON needs no patch text: do not build it.
-            format: if json { Format::NameOnly } else { format },
+            format: if json { Format::Numstat } else { format },
+            context: a.unified.unwrap_or(crate::diff::patch::CONTEXT),
+            paths: a.paths,
         },
     )?;
     outcome.format = format;
     outcome.null_terminated = a.null;
+    // git's `diff --quiet`: no output, the exit status says it all.
+    outcome.exit_code = a.exit_code || quiet;
+    outcome.quiet = quiet;
     outcome.stat_widths = stat_widths(a.stat.as_deref(), &ctx.repo, term)?;
     outcome.color = !json && crate::output::pager::use_color(&ctx.repo, term);
     outcome.pager = if json {

@@ -177,6 +177,19 @@ pub struct DiffArgs {
     /// Show only the names of changed files
     #[arg(long)]
     pub name_only: bool,
+    /// Show the names and how each changed (A, D, M, R<score>, T)
+    #[arg(long)]
+    pub name_status: bool,
+    /// Lines of context in the patch (git's default: 3)
+    #[arg(short = 'U', long = "unified", value_name = "N")]
+    pub unified: Option<u32>,
+    /// Exit 1 when there are differences, 0 when there are none (like git;
+    /// `-q`/`--quiet` implies it and prints nothing)
+    #[arg(long)]
+    pub exit_code: bool,
+    /// Limit the diff to these paths (git's pathspec syntax)
+    #[arg(last = true, value_name = "PATH")]
+    pub paths: Vec<String>,
     /// With --numstat or --name-only: NUL-terminated, unquoted paths
     #[arg(short = 'z')]
     pub null: bool,

@@ -48,6 +48,16 @@ pub enum Format {
     Numstat,
     /// `--name-only`.
     NameOnly,
+    /// `--name-status`.
+    NameStatus,
+}
+
+impl Format {
+    /// Whether it lists names only (git does not look at contents then, so
+    /// whitespace-only changes are listed even when whitespace is ignored).
+    pub fn names_only(self) -> bool {
+        matches!(self, Format::NameOnly | Format::NameStatus)
+    }
 }
 
 /// Inputs of `diff`.
@@ -63,6 +73,10 @@ pub struct Options {
     pub binary: bool,
     /// The output wanted (the patch is only built for [`Format::Patch`]).
     pub format: Format,
+    /// Lines of context in the patch (`-U<n>`).
+    pub context: u32,
+    /// Limit to these pathspecs (git's syntax, relative to the root).
+    pub paths: Vec<String>,
 }
 
 /// How wide `--stat` may be: git's `--stat=<width>,<name-width>`,
@@ -139,6 +153,12 @@ pub struct DiffOutcome {
     /// Quote bytes above 0x7f in paths (`core.quotePath`, default on).
     #[serde(skip)]
     pub quote_path: bool,
+    /// Exit 1 when there are differences (`--exit-code`, `--quiet`).
+    #[serde(skip)]
+    pub exit_code: bool,
+    /// Print nothing (`--quiet`).
+    #[serde(skip)]
+    pub quiet: bool,
     /// For `--stat`: the old and new sizes of binary files whose content
     /// changed, by path.
     #[serde(skip)]
@@ -168,6 +188,8 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
         ignore_whitespace,
         binary,
         format,
+        context,
+        paths,
     } = opts;
     let mut notices = Vec::new();
     let (from, to) = match &mode {
@@ -179,7 +201,8 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
             checkpoints(repo, &thread, &mode, &mut notices)?
         }
     };
-    let (files, shown) = files_and_shown(repo, &from, &to, ignore_whitespace, format)?;
+    let limit = changes::Pathspecs::new(repo, &paths)?;
+    let (files, shown) = files_and_shown(repo, &from, &to, ignore_whitespace, format, limit)?;
     let totals = Totals {
         files: files.len(),
         additions: files.iter().map(|f| f.additions).sum(),
@@ -192,6 +215,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
             patch::Options {
                 ignore_whitespace,
                 binary,
+                context,
             },
         )?
     } else {
@@ -218,6 +242,8 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
         notices,
         stat_widths: Default::default(),
         quote_path: repo.config_snapshot().boolean("core.quotePath").unwrap_or(true),
+        exit_code: false,
+        quiet: false,
         sizes,
     })
 }
@@ -256,13 +282,18 @@ fn files_and_shown(
     to: &Side,
     ignore_whitespace: bool,
     format: Format,
+    mut limit: Option<changes::Pathspecs<'_>>,
 ) -> Result<(Vec<FileChange>, Vec<TreeChange>)> {
-    if format != Format::Patch
-        && let Some(files) = cache::get(repo, from.tree, to.tree, ignore_whitespace)
-    {
+    // Names need no contents: whitespace-only changes are listed.
+    let ignore_whitespace = ignore_whitespace && !format.names_only();
+    let cacheable = format != Format::Patch && format != Format::NameStatus && limit.is_none();
+    if cacheable && let Some(files) = cache::get(repo, from.tree, to.tree, ignore_whitespace) {
         return Ok((files, Vec::new()));
     }
-    let changes = changes::tree_changes(repo, from.tree, to.tree)?;
+    let mut changes = changes::tree_changes(repo, from.tree, to.tree)?;
+    if let Some(limit) = limit.as_mut() {
+        changes = changes::limit(changes, |path| limit.includes(path));
+    }
     let counts = summary::count_all(repo, &changes, ignore_whitespace)?;
     let visible: Vec<bool> = changes
         .iter()
@@ -270,7 +301,9 @@ fn files_and_shown(
         .map(|(c, n)| summary::is_visible(c, n, ignore_whitespace))
         .collect();
     let files = summary::files(&changes, counts, ignore_whitespace);
-    cache::put(repo, from.tree, to.tree, ignore_whitespace, &files);
+    if limit.is_none() {
+        cache::put(repo, from.tree, to.tree, ignore_whitespace, &files);
+    }
     let shown: Vec<TreeChange> = changes
         .into_iter()
         .zip(visible)

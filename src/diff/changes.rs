@@ -261,6 +261,72 @@ pub fn blob_at(repo: &gix::Repository, tree: ObjectId, path: &[u8]) -> Result<Op
     Ok(Some((id, size)))
 }
 
+/// Pathspecs to limit a diff to (git's syntax through gix).
+pub struct Pathspecs<'r> {
+    spec: gix::Pathspec<'r>,
+}
+
+impl<'r> Pathspecs<'r> {
+    /// `None` without pathspecs: everything.
+    pub fn new(repo: &'r gix::Repository, paths: &[String]) -> Result<Option<Self>> {
+        if paths.is_empty() {
+            return Ok(None);
+        }
+        let empty = gix::index::State::new(repo.object_hash());
+        let spec = repo
+            .pathspec(
+                true,
+                paths.iter().map(|p| gix::bstr::BStr::new(p.as_bytes())),
+                true,
+                &empty,
+                gix::worktree::stack::state::attributes::Source::IdMapping,
+            )
+            .map_err(|e| crate::Error::usage(format!("bad pathspec: {e}")))?;
+        Ok(Some(Pathspecs { spec }))
+    }
+
+    /// Whether `path` (a file) is inside.
+    pub fn includes(&mut self, path: &[u8]) -> bool {
+        self.spec.is_included(gix::bstr::BStr::new(path), Some(false))
+    }
+}
+
+/// Only the changes whose paths `matches` says yes to, like git's pathspec
+/// (which limits before renames are found): a rename with only one side
+/// inside becomes the addition or deletion of that side.
+pub fn limit(changes: Vec<TreeChange>, mut matches: impl FnMut(&[u8]) -> bool) -> Vec<TreeChange> {
+    let mut out = Vec::with_capacity(changes.len());
+    for c in changes {
+        let Some(old_path) = c.old_path.clone() else {
+            if matches(&c.path) {
+                out.push(c);
+            }
+            continue;
+        };
+        match (matches(&old_path), matches(&c.path)) {
+            (true, true) => out.push(c),
+            (false, false) => {}
+            (false, true) => out.push(TreeChange {
+                kind: ChangeKind::Added,
+                old_path: None,
+                old: None,
+                similarity: None,
+                ..c
+            }),
+            (true, false) => out.push(TreeChange {
+                path: old_path,
+                kind: ChangeKind::Deleted,
+                old_path: None,
+                new: None,
+                similarity: None,
+                ..c
+            }),
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

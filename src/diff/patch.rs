@@ -24,6 +24,8 @@ pub struct Options {
     pub ignore_whitespace: bool,
     /// Carry binary contents instead of "they differ" (implies full ids).
     pub binary: bool,
+    /// Lines of context around changes (`-U<n>`; git's default is [`CONTEXT`]).
+    pub context: u32,
 }
 
 /// The patch of one file (a type change is two of these).
@@ -229,7 +231,7 @@ fn file_patch(repo: &gix::Repository, change: &TreeChange, opts: Options) -> Res
             body: Body::Binary(binary),
         }));
     }
-    let hunks = hunks(&old, &new, opts.ignore_whitespace);
+    let hunks = hunks_with(&old, &new, opts.ignore_whitespace, opts.context);
     let same_mode = matches!(event, Event::Modified { old_mode, new_mode } if old_mode == new_mode);
     if hunks.is_empty() && opts.ignore_whitespace && same_mode {
         // Only whitespace changed: git shows nothing for this file.
@@ -274,6 +276,11 @@ fn content(repo: &gix::Repository, side: Option<Side>) -> Result<Vec<u8>> {
 /// The hunks between two texts, with [`CONTEXT`] lines of context, merged
 /// when their contexts touch (as xdiff does).
 pub fn hunks(old: &[u8], new: &[u8], ignore_whitespace: bool) -> Vec<Hunk> {
+    hunks_with(old, new, ignore_whitespace, CONTEXT)
+}
+
+/// The hunks between two texts with `context` lines of context.
+pub fn hunks_with(old: &[u8], new: &[u8], ignore_whitespace: bool, context: u32) -> Vec<Hunk> {
     if old == new {
         return Vec::new();
     }
@@ -284,20 +291,20 @@ pub fn hunks(old: &[u8], new: &[u8], ignore_whitespace: bool) -> Vec<Hunk> {
     let mut diff = Diff::compute(lines::algorithm(&input), &input);
     let heuristic = super::slider::RealIndent::new(&input.before, &input.after, &old_lines, &new_lines);
     diff.postprocess_with_heuristic(&input, heuristic);
-    group(diff.hunks())
+    group(diff.hunks(), context)
         .iter()
-        .filter_map(|g| hunk(g, &old_lines, &new_lines))
+        .filter_map(|g| hunk(g, &old_lines, &new_lines, context))
         .collect()
 }
 
 /// Edits whose contexts would touch or overlap, together.
-fn group(edits: impl Iterator<Item = Edit>) -> Vec<Vec<Edit>> {
+fn group(edits: impl Iterator<Item = Edit>, context: u32) -> Vec<Vec<Edit>> {
     let mut groups: Vec<Vec<Edit>> = Vec::new();
     for e in edits {
         match groups.last_mut() {
             Some(g)
                 if g.last()
-                    .is_some_and(|l| e.before.start.saturating_sub(l.before.end) <= 2 * CONTEXT) =>
+                    .is_some_and(|l| e.before.start.saturating_sub(l.before.end) <= 2 * context) =>
             {
                 g.push(e);
             }
@@ -308,14 +315,14 @@ fn group(edits: impl Iterator<Item = Edit>) -> Vec<Vec<Edit>> {
 }
 
 /// One hunk: a group of edits with the context around and between them.
-fn hunk(group: &[Edit], old_lines: &[&[u8]], new_lines: &[&[u8]]) -> Option<Hunk> {
+fn hunk(group: &[Edit], old_lines: &[&[u8]], new_lines: &[&[u8]], context: u32) -> Option<Hunk> {
     let (first, last) = (group.first()?, group.last()?);
     let old_total = u32::try_from(old_lines.len()).unwrap_or(u32::MAX);
     let new_total = u32::try_from(new_lines.len()).unwrap_or(u32::MAX);
-    let pre = first.before.start.min(CONTEXT).min(first.after.start);
+    let pre = first.before.start.min(context).min(first.after.start);
     let post = old_total
         .saturating_sub(last.before.end)
-        .min(CONTEXT)
+        .min(context)
         .min(new_total.saturating_sub(last.after.end));
     let (o_start, n_start) = (first.before.start - pre, first.after.start - pre);
     let (o_end, n_end) = (last.before.end + post, last.after.end + post);

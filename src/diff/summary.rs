@@ -79,8 +79,9 @@ pub fn files(
         .iter()
         .zip(counts)
         .filter(|(change, counts)| is_visible(change, counts, ignore_whitespace))
-        .map(|(change, counts)| {
-            FileChange::new(
+        .map(|(change, counts)| FileChange {
+            similarity: change.similarity,
+            ..FileChange::new(
                 &change.path,
                 change.old_path.as_ref().map(|p| p.as_slice()),
                 change.kind,

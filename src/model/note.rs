@@ -79,7 +79,7 @@ impl ChangeKind {
 /// Paths are git's bytes. `path` is their display form; when the bytes are
 /// not UTF-8, `path_b64` holds them exactly (see [`crate::model::path::to_text`]),
 /// so two files never collide. Readers ignore fields they do not know.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Eq, Serialize, Deserialize)]
 pub struct FileChange {
     /// Path relative to the worktree root, for display.
     pub path: String,
@@ -100,6 +100,34 @@ pub struct FileChange {
     pub deletions: u64,
     /// Whether either side is binary (counts are then 0).
     pub binary: bool,
+    /// For a rename found now: git's similarity index in percent (not stored).
+    #[serde(skip)]
+    pub similarity: Option<u8>,
+}
+
+/// Equal when what a note stores is equal (the similarity is not stored).
+impl PartialEq for FileChange {
+    fn eq(&self, other: &Self) -> bool {
+        (
+            &self.path,
+            &self.path_b64,
+            self.kind,
+            &self.old_path,
+            &self.old_path_b64,
+            self.additions,
+            self.deletions,
+            self.binary,
+        ) == (
+            &other.path,
+            &other.path_b64,
+            other.kind,
+            &other.old_path,
+            &other.old_path_b64,
+            other.additions,
+            other.deletions,
+            other.binary,
+        )
+    }
 }
 
 impl FileChange {
@@ -122,6 +150,7 @@ impl FileChange {
             additions,
             deletions,
             binary,
+            similarity: None,
         }
     }
 

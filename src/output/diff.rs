@@ -23,6 +23,7 @@ pub fn render(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
         }
         Format::Stat => stat(d, out),
         Format::Numstat => numstat(d, out),
+        Format::NameStatus => name_status(d, out),
         Format::NameOnly => d.files.iter().try_for_each(|f| {
             if d.null_terminated {
                 out.write_all(&f.path_bytes())?;
@@ -33,6 +34,42 @@ pub fn render(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
             }
         }),
     }
+}
+
+/// `--name-status`: a letter (`R` and `C` with the similarity) and the
+/// names, TAB-separated (NUL with `-z`).
+fn name_status(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
+    use crate::model::note::ChangeKind;
+    let (sep, end) = if d.null_terminated {
+        (b"\0", b"\0")
+    } else {
+        (b"\t", b"\n")
+    };
+    let name = |p: &[u8]| {
+        if d.null_terminated {
+            p.to_vec()
+        } else {
+            quote_as(p.as_bstr(), d.quote_path)
+        }
+    };
+    for f in &d.files {
+        let status = match f.kind {
+            ChangeKind::Added => "A".to_owned(),
+            ChangeKind::Deleted => "D".to_owned(),
+            ChangeKind::Modified => "M".to_owned(),
+            ChangeKind::TypeChanged => "T".to_owned(),
+            ChangeKind::Renamed => format!("R{:03}", f.similarity.unwrap_or(100)),
+        };
+        out.write_all(status.as_bytes())?;
+        if let Some(old) = f.old_path_bytes() {
+            out.write_all(sep)?;
+            out.write_all(&name(&old))?;
+        }
+        out.write_all(sep)?;
+        out.write_all(&name(&f.path_bytes()))?;
+        out.write_all(end)?;
+    }
+    Ok(())
 }
 
 /// git's `pprint_rename`: `pfx{old => new}sfx` around a common prefix and suffix.

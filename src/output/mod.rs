@@ -37,6 +37,25 @@ pub fn finish(outcome: &Outcome, format: Format, quiet: bool, term: &pager::Term
         }
     }
     let failed = matches!(outcome, Outcome::Verify(v) if !v.ok);
+    if let Outcome::Diff(d) = outcome
+        && d.exit_code
+    {
+        // git's `--exit-code`: 1 with differences, whatever was printed.
+        let printed = if d.quiet {
+            Ok(())
+        } else {
+            emit(outcome, format, quiet, term)
+        };
+        return match printed {
+            Ok(()) if !d.files.is_empty() => EXIT_FAILED,
+            Ok(()) => EXIT_OK,
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => EXIT_OK,
+            Err(e) => {
+                eprintln!("git t3: could not write output: {e}");
+                EXIT_FAILED
+            }
+        };
+    }
     match emit(outcome, format, quiet, term) {
         Ok(()) if failed => {
             if let Outcome::Verify(v) = outcome {

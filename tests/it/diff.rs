@@ -720,3 +720,75 @@ fn git_c_settings_are_honoured() {
         .fails(2);
     assert!(bad.stderr.contains("GIT_CONFIG_PARAMETERS"), "{}", bad.stderr);
 }
+
+/// Pathspecs after `--` (a rename with one side outside becomes an
+/// addition, as git limits before it pairs), `--name-status`, `--name-only`
+/// listing whitespace-only changes, `-U<n>`, `--exit-code` and `--quiet`:
+/// as git does them.
+#[test]
+fn pathspecs_name_status_context_and_exit_codes_like_git() {
+    let r = TestRepo::seeded();
+    r.write("sub/a.txt", "one\ntwo\nthree\n");
+    r.write("sub/ws.txt", "if (x) {\n    y();\n}\n");
+    r.write(
+        "other/moved.txt",
+        &(0..12).map(|i| format!("line {i}\n")).collect::<String>(),
+    );
+    r.write("top.txt", "top\n");
+    r.commit_all("layout");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("sub/a.txt", "one\n2\nthree\nfour\n");
+    r.write("sub/ws.txt", "if (x) {\n        y();\n}\n");
+    std::fs::rename(r.root.join("other/moved.txt"), r.root.join("sub/moved.txt")).unwrap();
+    r.write("top.txt", "top changed\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let (a, b) = (ref_for(THREAD, 0), ref_for(THREAD, 1));
+    let cases: [(&[&str], &[&str]); 7] = [
+        (&["--", "sub/"], &["-M", "-w", &a, &b, "--", "sub/"]),
+        (
+            &["--keep-whitespace", "--", "sub/"],
+            &["-M", &a, &b, "--", "sub/"],
+        ),
+        (
+            &["--numstat", "--", "sub/", "top.txt"],
+            &["--numstat", "-M", "-w", &a, &b, "--", "sub/", "top.txt"],
+        ),
+        (&["--name-status"], &["--name-status", "-M", "-w", &a, &b]),
+        (
+            &["--name-status", "-z"],
+            &["--name-status", "-z", "-M", "-w", &a, &b],
+        ),
+        (&["--name-only"], &["--name-only", "-M", "-w", &a, &b]),
+        (&["-U1", "--keep-whitespace"], &["-U1", "-M", &a, &b]),
+    ];
+    for (ours, theirs) in cases {
+        let mut args = vec!["diff", "--thread", THREAD, "--turn", "1"];
+        args.extend_from_slice(ours);
+        let mine = r.t3(&args).ok().stdout;
+        let mut git_args = vec!["diff"];
+        git_args.extend_from_slice(theirs);
+        let git = r.git_in(&r.root, &git_args).ok().stdout;
+        assert_eq!(
+            String::from_utf8_lossy(&mine),
+            String::from_utf8_lossy(&git),
+            "{ours:?}"
+        );
+    }
+    for (args, code, output) in [
+        (&["--turn", "1", "--exit-code"][..], 1, true),
+        (&["--from", "1", "--to", "1", "--exit-code"], 0, false),
+        (&["--turn", "1", "--exit-code", "--", "nothing-here/"], 0, false),
+        (&["--turn", "1", "--quiet"], 1, false),
+        (&["--from", "1", "--to", "1", "--quiet"], 0, false),
+    ] {
+        let mut all = vec!["diff", "--thread", THREAD];
+        all.extend_from_slice(args);
+        let run = r.t3(&all);
+        assert_eq!(
+            (run.code, !run.stdout.is_empty()),
+            (code, output),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+}
