@@ -42,12 +42,118 @@ pub fn tree_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Res
     if from == to {
         return Ok(Vec::new());
     }
+    if Bound::new(repo).pair(Some(from), Some(to), 0)? > MAX_CHANGES as u64 {
+        return Err(crate::Error::Refused(format!(
+            "trees {from} and {to} differ in more than {MAX_CHANGES} paths; not compared"
+        )));
+    }
     let mut out: Vec<TreeChange> = gix_changes(repo, from, to)?
         .into_iter()
         .filter_map(convert)
         .collect();
     out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)
+}
+
+/// Most changed paths compared: a few small trees that repeat one another
+/// can stand for billions of paths.
+pub const MAX_CHANGES: usize = 1_000_000;
+
+/// The files under `tree` (at least; counting stops above [`MAX_CHANGES`]),
+/// each distinct subtree read once.
+pub fn file_count(repo: &gix::Repository, tree: ObjectId) -> Result<u64> {
+    Bound::new(repo).size(tree, 0)
+}
+
+/// Deepest tree nesting counted (paths are at most 4096 bytes).
+const MAX_DEPTH: usize = 2048;
+
+/// An upper bound of the paths a diff reports, found cheaply: subtrees
+/// equal on both sides count nothing, a subtree on one side counts its
+/// files, remembered by id — so trees that repeat one another (a few
+/// kilobytes standing for billions of paths) cost one read each.
+struct Bound<'r> {
+    repo: &'r gix::Repository,
+    sizes: std::collections::HashMap<ObjectId, u64>,
+}
+
+type Entries = std::collections::BTreeMap<BString, (bool, ObjectId, EntryMode)>;
+
+impl<'r> Bound<'r> {
+    fn new(repo: &'r gix::Repository) -> Self {
+        Bound {
+            repo,
+            sizes: Default::default(),
+        }
+    }
+
+    fn entries(&self, id: ObjectId) -> Result<Entries> {
+        let tree = read_tree(self.repo, id)?;
+        let mut out = Entries::new();
+        for e in gix::objs::TreeRefIter::from_bytes(&tree.data, id.kind()) {
+            let e = e.map_err(|e| crate::Error::Refused(format!("tree {id} does not parse: {e}")))?;
+            out.insert(
+                e.filename.to_owned(),
+                (e.mode.is_tree(), e.oid.to_owned(), e.mode),
+            );
+        }
+        Ok(out)
+    }
+
+    fn too_deep(depth: usize) -> Result<()> {
+        if depth > MAX_DEPTH {
+            return Err(crate::Error::Refused(format!(
+                "a tree nested more than {MAX_DEPTH} deep; not compared"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Files under tree `id`.
+    fn size(&mut self, id: ObjectId, depth: usize) -> Result<u64> {
+        Self::too_deep(depth)?;
+        if let Some(n) = self.sizes.get(&id) {
+            return Ok(*n);
+        }
+        let mut n = 0u64;
+        for (is_tree, oid, _) in self.entries(id)?.into_values() {
+            n = n.saturating_add(if is_tree { self.size(oid, depth + 1)? } else { 1 });
+            if n > MAX_CHANGES as u64 {
+                break;
+            }
+        }
+        self.sizes.insert(id, n);
+        Ok(n)
+    }
+
+    /// Paths that differ between trees `old` and `new` (at most; stops
+    /// counting above [`MAX_CHANGES`]).
+    fn pair(&mut self, old: Option<ObjectId>, new: Option<ObjectId>, depth: usize) -> Result<u64> {
+        Self::too_deep(depth)?;
+        if old == new {
+            return Ok(0);
+        }
+        let old = old.map(|id| self.entries(id)).transpose()?.unwrap_or_default();
+        let new = new.map(|id| self.entries(id)).transpose()?.unwrap_or_default();
+        let mut n = 0u64;
+        let names: std::collections::BTreeSet<&BString> = old.keys().chain(new.keys()).collect();
+        for name in names {
+            let side = |m: &Entries| m.get(name).copied();
+            let count = match (side(&old), side(&new)) {
+                (Some((true, a, _)), Some((true, b, _))) => self.pair(Some(a), Some(b), depth + 1)?,
+                (Some((true, a, _)), other) | (other, Some((true, a, _))) => self
+                    .size(a, depth + 1)?
+                    .saturating_add(u64::from(other.is_some())),
+                (Some((_, a, ma)), Some((_, b, mb))) => u64::from(a != b || ma != mb),
+                _ => 1,
+            };
+            n = n.saturating_add(count);
+            if n > MAX_CHANGES as u64 {
+                break;
+            }
+        }
+        Ok(n)
+    }
 }
 
 /// What gix reports between the two trees, deletions and additions already
@@ -58,6 +164,7 @@ fn gix_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Result<V
     let mut cache = resource_cache(repo)?;
     let options = gix::diff::Options::default().with_rewrites(Some(gix::diff::Rewrites::default()));
     let mut changes = Vec::new();
+    let mut too_many = false;
     gix::diff::tree_with_rewrites(
         gix::objs::TreeRefIter::from_bytes(&old.data, from.kind()),
         gix::objs::TreeRefIter::from_bytes(&new.data, to.kind()),
@@ -65,6 +172,10 @@ fn gix_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Result<V
         &mut Default::default(),
         &repo.objects,
         |change: gix::diff::tree_with_rewrites::ChangeRef<'_>| -> gix::Result<_> {
+            if changes.len() >= MAX_CHANGES {
+                too_many = true;
+                return Ok(std::ops::ControlFlow::Break(()));
+            }
             changes.push(change.into_owned());
             Ok(std::ops::ControlFlow::Continue(()))
         },
@@ -74,6 +185,11 @@ fn gix_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Result<V
         context: format!("could not compare trees {from} and {to}"),
         source: Box::new(e),
     })?;
+    if too_many {
+        return Err(crate::Error::Refused(format!(
+            "trees {from} and {to} differ in more than {MAX_CHANGES} paths; not compared"
+        )));
+    }
     Ok(changes)
 }
 

@@ -69,11 +69,11 @@ pub fn turns(t: &TurnsOutcome, out: &mut dyn Write) -> io::Result<()> {
             n.files.len(),
             format!("+{a}"),
             format!("-{d}"),
-            n.completed_at
+            safe(&n.completed_at)
         )?;
     }
     for p in &t.problems {
-        writeln!(out, "  unreadable: {p}")?;
+        writeln!(out, "  unreadable: {}", safe(&p.to_string()))?;
     }
     if let Some(r) = &t.revert_in_progress {
         revert_line(r, &t.thread, out)?;

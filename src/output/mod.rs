@@ -33,7 +33,7 @@ pub enum Format {
 pub fn finish(outcome: &Outcome, format: Format, quiet: bool, term: &pager::Terminal) -> i32 {
     if !quiet {
         for w in outcome.warnings() {
-            eprintln!("git t3: {w}");
+            eprintln!("git t3: {}", safe(&w.to_string()));
         }
     }
     let failed = matches!(outcome, Outcome::Verify(v) if !v.ok);
@@ -79,7 +79,9 @@ pub fn fail(e: &Error, format: Format) -> i32 {
     if e.is_broken_pipe() {
         return EXIT_OK;
     }
-    let message = crate::error::one_line(e);
+    // Messages quote data from others (notes, ref names, payloads): no
+    // control or bidi character reaches the terminal.
+    let message = safe(&crate::error::one_line(e)).into_owned();
     if format == Format::Json {
         let doc = serde_json::json!({"error": {"kind": e.kind().as_str(), "message": message}});
         eprintln!("{doc}");

@@ -64,7 +64,13 @@ pub fn revert(r: &RevertOutcome, quiet: bool, out: &mut dyn Write) -> io::Result
 /// `verify`: each finding, then a closing line when all is well.
 pub fn verify(v: &VerifyOutcome, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
     for f in &v.findings {
-        writeln!(out, "{}: {}: {}", f.severity, f.reference, f.problem)?;
+        writeln!(
+            out,
+            "{}: {}: {}",
+            f.severity,
+            super::safe(&f.reference),
+            super::safe(&f.problem)
+        )?;
     }
     if !quiet && v.ok {
         writeln!(out, "verified {} ref(s) under refs/t3/: ok", v.checked)?;

@@ -166,8 +166,31 @@ pub fn ensure_tree_object(rec: &Recorder<'_>, tree: ObjectId) -> Result<()> {
     Ok(())
 }
 
+/// Largest commit object read (checkpoint commits are a few hundred bytes;
+/// a commit inflating to gigabytes must not be read to find that out).
+pub const MAX_COMMIT_BYTES: u64 = 16 << 20;
+
+/// Fail unless `id` is a commit of at most [`MAX_COMMIT_BYTES`].
+fn check_commit_size(repo: &gix::Repository, id: ObjectId) -> Result<()> {
+    let header = repo.find_header(id).context(|| format!("{id} cannot be read"))?;
+    if header.kind() != gix::objs::Kind::Commit {
+        return Err(crate::Error::Refused(format!(
+            "{id} is a {}, not a commit",
+            header.kind()
+        )));
+    }
+    if header.size() > MAX_COMMIT_BYTES {
+        return Err(crate::Error::Refused(format!(
+            "commit {id} is {} bytes, more than the {MAX_COMMIT_BYTES} accepted",
+            header.size()
+        )));
+    }
+    Ok(())
+}
+
 /// The tree of commit `id`.
 pub fn commit_tree(repo: &gix::Repository, id: ObjectId) -> Result<ObjectId> {
+    check_commit_size(repo, id)?;
     repo.find_commit(id)
         .context(|| format!("{id} is not a commit"))?
         .tree_id()
@@ -177,6 +200,7 @@ pub fn commit_tree(repo: &gix::Repository, id: ObjectId) -> Result<ObjectId> {
 
 /// Author name and email, and the parent count, of commit `id`.
 pub fn commit_identity(repo: &gix::Repository, id: ObjectId) -> Result<(String, String, usize)> {
+    check_commit_size(repo, id)?;
     let commit = repo.find_commit(id).context(|| format!("{id} is not a commit"))?;
     let decoded = commit
         .decode()

@@ -27,14 +27,54 @@ impl std::fmt::Display for Finding {
             .path
             .to_str_lossy()
             .chars()
-            .map(|c| if c.is_control() { '?' } else { c })
+            .map(|c| {
+                if c.is_control() || crate::model::thread::is_bidi_control(c) {
+                    '?'
+                } else {
+                    c
+                }
+            })
             .collect();
         write!(f, "{shown}: {}", self.problem)
     }
 }
 
+/// Largest tree object read (a folder of a million files is ~40 MiB).
+const MAX_TREE_BYTES: u64 = 64 << 20;
+/// Most entries walked in one check: a few small trees that repeat one
+/// another can stand for billions of paths.
+pub const MAX_ENTRIES: usize = 5_000_000;
+
+/// Entries walked before the tree's size is counted first.
+const COUNT_AFTER: usize = 20_000;
+
+/// A finding when `tree` holds more files than a diff would compare.
+fn too_many_files(repo: &gix::Repository, tree: ObjectId) -> Option<Finding> {
+    let cap = crate::diff::changes::MAX_CHANGES;
+    match crate::diff::changes::file_count(repo, tree) {
+        Ok(n) if n > cap as u64 => Some(Finding {
+            path: BString::default(),
+            problem: format!("more than {cap} files in the tree (not written)"),
+        }),
+        Ok(_) => None,
+        Err(e) => Some(Finding {
+            path: BString::default(),
+            problem: crate::error::one_line(&e),
+        }),
+    }
+}
+
 /// Read tree `id` as `(name, kind, id)` entries, or say why it cannot be.
 fn entries(repo: &gix::Repository, id: ObjectId) -> Result<Vec<(BString, EntryKind, ObjectId)>, String> {
+    let header = repo
+        .find_header(id)
+        .map_err(|e| format!("tree {id} cannot be read: {e}"))?;
+    if header.size() > MAX_TREE_BYTES {
+        return Err(format!(
+            "tree {id} is {} bytes, more than the {MAX_TREE_BYTES} accepted",
+            header.size()
+        ));
+    }
     let object = repo
         .find_object(id)
         .map_err(|e| format!("tree {id} cannot be read: {e}"))?;
@@ -60,6 +100,7 @@ pub fn check_tree(
 ) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut stack = vec![(tree, BString::default(), known)];
+    let mut walked = 0usize;
     while let Some((id, prefix, known)) = stack.pop() {
         if out.len() >= limit {
             break;
@@ -74,11 +115,42 @@ pub fn check_tree(
                 continue;
             }
         };
+        let before = walked;
+        walked += list.len();
+        // Trees that repeat one another can stand for billions of paths:
+        // past a large walk, count them (each distinct tree read once).
+        if before < COUNT_AFTER
+            && walked >= COUNT_AFTER
+            && let Some(f) = too_many_files(repo, tree)
+        {
+            out.push(f);
+            break;
+        }
+        if walked > MAX_ENTRIES {
+            out.push(Finding {
+                path: prefix,
+                problem: format!("more than {MAX_ENTRIES} paths in the tree (not written)"),
+            });
+            break;
+        }
         let known: HashMap<BString, (EntryKind, ObjectId)> = known
             .and_then(|k| entries(repo, k).ok())
             .map(|l| l.into_iter().map(|(n, k, i)| (n, (k, i))).collect())
             .unwrap_or_default();
+        let mut seen = std::collections::HashSet::with_capacity(list.len());
         for (name, kind, oid) in list {
+            if !seen.insert(name.clone()) {
+                let mut path = prefix.clone();
+                if !path.is_empty() {
+                    path.push(b'/');
+                }
+                path.extend_from_slice(&name);
+                out.push(Finding {
+                    path,
+                    problem: "a name that appears twice in its tree (git fsck: duplicateEntries)".into(),
+                });
+                continue;
+            }
             let mut path = prefix.clone();
             if !path.is_empty() {
                 path.push(b'/');

@@ -261,3 +261,100 @@ fn a_note_that_inflates_to_100_mib_is_refused_before_it_is_read() {
     let out = r.t3(&["show", "--thread", THREAD, "--turn", "1"]).fails(1);
     assert!(out.stderr.contains("more than the"), "{}", out.stderr);
 }
+
+/// Nine small trees that repeat one another stand for 16^8 paths: every
+/// command refuses them at once instead of walking billions of paths.
+#[test]
+fn trees_that_expand_to_billions_of_paths_are_refused_at_once() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("a.txt", "1\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let mut tree = r.raw_tree(&[("100644", b"f", r.blob("p\n"))]);
+    for _ in 0..8 {
+        let names: Vec<[u8; 1]> = b"0123456789abcdef".iter().map(|b| [*b]).collect();
+        let entries: Vec<(&str, &[u8], String)> = names
+            .iter()
+            .map(|n| ("40000", n.as_slice(), tree.clone()))
+            .collect();
+        tree = r.raw_tree(&entries);
+    }
+    forge_turn_1(&r, &tree);
+    r.write("c.txt", "y\n");
+    let out = r
+        .t3(&["diff", "--thread", THREAD, "--turn", "1", "--stat"])
+        .fails(1);
+    assert!(out.stderr.contains("more than"), "{}", out.stderr);
+    let v = r.t3(&["verify", "--thread", THREAD]);
+    assert_eq!(v.code, 1);
+    assert!(v.out().contains("more than"), "{}", v.out());
+    let before = crate::util::listing(&r.root);
+    r.t3(&["revert", "--thread", THREAD, "--to", "1", "--files-only"])
+        .fails(1);
+    assert_eq!(
+        crate::util::listing(&r.root),
+        before,
+        "the refused revert changed files"
+    );
+    // The agent's hook answers at once too.
+    let hook = r.t3_input(
+        &["hook", "claude-code"],
+        format!(
+            r#"{{"hook_event_name":"Stop","session_id":"{THREAD}","cwd":"{}"}}"#,
+            r.root.display()
+        )
+        .as_bytes(),
+    );
+    assert_eq!(hook.code, 0);
+}
+
+#[test]
+fn a_name_twice_in_one_tree_is_refused() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("a.txt", "1\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let inner = r.raw_tree(&[("100644", b"x", r.blob("x\n"))]);
+    let tree = r.raw_tree(&[
+        ("100644", b"a.txt", r.blob("1\n")),
+        ("120000", b"d", r.blob("/tmp")),
+        ("40000", b"d", inner),
+    ]);
+    forge_turn_1(&r, &tree);
+    let v = r.t3(&["verify", "--thread", THREAD]);
+    assert!(v.out().contains("appears twice"), "{}", v.out());
+    let out = r
+        .t3(&["revert", "--thread", THREAD, "--to", "1", "--files-only"])
+        .fails(1);
+    assert!(out.stderr.contains("appears twice"), "{}", out.stderr);
+}
+
+#[test]
+fn control_characters_in_any_note_field_or_message_stay_escaped() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("a.txt", "1\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let c = r.git(&["rev-parse", &ref_for(THREAD, 1)]);
+    let note = r.git(&["notes", "--ref=refs/notes/t3", "show", &c]);
+    let line = note
+        .lines()
+        .find(|l| l.starts_with("completed_at"))
+        .unwrap()
+        .to_owned();
+    let forged = note.replace(&line, "completed_at = \"2026\\u001b]0;pwned\\u0007\"");
+    let blob = r.hash_object(&[], forged.as_bytes());
+    r.git(&["notes", "--ref=refs/notes/t3", "add", "-f", "-C", &blob, &c]);
+    let list = r.t3(&["list", "--thread", THREAD]).ok().out();
+    assert!(!list.contains('\u{1b}') && !list.contains('\u{7}'), "{list:?}");
+    // A note that fails to parse quotes its bad value: escaped too.
+    let bad = note.replace("status = \"ready\"", "status = \"ready\\u001b[2J\\u202e\"");
+    let blob = r.hash_object(&[], bad.as_bytes());
+    r.git(&["notes", "--ref=refs/notes/t3", "add", "-f", "-C", &blob, &c]);
+    let show = r.t3(&["show", "--thread", THREAD, "--turn", "1"]).fails(1);
+    assert!(
+        !show.stderr.contains('\u{1b}') && !show.stderr.contains('\u{202e}'),
+        "{:?}",
+        show.stderr
+    );
+}
