@@ -29,6 +29,8 @@ pub struct Environment {
     /// `git -c` settings from `GIT_CONFIG_PARAMETERS`; `None` when the
     /// variable is malformed.
     pub config_overrides: Option<Vec<String>>,
+    /// The local time zone (`TZ`, else the system's; `None`: UTC).
+    pub time_zone: Option<jiff::tz::TimeZone>,
 }
 
 impl Environment {
@@ -56,6 +58,7 @@ impl Environment {
             interrupt: crate::interrupt::Interrupt::default(),
             config_overrides: std::env::var("GIT_CONFIG_PARAMETERS")
                 .map_or(Some(Vec::new()), |p| crate::model::config_params::parse(&p)),
+            time_zone: Some(jiff::tz::TimeZone::system()),
         }
     }
 
@@ -98,19 +101,37 @@ pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
                 written.iter().map(|p| p.display().to_string()).collect(),
             ))
         }
-        command => repository_command(command, (cli.json, cli.quiet), &env.terminal, &|| {
-            open(settings.clone())
-        }),
+        command => {
+            let edge = Edge {
+                json: cli.json,
+                quiet: cli.quiet,
+                term: &env.terminal,
+                base: &base,
+                time_zone: env.time_zone.as_ref(),
+            };
+            repository_command(command, &edge, &|| open(settings.clone()))
+        }
     }
+}
+
+/// What the edge knows that some commands need.
+struct Edge<'a> {
+    json: bool,
+    /// `-q`: on `diff`, git's `--quiet`.
+    quiet: bool,
+    term: &'a crate::output::pager::Terminal,
+    /// `-C`, else `.`: where relative paths start.
+    base: &'a Path,
+    time_zone: Option<&'a jiff::tz::TimeZone>,
 }
 
 /// The commands that work on a repository.
 fn repository_command(
     command: Command,
-    (json, cli_quiet): (bool, bool),
-    term: &crate::output::pager::Terminal,
+    edge: &Edge<'_>,
     open: &dyn Fn() -> Result<Context>,
 ) -> Result<Outcome> {
+    let (json, term) = (edge.json, edge.term);
     let thread = |raw: &str| ThreadId::parse(raw);
     let optional = |raw: Option<&str>| raw.map(ThreadId::parse).transpose();
     let is_push = matches!(command, Command::Push(_));
@@ -150,7 +171,10 @@ fn repository_command(
             let t = thread(&a.thread.thread)?;
             Outcome::Show(commands::show::run(&open()?.repo, &t, a.turn)?)
         }
-        Command::Diff(a) => Outcome::Diff(diff(a, json, cli_quiet, term, open)?),
+        Command::Diff(a) => Outcome::Diff(diff(a, json, edge.quiet, term, open)?),
+        command @ (Command::Log(_) | Command::Status | Command::Rev(_) | Command::Restore(_)) => {
+            review(command, edge, open)?
+        }
         Command::Revert(a) => {
             let t = thread(&a.thread.thread)?;
             let action = revert_action(&a)?;
@@ -196,6 +220,59 @@ fn repository_command(
             ));
         }
     })
+}
+
+/// `log`, `status`, `rev` and `restore`.
+fn review(command: Command, edge: &Edge<'_>, open: &dyn Fn() -> Result<Context>) -> Result<Outcome> {
+    let thread = |raw: &str| ThreadId::parse(raw);
+    Ok(match command {
+        Command::Log(a) => Outcome::Log(log(a, edge, open)?),
+        Command::Status => Outcome::Status(commands::status::run(&open()?)?),
+        Command::Rev(a) => {
+            let t = thread(&a.thread.thread)?;
+            Outcome::Rev(commands::rev::run(&open()?.repo, &t, a.turn)?)
+        }
+        Command::Restore(a) => {
+            let opts = commands::restore::Options {
+                thread: thread(&a.thread.thread)?,
+                turn: a.turn,
+                paths: a.paths,
+                cwd: edge.base.to_owned(),
+                force: a.force,
+            };
+            Outcome::Restore(commands::restore::run(&open()?, opts)?)
+        }
+        _ => {
+            return Err(Error::Internal(
+                "a command that is not a review command reached review".into(),
+            ));
+        }
+    })
+}
+
+fn log(
+    a: crate::cli::LogArgs,
+    edge: &Edge<'_>,
+    open: &dyn Fn() -> Result<Context>,
+) -> Result<commands::log::LogOutcome> {
+    let opts = commands::log::Options {
+        thread: ThreadId::parse(&a.thread.thread)?,
+        // JSON carries no patch: do not build it.
+        patch: a.patch && !edge.json,
+    };
+    let ctx = open()?;
+    let mut outcome = commands::log::run(&ctx, opts)?;
+    outcome.view = commands::log::View {
+        oneline: a.oneline,
+        color: !edge.json && a.patch && crate::output::pager::use_color(&ctx.repo, edge.term),
+        pager: if edge.json {
+            None
+        } else {
+            crate::output::pager::pager_command(Some(&ctx.repo), edge.term)
+        },
+        time_zone: edge.time_zone.cloned(),
+    };
+    Ok(outcome)
 }
 
 fn op(action: crate::cli::OpAction, open: &dyn Fn() -> Result<Context>) -> Result<commands::op::OpOutcome> {

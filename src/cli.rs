@@ -37,6 +37,14 @@ pub enum Command {
     Show(ShowArgs),
     /// Show what a turn, a range of turns or the whole thread changed, or the live worktree or branch
     Diff(DiffArgs),
+    /// A thread's turns, newest first: title, agent, time, status and what each changed
+    Log(LogArgs),
+    /// This worktree's threads: latest turn, changes not captured yet, a revert in progress
+    Status,
+    /// Print a checkpoint's commit id (for git diff, git restore --source, git difftool)
+    Rev(RevArgs),
+    /// Put back only some paths from a turn (kept first in a safety checkpoint; see op undo)
+    Restore(RestoreArgs),
     /// Put the workspace and the agent's conversation back to an earlier turn
     Revert(RevertArgs),
     /// Delete a thread's checkpoints (kept in the operation log until pruned)
@@ -135,6 +143,48 @@ pub struct ShowArgs {
     /// Turn number (default: latest)
     #[arg(long, value_name = "N")]
     pub turn: Option<u64>,
+}
+
+/// Arguments of `log`.
+#[derive(Debug, Args)]
+pub struct LogArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub thread: ThreadArg,
+    /// One line per turn
+    #[arg(long)]
+    pub oneline: bool,
+    /// Show each turn's patch (against the turn before it, whitespace ignored)
+    #[arg(short = 'p', long = "patch")]
+    pub patch: bool,
+}
+
+/// Arguments of `rev`.
+#[derive(Debug, Args)]
+pub struct RevArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub thread: ThreadArg,
+    /// Turn number (default: latest)
+    #[arg(long, value_name = "N")]
+    pub turn: Option<u64>,
+}
+
+/// Arguments of `restore`.
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub thread: ThreadArg,
+    /// The turn to take the paths from
+    #[arg(long, value_name = "N")]
+    pub turn: u64,
+    /// Move nested repositories in the way aside instead of refusing
+    #[arg(long)]
+    pub force: bool,
+    /// Files or folders to put back (relative to the current directory); absent in the turn: deleted
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<std::path::PathBuf>,
 }
 
 /// Arguments of `diff`.

@@ -126,6 +126,29 @@ pub enum Error {
         /// The thread.
         thread: String,
     },
+    /// `restore`: a path that neither the turn nor the worktree has.
+    #[error(
+        "{path} matches no file in turn {turn} of thread '{thread}' nor in the worktree; \
+         `git ls-tree -r --name-only <id>` with the id from `git t3 rev --turn {turn}` lists the turn's files"
+    )]
+    PathNotInTurn {
+        /// The path, as the user gave it (worktree-relative).
+        path: String,
+        /// The thread.
+        thread: String,
+        /// The turn.
+        turn: u64,
+    },
+    /// `restore`: a path that is not inside the worktree, or not one git can hold.
+    #[error("{path}: {problem}; give paths inside the worktree {}", workdir.display())]
+    BadPath {
+        /// The path as given.
+        path: String,
+        /// What is wrong with it.
+        problem: String,
+        /// The worktree.
+        workdir: PathBuf,
+    },
     /// A provider helper could not roll the conversation back.
     #[error("provider '{name}': {problem}")]
     Provider {
@@ -275,7 +298,10 @@ impl Error {
             Error::Usage(_) => ErrorKind::Usage,
             Error::NotARepository { .. } | Error::Bare { .. } => ErrorKind::NotARepository,
             Error::DubiousOwnership { .. } => ErrorKind::UntrustedData,
-            Error::UnknownThread { .. } | Error::NoSuchTurn { .. } => ErrorKind::NotFound,
+            Error::UnknownThread { .. } | Error::NoSuchTurn { .. } | Error::PathNotInTurn { .. } => {
+                ErrorKind::NotFound
+            }
+            Error::BadPath { .. } => ErrorKind::Usage,
             Error::TurnExists { .. }
             | Error::PlaceholderOverReal { .. }
             | Error::Conflict { .. }

@@ -92,6 +92,46 @@ pub fn turn_ref(repo: &gix::Repository, thread: &ThreadId, turn: u64) -> Result<
         .map(|commit| TurnRef { turn, commit }))
 }
 
+/// The ref of `turn`, or the error that says why there is none (the thread
+/// has no checkpoints, or not that turn).
+pub fn require_turn(repo: &gix::Repository, thread: &ThreadId, turn: u64) -> Result<TurnRef> {
+    if let Some(found) = turn_ref(repo, thread, turn)? {
+        return Ok(found);
+    }
+    Err(match latest_turn(repo, thread)? {
+        None => Error::UnknownThread {
+            thread: thread.to_string(),
+        },
+        latest => Error::NoSuchTurn {
+            thread: thread.to_string(),
+            turn,
+            latest,
+        },
+    })
+}
+
+/// The tree of the checkpoint `found`, refusing a placeholder. A
+/// placeholder's commit holds the empty tree, so only then is the note read
+/// (a checkpoint written by T3 Code has none).
+pub fn snapshot_tree(repo: &gix::Repository, thread: &ThreadId, found: TurnRef) -> Result<ObjectId> {
+    let reference = thread.checkpoint_ref(found.turn);
+    let tree = repo::commit_tree(repo, found.commit).map_err(|e| Error::BadMetadata {
+        reference: reference.clone(),
+        problem: format!("does not point at a checkpoint commit ({e})"),
+    })?;
+    if tree == ObjectId::empty_tree(repo.object_hash()) {
+        let mut notes = NotesReader::open(repo)?;
+        if load(repo, &mut notes, thread, found).is_ok_and(|cp| cp.note.placeholder) {
+            return Err(Error::Placeholder {
+                thread: thread.to_string(),
+                turn: found.turn,
+                reference,
+            });
+        }
+    }
+    Ok(tree)
+}
+
 /// The highest turn of `thread`, if it has any checkpoint.
 pub fn latest_turn(repo: &gix::Repository, thread: &ThreadId) -> Result<Option<u64>> {
     Ok(thread_refs(repo, thread)?.last().map(|t| t.turn))

@@ -10,10 +10,14 @@ pub mod drop;
 pub mod hook;
 pub mod install;
 pub mod list;
+pub mod log;
 pub mod op;
 pub mod placeholder;
+pub mod restore;
+pub mod rev;
 pub mod revert;
 pub mod show;
+pub mod status;
 pub mod sync;
 pub mod verify;
 
@@ -35,6 +39,14 @@ pub enum Outcome {
     Show(show::ShowOutcome),
     /// `diff`.
     Diff(diff::DiffOutcome),
+    /// `log`.
+    Log(log::LogOutcome),
+    /// `status`.
+    Status(status::StatusOutcome),
+    /// `rev`.
+    Rev(rev::RevOutcome),
+    /// `restore`.
+    Restore(restore::RestoreOutcome),
     /// `revert` and its `--continue`, `--abort`, `--undo`, `--dry-run`.
     Revert(revert::RevertOutcome),
     /// `drop`.
@@ -61,6 +73,8 @@ impl Outcome {
         match self {
             Outcome::Checkpoint(c) => &c.notices,
             Outcome::Diff(d) => &d.notices,
+            Outcome::Log(l) => &l.notices,
+            Outcome::Restore(r) => &r.restored.notices,
             Outcome::Revert(r) | Outcome::Op(op::OpOutcome::Undo(r)) => &r.report.notices,
             Outcome::Hook(Err(e)) => std::slice::from_ref(e),
             _ => &[],

@@ -222,6 +222,16 @@ pub struct Note {
     /// The checkpoint `files` is counted against.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from_turn: Option<u64>,
+    /// The first line of the prompt that started the turn (`log` shows it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Who drove the turn: claude-code, codex, opencode, cursor, cli.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// The worktree captured (on the baseline it binds the thread; `status`
+    /// lists only this worktree's threads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<String>,
     /// Things a reader should know, e.g. that no baseline existed.
     #[serde(default)]
     pub warnings: Vec<String>,
@@ -275,6 +285,9 @@ impl Note {
             provider: None,
             completed_at: now_rfc3339(),
             from_turn: None,
+            title: None,
+            agent: None,
+            worktree: None,
             warnings: Vec::new(),
             reverts: Vec::new(),
             files: Vec::new(),
@@ -407,6 +420,9 @@ mod tests {
             provider: None,
             completed_at: "2026-12-02T16:00:00Z".into(),
             from_turn: Some(1),
+            title: Some("fix the flaky test".into()),
+            agent: Some("claude-code".into()),
+            worktree: None,
             warnings: vec![],
             reverts: vec![],
             files: vec![

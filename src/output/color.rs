@@ -10,3 +10,5 @@ pub const RED: &str = "\x1b[31m";
 pub const GREEN: &str = "\x1b[32m";
 /// Back to plain.
 pub const RESET: &str = "\x1b[m";
+/// A commit's header line in `git log`.
+pub const YELLOW: &str = "\x1b[33m";

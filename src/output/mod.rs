@@ -2,8 +2,9 @@
 //! formats what commands return; only `main` owns stdout and stderr.
 //!
 //! Human text by topic: `checkpoints` (capture, list, show), `reports`
-//! (revert, verify, install, sync, drop), `diff` (stat, numstat, names) and
-//! `patch` (git's patch format, the one place it is spelled out).
+//! (revert, verify, install, sync, drop), `diff` (stat, numstat, names),
+//! `patch` (git's patch format, the one place it is spelled out) and
+//! `review` (log, status, rev, restore).
 
 use std::io::{self, Write};
 
@@ -17,6 +18,7 @@ mod op;
 pub mod pager;
 mod patch;
 mod reports;
+mod review;
 pub use diff::rename_label;
 
 /// How to render.
@@ -93,9 +95,13 @@ pub fn fail(e: &Error, format: Format) -> i32 {
 
 /// Write `outcome` to stdout, through a pager when it asks for one.
 pub fn emit(outcome: &Outcome, format: Format, quiet: bool, term: &pager::Terminal) -> io::Result<()> {
-    if let Outcome::Diff(d) = outcome
-        && format == Format::Human
-        && let Some(cmd) = &d.pager
+    let pager = match outcome {
+        Outcome::Diff(d) => d.pager.as_ref(),
+        Outcome::Log(l) => l.view.pager.as_ref(),
+        _ => None,
+    };
+    if format == Format::Human
+        && let Some(cmd) = pager
         && let Ok(mut child) = pager::Pager::new(cmd.clone(), term).spawn()
         && let Some(stdin) = child.stdin.take()
     {
@@ -127,6 +133,10 @@ pub fn render(outcome: &Outcome, format: Format, quiet: bool, out: &mut dyn Writ
         Outcome::Threads(t) => checkpoints::threads(t, out),
         Outcome::Show(s) => checkpoints::show(s, out),
         Outcome::Diff(d) => diff::render(d, out),
+        Outcome::Log(l) => review::log(l, out),
+        Outcome::Status(s) => review::status(s, out),
+        Outcome::Rev(r) => review::rev(r, out),
+        Outcome::Restore(r) => review::restore(r, quiet, out),
         Outcome::Revert(r) => reports::revert(r, quiet, out),
         Outcome::Op(o) => op::render(o, quiet, out, &|r, out| reports::revert(r, false, out)),
         Outcome::Verify(v) => reports::verify(v, quiet, out),

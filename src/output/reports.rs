@@ -23,11 +23,16 @@ pub fn revert(r: &RevertOutcome, quiet: bool, out: &mut dyn Write) -> io::Result
         "undo" => "undid the revert of",
         _ => "reverted",
     };
-    writeln!(
-        out,
-        "{verb} thread {} from turn {} to turn {} ({})",
-        r.report.thread, r.report.from_turn, r.report.to_turn, r.report.target
-    )?;
+    if r.action == "undo" && r.report.refs.is_empty() && r.report.target.starts_with("op ") {
+        // An op that moved no ref (a restore of some paths): no turns to name.
+        writeln!(out, "undid {} of thread {}", r.report.target, r.report.thread)?;
+    } else {
+        writeln!(
+            out,
+            "{verb} thread {} from turn {} to turn {} ({})",
+            r.report.thread, r.report.from_turn, r.report.to_turn, r.report.target
+        )?;
+    }
     let (w, d) = if dry_run {
         ("write", "delete")
     } else {

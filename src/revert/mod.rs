@@ -15,6 +15,7 @@
 //! note) back.
 
 pub mod journal;
+pub mod paths;
 pub mod put_back;
 pub mod safety;
 pub mod saga;

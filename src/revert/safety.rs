@@ -38,6 +38,19 @@ pub struct Safety {
 /// Snapshot what restoring the worktree to `target` may touch, and plan
 /// that restore. Objects are written through `rec`; nothing is moved yet.
 pub fn take(lock: &Locked<'_>, rec: &Recorder<'_>, target: ObjectId, force: bool) -> Result<(Safety, Plan)> {
+    let (safety, plan, _) = take_with(lock, rec, |_| Ok(target), force)?;
+    Ok((safety, plan))
+}
+
+/// [`take`], with the target built from the worktree's snapshot by
+/// `target` (a restore of some paths edits the snapshot's own tree, so the
+/// plan touches nothing else). Returns the target too.
+pub fn take_with(
+    lock: &Locked<'_>,
+    rec: &Recorder<'_>,
+    target: impl FnOnce(ObjectId) -> Result<ObjectId>,
+    force: bool,
+) -> Result<(Safety, Plan, ObjectId)> {
     let repo = lock.repo();
     let workdir = repo::workdir(repo)?;
     let t = crate::trace::span("index tree");
@@ -46,6 +59,7 @@ pub fn take(lock: &Locked<'_>, rec: &Recorder<'_>, target: ObjectId, force: bool
     let t = crate::trace::span("safety snapshot");
     let snapshot = crate::snapshot::snapshot(lock, rec)?;
     drop(t);
+    let target = target(snapshot.tree)?;
     let t = crate::trace::span("restore plan");
     let plan = restore::plan(repo, snapshot.tree, target)?;
     drop(t);
@@ -73,6 +87,7 @@ pub fn take(lock: &Locked<'_>, rec: &Recorder<'_>, target: ObjectId, force: bool
             moved_aside,
         },
         plan,
+        target,
     ))
 }
 

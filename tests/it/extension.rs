@@ -46,7 +46,7 @@ complete_words() {{
 }}
 complete_words git t3 ca
 complete_words git t3 capture --tu
-complete_words git-t3 rev
+complete_words git-t3 reve
 complete_words git-t3 diff --nu
 "#,
         git = git_completion.display(),

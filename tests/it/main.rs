@@ -13,6 +13,7 @@ mod layers;
 mod property;
 mod recovery;
 mod revert;
+mod review;
 mod safety;
 mod store;
 mod sync;

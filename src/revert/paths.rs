@@ -1,0 +1,198 @@
+//! `restore`: put back only some paths from a turn, as safely as a revert
+//! puts back the whole tree.
+//!
+//! Under the lock (taken by the caller first): the turn's tree is checked
+//! whole ([`crate::restore::verify`]); the target is the worktree's own
+//! snapshot with just those paths taken from the turn (a path the turn does
+//! not have is removed), so the plan touches nothing else; the safety
+//! checkpoint holds the worktree plus whatever the plan would overwrite or
+//! delete that a capture leaves out ([`super::safety`]), and it is recorded
+//! in the operation log as a `restore` op before the first file changes, so
+//! `git t3 op undo` brings everything back. Files are written by the same
+//! checkout as a revert's (never through a symlink). The thread's refs, the
+//! user's index, HEAD and the branch are left alone.
+
+use gix::ObjectId;
+use gix::bstr::{BString, ByteSlice};
+use serde::Serialize;
+
+use crate::error::{Error, Result, git_err};
+use crate::model::thread::ThreadId;
+use crate::oplog::{self, Kind, Op};
+use crate::repo::{self, Locked, Recorder};
+use crate::restore::{self, Plan};
+use crate::revert::{put_back, safety};
+use crate::store;
+
+/// Inputs of a restore of some paths.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The thread.
+    pub thread: ThreadId,
+    /// The turn to take the paths from.
+    pub turn: u64,
+    /// Worktree-relative paths (`/`-separated; empty: the whole worktree).
+    pub paths: Vec<BString>,
+    /// Move nested repositories in the way aside instead of refusing.
+    pub force: bool,
+}
+
+/// What a restore of some paths did.
+#[derive(Debug, Serialize)]
+pub struct Restored {
+    /// The thread.
+    pub thread: String,
+    /// The turn the paths came from.
+    pub turn: u64,
+    /// That turn's ref.
+    pub source: String,
+    /// Files written and deleted.
+    #[serde(flatten)]
+    pub files: Plan,
+    /// The safety checkpoint holding what was there before (absent when
+    /// nothing changed).
+    pub safety_commit: Option<String>,
+    /// The op recorded in the operation log (absent when nothing changed).
+    pub op: Option<String>,
+    /// Messages for stderr.
+    #[serde(skip)]
+    pub notices: Vec<String>,
+}
+
+/// Restore `opts.paths` from turn `opts.turn` of `opts.thread`, under `lock`.
+pub fn restore_paths(lock: &Locked<'_>, opts: Options) -> Result<Restored> {
+    let repo = lock.repo();
+    let workdir = repo::workdir(repo)?;
+    let mut notices = Vec::new();
+    // An interrupted abort or undo is finished first (it is recorded).
+    if let Some(finished) = put_back::complete_pending(lock)? {
+        notices.extend(finished.notices);
+    }
+    let Options {
+        thread,
+        turn,
+        paths,
+        force,
+    } = opts;
+    if let Some(j) = super::in_progress(repo, &thread)? {
+        return Err(Error::RevertInProgress {
+            thread: thread.to_string(),
+            to_turn: j.to_turn,
+            step: j.step.as_str().into(),
+        });
+    }
+    let source = source_tree(repo, &thread, turn)?;
+    let rec = Recorder::new(repo);
+    let build = |current| overlay(repo, &rec, current, source, &paths, (&thread, turn));
+    let (safety, plan, target) = safety::take_with(lock, &rec, build, force)?;
+    let mut done = Restored {
+        thread: thread.to_string(),
+        turn,
+        source: thread.checkpoint_ref(turn),
+        files: Plan::default(),
+        safety_commit: None,
+        op: None,
+        notices,
+    };
+    if plan.is_empty() {
+        done.notices.push(format!(
+            "nothing to restore: the paths are already as in turn {turn}"
+        ));
+        return Ok(done);
+    }
+    let message = format!("t3 safety restore thread={thread}");
+    repo::ensure_tree_object(&rec, safety.tree)?;
+    let commit = repo::write_commit(&rec, safety.tree, Vec::new(), &message)?;
+    rec.sync()?;
+    let mut op = Op::new(Kind::Restore, Some(thread.as_str()));
+    op.safety = Some(commit.to_string());
+    op.index_tree = safety.index_tree.map(|t| t.to_string());
+    op.moved_aside = safety.moved_aside;
+    op.worktree = Some(repo::absolute_git_dir(repo));
+    lock.interrupt().check()?;
+    // Recorded before the first file changes: from here on, `op undo` puts
+    // everything back, also after a crash half-way through.
+    let id = oplog::record(lock, &op, &[])?;
+    safety::move_repositories(&workdir, &op.moved_aside, false)?;
+    restore::apply(lock, target, &plan)?;
+    for m in &op.moved_aside {
+        done.notices.push(format!(
+            "moved the nested repository {} aside to {}",
+            m.path, m.to
+        ));
+    }
+    done.notices.push(format!(
+        "recorded as op {id} (git t3 op undo {} reverses it)",
+        id.to_hex_with_len(12)
+    ));
+    done.files = plan;
+    done.safety_commit = Some(commit.to_string());
+    done.op = Some(id.to_string());
+    Ok(done)
+}
+
+/// The tree of turn `turn`, refused when it is a placeholder or holds a
+/// path git could not write safely.
+fn source_tree(repo: &gix::Repository, thread: &ThreadId, turn: u64) -> Result<ObjectId> {
+    let reference = thread.checkpoint_ref(turn);
+    let tree = store::snapshot_tree(repo, thread, store::require_turn(repo, thread, turn)?)?;
+    // A checkpoint may come from someone else: checked whole, before anything.
+    if let Some(first) = restore::verify::check_tree(repo, tree, repo::head_tree(repo)?, 1).first() {
+        return Err(Error::BadMetadata {
+            reference,
+            problem: format!("refused, nothing was changed: it holds {first}"),
+        });
+    }
+    Ok(tree)
+}
+
+/// The tree `current` (the worktree's snapshot) with each of `paths` as in
+/// `source`: its entry there (a file, or a folder with everything below
+/// it), or removed when `source` has none. A path in neither is an error.
+fn overlay(
+    repo: &gix::Repository,
+    rec: &Recorder<'_>,
+    current: ObjectId,
+    source: ObjectId,
+    paths: &[BString],
+    (thread, turn): (&ThreadId, u64),
+) -> Result<ObjectId> {
+    if paths.iter().any(|p| p.is_empty()) {
+        return Ok(source);
+    }
+    let find = |tree: ObjectId| {
+        repo.find_tree(tree)
+            .map_err(git_err(format!("could not read tree {tree}")))
+    };
+    let (source_root, current_root) = (find(source)?, find(current)?);
+    let mut editor = repo::tree_editor(repo, Some(current))?;
+    for path in paths {
+        let components = || path.split(|b| *b == b'/');
+        let lookup_err = || git_err(format!("could not look up {}", path.to_str_lossy()));
+        let in_source = source_root.lookup_entry(components()).map_err(lookup_err())?;
+        match in_source {
+            Some(entry) => {
+                editor
+                    .upsert(components(), entry.mode().kind(), entry.object_id())
+                    .map_err(lookup_err())?;
+            }
+            None if current_root
+                .lookup_entry(components())
+                .map_err(lookup_err())?
+                .is_some() =>
+            {
+                editor.remove(components()).map_err(lookup_err())?;
+            }
+            None => {
+                return Err(Error::PathNotInTurn {
+                    path: crate::model::path::to_text(path).0.escape_debug().to_string(),
+                    thread: thread.to_string(),
+                    turn,
+                });
+            }
+        }
+    }
+    let tree = editor.write(|t| rec.write_object(t))?;
+    repo::ensure_tree_object(rec, tree)?;
+    Ok(tree)
+}
