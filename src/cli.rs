@@ -420,7 +420,8 @@ pub struct DropArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub thread: ThreadArg,
-    /// Also drop a half-done revert's journal (its safety checkpoint goes with it)
+    /// Also drop a half-done revert's journal (its safety checkpoint goes
+    /// with it) and checkpoints written by T3 Code
     #[arg(long)]
     pub force: bool,
 }

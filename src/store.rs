@@ -137,6 +137,26 @@ pub fn latest_turn(repo: &gix::Repository, thread: &ThreadId) -> Result<Option<u
     Ok(thread_refs(repo, thread)?.last().map(|t| t.turn))
 }
 
+/// What a note written by T3 Code's checkpoints would say: the same refs
+/// carry no note there, so the summary against the turn before is computed
+/// now, and a warning says so.
+pub const T3CODE_WARNING: &str = "written by T3 Code without a note: summary computed on the fly";
+
+fn t3code_note(repo: &gix::Repository, thread: &ThreadId, turn: TurnRef, tree: ObjectId) -> Result<Note> {
+    let mut note = Note::new(thread, turn.turn);
+    note.completed_at = repo::commit_time(repo, turn.commit)?;
+    note.warnings.push(T3CODE_WARNING.to_owned());
+    if turn.turn == 0 {
+        return Ok(note);
+    }
+    if let Some(before) = turn_ref(repo, thread, turn.turn - 1)? {
+        let from = repo::commit_tree(repo, before.commit)?;
+        note.files = crate::diff::summary::summarize(repo, from, tree, false)?;
+        note.from_turn = Some(turn.turn - 1);
+    }
+    Ok(note)
+}
+
 /// Read the checkpoint that `commit` (the ref of `turn`) describes.
 pub fn load(
     repo: &gix::Repository,
@@ -149,10 +169,19 @@ pub fn load(
         reference: reference.clone(),
         problem: format!("does not point at a checkpoint commit ({e})"),
     })?;
-    let data = notes.get(turn.commit)?.ok_or_else(|| Error::BadMetadata {
-        reference: reference.clone(),
-        problem: format!("commit {} has no note in refs/notes/t3", turn.commit),
-    })?;
+    let Some(data) = notes.get(turn.commit)? else {
+        if repo::is_t3code_commit(repo, turn.commit) {
+            return Ok(Checkpoint {
+                note: t3code_note(repo, thread, turn, tree)?,
+                commit: turn.commit,
+                tree,
+            });
+        }
+        return Err(Error::BadMetadata {
+            reference: reference.clone(),
+            problem: format!("commit {} has no note in refs/notes/t3", turn.commit),
+        });
+    };
     let note = Note::parse(&data).map_err(|e| Error::BadMetadata {
         reference: reference.clone(),
         problem: e.to_string(),

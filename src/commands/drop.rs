@@ -33,7 +33,19 @@ pub fn run(ctx: &Context, thread: &ThreadId, force: bool) -> Result<DropOutcome>
              finish it with `git t3 revert --continue` or `--abort`, or drop it anyway with --force"
         )));
     }
-    let mut targets: Vec<(String, gix::ObjectId)> = store::thread_refs(repo, thread)?
+    let turns = store::thread_refs(repo, thread)?;
+    let t3code: Vec<u64> = turns
+        .iter()
+        .filter(|t| repo::is_t3code_commit(repo, t.commit))
+        .map(|t| t.turn)
+        .collect();
+    if !t3code.is_empty() && !force {
+        return Err(Error::Refused(format!(
+            "turns {t3code:?} of thread '{thread}' were written by T3 Code (it may still use them); \
+             drop them anyway with --force"
+        )));
+    }
+    let mut targets: Vec<(String, gix::ObjectId)> = turns
         .into_iter()
         .map(|t| (thread.checkpoint_ref(t.turn), t.commit))
         .collect();

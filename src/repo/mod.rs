@@ -25,8 +25,8 @@ use crate::error::{Error, Result};
 pub use lock::{Locked, RepoLock};
 pub use notes::{NoteEdit, NotesReader, commit_notes, edit_notes, list_notes};
 pub use objects::{
-    IDENTITY_EMAIL, IDENTITY_NAME, Recorder, commit_identity, commit_tree, ensure_tree_object, head_tree,
-    tree_editor, write_commit,
+    IDENTITY_EMAIL, IDENTITY_NAME, Recorder, T3CODE_EMAIL, T3CODE_NAME, commit_identity, commit_time,
+    commit_tree, ensure_tree_object, head_tree, is_t3code_commit, tree_editor, write_commit,
 };
 pub use refs::{Expect, RefEntry, RefUpdate, find_direct_ref, find_ref, list_refs, update_refs};
 

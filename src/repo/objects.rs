@@ -14,6 +14,28 @@ use crate::repo::durable;
 pub const IDENTITY_NAME: &str = "T3 Checkpoint";
 /// Email of the identity on every object git-t3 writes.
 pub const IDENTITY_EMAIL: &str = "t3@checkpoint.invalid";
+/// The identity T3 Code itself writes checkpoints with (same refs, no note).
+pub const T3CODE_NAME: &str = "T3 Code";
+/// Its email.
+pub const T3CODE_EMAIL: &str = "t3code@users.noreply.github.com";
+
+/// Whether commit `id` is a checkpoint T3 Code wrote.
+pub fn is_t3code_commit(repo: &gix::Repository, id: ObjectId) -> bool {
+    commit_identity(repo, id).is_ok_and(|(name, email, _)| name == T3CODE_NAME && email == T3CODE_EMAIL)
+}
+
+/// When commit `id` was made, as RFC 3339 UTC.
+pub fn commit_time(repo: &gix::Repository, id: ObjectId) -> Result<String> {
+    check_commit_size(repo, id)?;
+    let commit = repo.find_commit(id).context(|| format!("{id} is not a commit"))?;
+    let seconds = commit
+        .time()
+        .context(|| format!("commit {id} has no readable time"))?
+        .seconds;
+    Ok(jiff::Timestamp::from_second(seconds)
+        .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
+        .unwrap_or_default())
+}
 
 /// The fixed identity, dated now.
 pub(crate) fn signature(tb: &mut gix::date::parse::TimeBuf) -> gix::actor::SignatureRef<'_> {

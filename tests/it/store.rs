@@ -217,3 +217,80 @@ fn thread_from_environment() {
     r.t3_env(&["baseline"], &[("T3_THREAD", "from-env")]).ok();
     assert_eq!(r.refs("refs/t3/"), vec![ref_for("from-env", 0)]);
 }
+
+/// Checkpoints written by T3 Code itself (same refs, its identity, no
+/// note) are first-class: listed with a summary computed when read,
+/// diffed like git, reverted to, reported by verify as information, and
+/// dropped only with --force.
+#[test]
+fn checkpoints_written_by_t3code_are_readable() {
+    let r = TestRepo::seeded();
+    let thread = "t3code-thread";
+    for n in 0..3u64 {
+        if n > 0 {
+            r.write(&format!("t3code-{n}.txt"), &format!("turn {n}\n"));
+            r.write("README.md", &format!("# demo\n\nline two\nturn {n}\n"));
+        }
+        let tree = r.oracle_tree();
+        let out = std::process::Command::new("git")
+            .args([
+                "commit-tree",
+                &tree,
+                "-m",
+                &format!("t3 checkpoint ref={}", ref_for(thread, n)),
+            ])
+            .current_dir(&r.root)
+            .env("GIT_AUTHOR_NAME", "T3 Code")
+            .env("GIT_AUTHOR_EMAIL", "t3code@users.noreply.github.com")
+            .env("GIT_COMMITTER_NAME", "T3 Code")
+            .env("GIT_COMMITTER_EMAIL", "t3code@users.noreply.github.com")
+            .env("GIT_CONFIG_GLOBAL", r.home.join(".gitconfig"))
+            .output()
+            .unwrap();
+        let commit = String::from_utf8(out.stdout).unwrap();
+        r.git(&["update-ref", &ref_for(thread, n), commit.trim()]);
+    }
+    let list = r.t3(&["list", "--thread", thread]).ok();
+    assert!(!list.out().contains("unreadable"), "{}", list.out());
+    let turns = r.t3_json(&["list", "--thread", thread]);
+    let listed: Vec<u64> = turns["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["turn"].as_u64().unwrap())
+        .collect();
+    assert_eq!(listed, [0, 1, 2]);
+    assert!(
+        turns["turns"][2]["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("T3 Code")
+    );
+    let mine = r
+        .t3(&["diff", "--thread", thread, "--turn", "2", "--numstat"])
+        .ok()
+        .stdout;
+    let git = r
+        .git_in(
+            &r.root,
+            &[
+                "diff",
+                "--numstat",
+                "-M",
+                "-w",
+                &ref_for(thread, 1),
+                &ref_for(thread, 2),
+            ],
+        )
+        .ok()
+        .stdout;
+    assert_eq!(mine, git);
+    let v = r.t3(&["verify"]).ok();
+    assert!(v.out().contains("T3 Code"), "{}", v.out());
+    r.t3(&["revert", "--thread", thread, "--to", "1", "--files-only"])
+        .ok();
+    assert!(!r.root.join("t3code-2.txt").exists());
+    let refused = r.t3(&["drop", "--thread", thread]).fails(1);
+    assert!(refused.stderr.contains("T3 Code"), "{}", refused.stderr);
+    r.t3(&["drop", "--thread", thread, "--force"]).ok();
+}
