@@ -388,12 +388,27 @@ fn diff(
         Format::Patch
     };
     let ctx = open()?;
+    let live = matches!(mode, Mode::Worktree | Mode::Branch(_));
+    let ignore_whitespace = if a.keep_whitespace {
+        false
+    } else if a.ignore_all_space {
+        true
+    } else {
+        // Turn diffs hide whitespace (the seed's default); the live modes
+        // compare like `git diff`.
+        !live
+            && ctx
+                .repo
+                .config_snapshot()
+                .boolean("t3.diff.ignoreWhitespace")
+                .unwrap_or(true)
+    };
     let mut outcome = commands::diff::run(
         &ctx,
         commands::diff::Options {
             thread,
             mode,
-            ignore_whitespace: !a.keep_whitespace,
+            ignore_whitespace,
             binary: a.binary,
             // JSON needs no patch text: do not build it.
             format: if json { Format::Numstat } else { format },

@@ -212,9 +212,14 @@ pub struct DiffArgs {
     /// HEAD against its merge base with BASE (default: the upstream, else main, else master)
     #[arg(long, value_name = "BASE", num_args = 0..=1, default_missing_value = "")]
     pub branch: Option<String>,
-    /// Count and show whitespace changes (ignored by default)
-    #[arg(long)]
+    /// Count and show whitespace changes (ignored by default in turn diffs;
+    /// `git config t3.diff.ignoreWhitespace false` changes the default)
+    #[arg(long, conflicts_with = "ignore_all_space")]
     pub keep_whitespace: bool,
+    /// Ignore whitespace when comparing lines (the default of turn diffs;
+    /// the live modes show whitespace unless asked)
+    #[arg(short = 'w', long = "ignore-all-space")]
+    pub ignore_all_space: bool,
     /// Include binary patches that `git apply` can apply
     #[arg(long)]
     pub binary: bool,

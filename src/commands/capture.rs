@@ -108,6 +108,7 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
         Some(base) => {
             let (exact, squeezed) = summary::summarize_both(repo, base.tree, snapshot.tree)?;
             cache::put(repo, base.tree, snapshot.tree, true, &squeezed);
+            cache::put(repo, base.tree, snapshot.tree, false, &exact);
             (exact, Some(base.note.turn), Vec::new())
         }
         None if turn == 0 => (Vec::new(), None, Vec::new()),

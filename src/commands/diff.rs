@@ -202,7 +202,14 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
         }
     };
     let limit = changes::Pathspecs::new(repo, &paths)?;
-    let (files, shown) = files_and_shown(repo, &from, &to, ignore_whitespace, format, limit)?;
+    let (files, shown, hidden) = files_and_shown(repo, &from, &to, ignore_whitespace, format, limit)?;
+    if hidden > 0 {
+        notices.push(format!(
+            "{hidden} file{} differ{} only in whitespace (--keep-whitespace shows them)",
+            if hidden == 1 { "" } else { "s" },
+            if hidden == 1 { "s" } else { "" }
+        ));
+    }
     let totals = Totals {
         files: files.len(),
         additions: files.iter().map(|f| f.additions).sum(),
@@ -283,12 +290,18 @@ fn files_and_shown(
     ignore_whitespace: bool,
     format: Format,
     mut limit: Option<changes::Pathspecs<'_>>,
-) -> Result<(Vec<FileChange>, Vec<TreeChange>)> {
+) -> Result<(Vec<FileChange>, Vec<TreeChange>, usize)> {
     // Names need no contents: whitespace-only changes are listed.
     let ignore_whitespace = ignore_whitespace && !format.names_only();
     let cacheable = format != Format::Patch && format != Format::NameStatus && limit.is_none();
     if cacheable && let Some(files) = cache::get(repo, from.tree, to.tree, ignore_whitespace) {
-        return Ok((files, Vec::new()));
+        // The exact summary, when known too, tells what whitespace hides.
+        let hidden = if ignore_whitespace {
+            cache::get(repo, from.tree, to.tree, false).map_or(0, |all| all.len().saturating_sub(files.len()))
+        } else {
+            0
+        };
+        return Ok((files, Vec::new(), hidden));
     }
     let mut changes = changes::tree_changes(repo, from.tree, to.tree)?;
     if let Some(limit) = limit.as_mut() {
@@ -304,12 +317,13 @@ fn files_and_shown(
     if limit.is_none() {
         cache::put(repo, from.tree, to.tree, ignore_whitespace, &files);
     }
+    let hidden = visible.iter().filter(|v| !**v).count();
     let shown: Vec<TreeChange> = changes
         .into_iter()
         .zip(visible)
         .filter_map(|(c, v)| v.then_some(c))
         .collect();
-    Ok((files, shown))
+    Ok((files, shown, hidden))
 }
 
 fn checkpoints(
@@ -342,11 +356,7 @@ fn checkpoints(
             )));
         }
         Mode::Turn(_) => Some(to - 1),
-        Mode::Range { from, .. } if from > to => {
-            return Err(Error::Refused(format!(
-                "--from {from} is after --to {to}: give the older turn first"
-            )));
-        }
+        // Either order, like `git diff B A`: a newer --from shows the change backwards.
         Mode::Range { from, .. } => Some(from),
         _ => None,
     };

@@ -250,10 +250,23 @@ fn errors_name_the_turn_or_ref() {
         "{}",
         out.stderr
     );
-    let out = r
-        .t3(&["diff", "--thread", THREAD, "--from", "1", "--to", "0"])
-        .fails(1);
-    assert!(out.stderr.contains("--from 1 is after --to 0"), "{}", out.stderr);
+    // Either order, like git: the newer turn first shows the change backwards.
+    let backwards = r
+        .t3(&[
+            "diff",
+            "--thread",
+            THREAD,
+            "--from",
+            "1",
+            "--to",
+            "0",
+            "--keep-whitespace",
+        ])
+        .ok();
+    let git = r
+        .git_in(&r.root, &["diff", "-M", &ref_for(THREAD, 1), &ref_for(THREAD, 0)])
+        .ok();
+    assert_eq!(backwards.out(), git.out());
     r.git(&["update-ref", "-d", &ref_for(THREAD, 0)]);
     let out = r.t3(&["diff", "--thread", THREAD, "--turn", "1"]).fails(1);
     assert!(out.stderr.contains("turn 0"), "{}", out.stderr);
@@ -379,8 +392,8 @@ fn summary_cache_is_filled_by_capture_and_never_changes_answers() {
     let entries = || std::fs::read_dir(&cache).map(|d| d.count()).unwrap_or(0);
     assert_eq!(
         entries(),
-        1,
-        "capture did not remember its whitespace-ignoring summary"
+        2,
+        "capture did not remember its summaries (whitespace ignored and counted)"
     );
     let warm = r.t3_json(&["diff", "--thread", THREAD, "--turn", "1"]);
     let numstat_warm = r
@@ -791,4 +804,46 @@ fn pathspecs_name_status_context_and_exit_codes_like_git() {
             run.stderr
         );
     }
+}
+
+/// Whitespace-only changes are hidden by default, and the diff says so.
+#[test]
+fn hidden_whitespace_changes_are_announced() {
+    let r = one_turn(|r| {
+        r.write("src/lib.rs", "fn a() {}\n    fn b() {}\nfn c() {}\n");
+        r.write("README.md", "changed\n");
+    });
+    for args in [
+        &["diff", "--thread", THREAD][..],
+        &["diff", "--thread", THREAD, "--stat"],
+    ] {
+        let out = r.t3(args).ok();
+        assert!(
+            out.stderr.contains("1 file differs only in whitespace"),
+            "{args:?}: {}",
+            out.stderr
+        );
+    }
+    let kept = r.t3(&["diff", "--thread", THREAD, "--keep-whitespace"]).ok();
+    assert!(kept.stderr.is_empty(), "{}", kept.stderr);
+    // The default is a setting; the live modes compare like git diff.
+    r.git(&["config", "t3.diff.ignoreWhitespace", "false"]);
+    let shown = r.t3(&["diff", "--thread", THREAD, "--numstat"]).ok().out();
+    assert!(shown.contains("src/lib.rs"), "{shown}");
+    r.git(&["config", "--unset", "t3.diff.ignoreWhitespace"]);
+    r.write(
+        "src/main.rs",
+        "fn main() {
+        println!(\"hi\");
+}
+",
+    );
+    let live = r.t3(&["diff", "--worktree", "--numstat"]).ok().out();
+    let git = r.git(&["diff", "--numstat", "HEAD"]);
+    assert!(
+        live.contains("src/main.rs") && git.contains("src/main.rs"),
+        "{live}"
+    );
+    let asked = r.t3(&["diff", "--worktree", "--numstat", "-w"]).ok().out();
+    assert!(!asked.contains("src/main.rs"), "{asked}");
 }
