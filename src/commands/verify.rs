@@ -295,6 +295,13 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<VerifyOutcome> {
             );
         }
     }
+    if let Some(t) = &thread
+        && checked == 0
+    {
+        return Err(crate::Error::UnknownThread {
+            thread: t.to_string(),
+        });
+    }
     if thread.is_none() {
         let annotated = match repo::find_ref(repo, NOTES_REF)? {
             Some(commit) => repo::list_notes(repo, commit)?,

@@ -108,3 +108,12 @@ fn stale_journals_fail_and_orphan_notes_are_only_information() {
     assert!(out.out().contains("half-done"), "{}", out.out());
     assert_eq!(r.t3(&["verify", "--max-journal-age", "soon"]).code, 2);
 }
+
+#[test]
+fn verifying_a_thread_that_does_not_exist_fails() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", "real"]).ok();
+    let out = r.t3(&["verify", "--thread", "nosuch"]).fails(1);
+    assert!(out.stderr.contains("nosuch"), "{}", out.stderr);
+    r.t3(&["verify", "--thread", "real"]).ok();
+}
