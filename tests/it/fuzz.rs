@@ -128,19 +128,6 @@ fn random_tree(r: &TestRepo, rng: &mut Rng, depth: u32) -> String {
     r.raw_tree(&borrowed)
 }
 
-/// Turn `turn` now points at a commit of `tree`, keeping its note.
-fn forge_turn(r: &TestRepo, turn: u64, tree: &str) {
-    let reference = ref_for(THREAD, turn);
-    let real = r.git(&["rev-parse", &reference]);
-    let commit = r.git(&["commit-tree", tree, "-m", "forged"]);
-    let note = r.git_in(&r.root, &["notes", "--ref=refs/notes/t3", "show", &real]);
-    if note.code == 0 {
-        let blob = r.hash_object(&[], &note.stdout);
-        r.git(&["notes", "--ref=refs/notes/t3", "add", "-f", "-C", &blob, &commit]);
-    }
-    r.git(&["update-ref", &reference, &commit]);
-}
-
 /// The note of `turn` becomes random bytes, or the real note with bytes
 /// flipped.
 fn mangle_note(r: &TestRepo, rng: &mut Rng, turn: u64) {
@@ -286,7 +273,7 @@ fn random_bytes_from_others_never_panic_or_write_outside() {
                 2 => {
                     let tree = random_tree(&r, &mut rng, 0);
                     let turn = 1 + rng.below(2);
-                    forge_turn(&r, turn, &tree);
+                    r.forge_turn(THREAD, turn, &tree);
                 }
                 _ => {
                     for agent in ["claude-code", "codex"] {

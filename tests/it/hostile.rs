@@ -4,29 +4,13 @@
 
 use crate::util::{THREAD, TestRepo, ref_for};
 
-/// Turn 1 of the thread becomes a forged checkpoint whose tree is `tree`
-/// (a copy of turn 1's note keeps it readable).
-fn forge_turn_1(r: &TestRepo, tree: &str) {
-    let real = r.git(&["rev-parse", &ref_for(THREAD, 1)]);
-    let note = r.git(&["notes", "--ref=refs/notes/t3", "show", &real]);
-    let commit = r.git(&[
-        "commit-tree",
-        tree,
-        "-m",
-        &format!("t3 checkpoint ref={}", ref_for(THREAD, 1)),
-    ]);
-    let file = r.tmp().join("note");
-    std::fs::write(&file, note).unwrap();
-    r.git(&[
-        "notes",
-        "--ref=refs/notes/t3",
-        "add",
-        "-f",
-        "-F",
-        file.to_str().unwrap(),
-        &commit,
-    ]);
-    r.git(&["update-ref", &ref_for(THREAD, 1), &commit]);
+/// A repository whose thread has a baseline and one turn (adding a.txt).
+fn turns_0_and_1() -> TestRepo {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("a.txt", "1\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    r
 }
 
 #[test]
@@ -44,7 +28,7 @@ fn trees_with_paths_git_refuses_are_refused_whole() {
         let inner = r.raw_tree(&[("40000", b"hooks", hooks)]);
         let readme = r.blob("forged\n");
         let tree = r.raw_tree(&[("40000", name, inner), ("100644", b"README.md", readme)]);
-        forge_turn_1(&r, &tree);
+        r.forge_turn(THREAD, 1, &tree);
         let before = crate::util::listing(&r.root);
         let out = r
             .t3(&["revert", "--thread", THREAD, "--to", "1", "--files-only"])
@@ -61,13 +45,10 @@ fn trees_with_paths_git_refuses_are_refused_whole() {
 
 #[test]
 fn a_long_symlink_target_is_refused() {
-    let r = TestRepo::seeded();
-    r.t3(&["baseline", "--thread", THREAD]).ok();
-    r.write("a.txt", "1\n");
-    r.t3(&["capture", "--thread", THREAD]).ok();
+    let r = turns_0_and_1();
     let target = r.blob(&"x".repeat(10_000));
     let tree = r.raw_tree(&[("120000", b"link", target)]);
-    forge_turn_1(&r, &tree);
+    r.forge_turn(THREAD, 1, &tree);
     r.t3(&["capture", "--thread", THREAD]).ok();
     let out = r
         .t3(&["revert", "--thread", THREAD, "--to", "1", "--files-only"])
@@ -80,10 +61,7 @@ fn a_long_symlink_target_is_refused() {
 /// or a revert; `verify` reports each; nothing follows the symbolic ref.
 #[test]
 fn refs_that_are_not_checkpoints_are_skipped_and_reported() {
-    let r = TestRepo::seeded();
-    r.t3(&["baseline", "--thread", THREAD]).ok();
-    r.write("a.txt", "1\n");
-    r.t3(&["capture", "--thread", THREAD]).ok();
+    let r = turns_0_and_1();
     let blob_id = r.blob("not a commit\n");
     let tree = r.git(&["rev-parse", "HEAD^{tree}"]);
     r.git(&["tag", "-a", "-m", "a tag", "t3tag", "HEAD"]);
@@ -149,10 +127,7 @@ fn absurd_timeouts_do_not_panic() {
 /// the terminal raw.
 #[test]
 fn note_fields_are_escaped_for_people() {
-    let r = TestRepo::seeded();
-    r.t3(&["baseline", "--thread", THREAD]).ok();
-    r.write("a.txt", "1\n");
-    r.t3(&["capture", "--thread", THREAD]).ok();
+    let r = turns_0_and_1();
     let c = r.git(&["rev-parse", &ref_for(THREAD, 1)]);
     let note = r.git(&["notes", "--ref=refs/notes/t3", "show", &c]);
     let forged = note.replace(
@@ -244,10 +219,7 @@ fn paths_that_are_not_utf8_stay_distinct_end_to_end() {
 
 #[test]
 fn a_note_that_inflates_to_100_mib_is_refused_before_it_is_read() {
-    let r = TestRepo::seeded();
-    r.t3(&["baseline", "--thread", THREAD]).ok();
-    r.write("a.txt", "1\n");
-    r.t3(&["capture", "--thread", THREAD]).ok();
+    let r = turns_0_and_1();
     // 100 MiB of zeros is a tiny object. (Made from a sparse file: memory
     // this test process holds would count in its children's peak.)
     let file = r.tmp().join("bomb");
@@ -266,10 +238,7 @@ fn a_note_that_inflates_to_100_mib_is_refused_before_it_is_read() {
 /// command refuses them at once instead of walking billions of paths.
 #[test]
 fn trees_that_expand_to_billions_of_paths_are_refused_at_once() {
-    let r = TestRepo::seeded();
-    r.t3(&["baseline", "--thread", THREAD]).ok();
-    r.write("a.txt", "1\n");
-    r.t3(&["capture", "--thread", THREAD]).ok();
+    let r = turns_0_and_1();
     let mut tree = r.raw_tree(&[("100644", b"f", r.blob("p\n"))]);
     for _ in 0..8 {
         let names: Vec<[u8; 1]> = b"0123456789abcdef".iter().map(|b| [*b]).collect();
@@ -279,7 +248,7 @@ fn trees_that_expand_to_billions_of_paths_are_refused_at_once() {
             .collect();
         tree = r.raw_tree(&entries);
     }
-    forge_turn_1(&r, &tree);
+    r.forge_turn(THREAD, 1, &tree);
     r.write("c.txt", "y\n");
     let out = r
         .t3(&["diff", "--thread", THREAD, "--turn", "1", "--stat"])
@@ -310,17 +279,14 @@ fn trees_that_expand_to_billions_of_paths_are_refused_at_once() {
 
 #[test]
 fn a_name_twice_in_one_tree_is_refused() {
-    let r = TestRepo::seeded();
-    r.t3(&["baseline", "--thread", THREAD]).ok();
-    r.write("a.txt", "1\n");
-    r.t3(&["capture", "--thread", THREAD]).ok();
+    let r = turns_0_and_1();
     let inner = r.raw_tree(&[("100644", b"x", r.blob("x\n"))]);
     let tree = r.raw_tree(&[
         ("100644", b"a.txt", r.blob("1\n")),
         ("120000", b"d", r.blob("/tmp")),
         ("40000", b"d", inner),
     ]);
-    forge_turn_1(&r, &tree);
+    r.forge_turn(THREAD, 1, &tree);
     let v = r.t3(&["verify", "--thread", THREAD]);
     assert!(v.out().contains("appears twice"), "{}", v.out());
     let out = r
@@ -331,10 +297,7 @@ fn a_name_twice_in_one_tree_is_refused() {
 
 #[test]
 fn control_characters_in_any_note_field_or_message_stay_escaped() {
-    let r = TestRepo::seeded();
-    r.t3(&["baseline", "--thread", THREAD]).ok();
-    r.write("a.txt", "1\n");
-    r.t3(&["capture", "--thread", THREAD]).ok();
+    let r = turns_0_and_1();
     let c = r.git(&["rev-parse", &ref_for(THREAD, 1)]);
     let note = r.git(&["notes", "--ref=refs/notes/t3", "show", &c]);
     let line = note

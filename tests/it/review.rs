@@ -260,25 +260,7 @@ fn restore_refuses_what_it_cannot_do_and_changes_nothing() {
     let dotgit = r.raw_tree(&[("40000", b"hooks", hooks)]);
     let f = r.blob("forged\n");
     let tree = r.raw_tree(&[("40000", b".GIT", dotgit), ("100644", b"f.txt", f)]);
-    let note = r.note(&ref_for(THREAD, 1));
-    let commit = r.git(&[
-        "commit-tree",
-        &tree,
-        "-m",
-        &format!("t3 checkpoint ref={}", ref_for(THREAD, 1)),
-    ]);
-    let file = r.tmp().join("note");
-    std::fs::write(&file, note).unwrap();
-    r.git(&[
-        "notes",
-        "--ref=refs/notes/t3",
-        "add",
-        "-f",
-        "-F",
-        file.to_str().unwrap(),
-        &commit,
-    ]);
-    r.git(&["update-ref", &ref_for(THREAD, 1), &commit]);
+    r.forge_turn(THREAD, 1, &tree);
     let out = r
         .t3(&["restore", "--thread", THREAD, "--turn", "1", "f.txt"])
         .fails(1);

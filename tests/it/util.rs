@@ -377,6 +377,25 @@ impl TestRepo {
         (code, usage.ru_maxrss)
     }
 
+    /// Turn `turn` of `thread` now points at a forged checkpoint commit of
+    /// `tree`, carrying a copy of the real turn's note (so it stays readable).
+    pub fn forge_turn(&self, thread: &str, turn: u64, tree: &str) {
+        let reference = ref_for(thread, turn);
+        let real = self.git(&["rev-parse", &reference]);
+        let commit = self.git(&[
+            "commit-tree",
+            tree,
+            "-m",
+            &format!("t3 checkpoint ref={reference}"),
+        ]);
+        let note = self.git_in(&self.root, &["notes", "--ref=refs/notes/t3", "show", &real]);
+        if note.code == 0 {
+            let blob = self.hash_object(&[], &note.stdout);
+            self.git(&["notes", "--ref=refs/notes/t3", "add", "-f", "-C", &blob, &commit]);
+        }
+        self.git(&["update-ref", &reference, &commit]);
+    }
+
     /// Write a raw tree object of `entries` (mode, name, hex id) — names git's
     /// own tools would refuse included; returns its id.
     pub fn raw_tree(&self, entries: &[(&str, &[u8], String)]) -> String {
