@@ -422,7 +422,18 @@ fn diff(
     outcome.exit_code = a.exit_code || quiet;
     outcome.quiet = quiet;
     outcome.stat_widths = stat_widths(a.stat.as_deref(), &ctx.repo, term)?;
-    outcome.color = !json && crate::output::pager::use_color(&ctx.repo, term);
+    outcome.color = !json
+        && match (a.no_color, a.color.as_deref()) {
+            (true, _) | (false, Some("never")) => false,
+            (false, Some("always")) => true,
+            (false, Some("auto")) => term.stdout_is_terminal && !term.no_color,
+            (false, Some(other)) => {
+                return Err(Error::usage(format!(
+                    "--color={other}: use always, never or auto"
+                )));
+            }
+            (false, None) => crate::output::pager::use_color(&ctx.repo, term),
+        };
     outcome.pager = if json {
         None
     } else {

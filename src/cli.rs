@@ -235,6 +235,12 @@ pub struct DiffArgs {
     /// Show the names and how each changed (A, D, M, R<score>, T)
     #[arg(long)]
     pub name_status: bool,
+    /// Colour the output: always, never or auto (default: git's colour settings)
+    #[arg(long, value_name = "WHEN", num_args = 0..=1, default_missing_value = "always", require_equals = true)]
+    pub color: Option<String>,
+    /// Never colour the output
+    #[arg(long, conflicts_with = "color")]
+    pub no_color: bool,
     /// Lines of context in the patch (git's default: 3)
     #[arg(short = 'U', long = "unified", value_name = "N")]
     pub unified: Option<u32>,

@@ -847,3 +847,21 @@ fn hidden_whitespace_changes_are_announced() {
     let asked = r.t3(&["diff", "--worktree", "--numstat", "-w"]).ok().out();
     assert!(!asked.contains("src/main.rs"), "{asked}");
 }
+
+/// `--color[=when]` and `--no-color`, over the configuration, like git.
+#[test]
+fn color_flags_override_the_configuration() {
+    let r = one_turn(|r| r.write("README.md", "changed\n"));
+    let has_colour = |args: &[&str]| {
+        let mut all = vec!["diff", "--thread", THREAD];
+        all.extend_from_slice(args);
+        r.t3(&all).ok().out().contains('\x1b')
+    };
+    assert!(has_colour(&["--color"]));
+    assert!(has_colour(&["--color=always"]));
+    assert!(!has_colour(&["--color=auto"]), "auto in a pipe");
+    r.git(&["config", "color.ui", "always"]);
+    assert!(!has_colour(&["--no-color"]));
+    assert!(!has_colour(&["--color=never"]));
+    r.t3(&["diff", "--thread", THREAD, "--color=sometimes"]).fails(2);
+}
