@@ -52,6 +52,10 @@ pub struct Header {
     pub event: Event,
     /// The ids must be shown in full (a binary patch needs them).
     pub full_ids: bool,
+    /// Hex digits of the old and new ids in the `index` line: git's
+    /// `core.abbrev` (auto: growing with the object count), lengthened
+    /// until unique.
+    pub abbrev: [usize; 2],
 }
 
 /// What happened to a file.
@@ -184,6 +188,36 @@ pub fn build(repo: &gix::Repository, changes: &[TreeChange], opts: Options) -> R
     Ok(out)
 }
 
+/// git's `core.abbrev`: a number (4 to the full length), `no` for full ids,
+/// or `auto` (the default): half the bits of the packed object count, at
+/// least 7.
+fn abbrev_len(repo: &gix::Repository) -> usize {
+    let full = repo.object_hash().len_in_hex();
+    let config = repo.config_snapshot();
+    match config
+        .string("core.abbrev")
+        .map(|v| v.to_string().to_ascii_lowercase())
+    {
+        Some(v) if matches!(v.as_str(), "no" | "false" | "off") => full,
+        Some(v) if v != "auto" => v.parse::<usize>().map_or(7, |n| n.clamp(4, full)),
+        _ => {
+            let packed = repo.objects.packed_object_count().unwrap_or(0);
+            ((64 - packed.leading_zeros()).div_ceil(2) as usize).max(7)
+        }
+    }
+}
+
+/// Hex digits git shows for `id`: [`abbrev_len`], longer when that is
+/// ambiguous (gix's disambiguation); the null id at the plain length.
+fn short_len(repo: &gix::Repository, id: ObjectId) -> usize {
+    if id.is_null() {
+        return abbrev_len(repo);
+    }
+    gix::prelude::ObjectIdExt::attach(id, repo)
+        .shorten()
+        .map_or_else(|_| abbrev_len(repo), |p| p.hex_len())
+}
+
 /// The patch of one change; `None` when git shows nothing for it.
 fn file_patch(repo: &gix::Repository, change: &TreeChange, opts: Options) -> Result<Option<FilePatch>> {
     let Some(event) = event(change) else {
@@ -197,7 +231,9 @@ fn file_patch(repo: &gix::Repository, change: &TreeChange, opts: Options) -> Res
         new_id: change.new.map_or(null, |s| s.id),
         event,
         full_ids: false,
+        abbrev: [7, 7],
     };
+    header.abbrev = [short_len(repo, header.old_id), short_len(repo, header.new_id)];
     if header.old_id != header.new_id
         && (lines::is_large(repo, change.old)? || lines::is_large(repo, change.new)?)
     {

@@ -17,8 +17,6 @@ use gix::objs::tree::EntryKind;
 use super::color::{BOLD, CYAN, GREEN, RED, RESET};
 use crate::diff::patch::{Binary, Body, Event, FilePatch, Header, Hunk, LineKind, Literal};
 
-/// Hex digits of an abbreviated id in `index` lines.
-const ABBREV: usize = 7;
 /// Bytes of deflated data per base85 line.
 const BINARY_LINE: usize = 52;
 /// What git writes for a side that does not exist.
@@ -109,8 +107,8 @@ fn mode_change(lines: &mut Vec<Vec<u8>>, old: EntryKind, new: EntryKind) {
 fn index_line(h: &Header) -> Vec<u8> {
     let mut index = format!(
         "index {}..{}",
-        abbrev(h.old_id, h.full_ids),
-        abbrev(h.new_id, h.full_ids)
+        abbrev(h.old_id, h.full_ids, h.abbrev[0]),
+        abbrev(h.new_id, h.full_ids, h.abbrev[1])
     );
     if let Event::Modified { old_mode, new_mode }
     | Event::Renamed {
@@ -135,12 +133,12 @@ fn mode_digits(kind: EntryKind) -> &'static str {
     }
 }
 
-/// An id in full, or its first [`ABBREV`] hex digits.
-fn abbrev(id: ObjectId, full: bool) -> String {
+/// An id in full, or its first `len` hex digits.
+fn abbrev(id: ObjectId, full: bool, len: usize) -> String {
     if full {
         id.to_string()
     } else {
-        id.to_hex_with_len(ABBREV).to_string()
+        id.to_hex_with_len(len).to_string()
     }
 }
 
@@ -356,6 +354,7 @@ mod tests {
                     similarity: 75,
                 },
                 full_ids: false,
+                abbrev: [7, 7],
             },
             body: Body::Text(vec![Hunk {
                 old_start: 1,
@@ -400,6 +399,7 @@ mod tests {
                     mode: EntryKind::Blob,
                 },
                 full_ids: false,
+                abbrev: [7, 7],
             },
             body: Body::Binary(Binary::Differ),
         };

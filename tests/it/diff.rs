@@ -865,3 +865,29 @@ fn color_flags_override_the_configuration() {
     assert!(!has_colour(&["--color=never"]));
     r.t3(&["diff", "--thread", THREAD, "--color=sometimes"]).fails(2);
 }
+
+/// The `index` line abbreviates like git: `core.abbrev` as a number, `no`,
+/// or auto (growing with the packed object count).
+#[test]
+fn index_lines_follow_core_abbrev() {
+    let r = one_turn(|r| r.write("README.md", "changed\n"));
+    let (a, b) = (ref_for(THREAD, 0), ref_for(THREAD, 1));
+    for config in [
+        None,
+        Some("core.abbrev=12"),
+        Some("core.abbrev=no"),
+        Some("core.abbrev=auto"),
+    ] {
+        let mut ours = vec![];
+        let mut theirs = vec![];
+        if let Some(c) = config {
+            ours.extend(["-c", c]);
+            theirs.extend(["-c", c]);
+        }
+        ours.extend(["t3", "diff", "--thread", THREAD, "--keep-whitespace"]);
+        theirs.extend(["diff", "-M", &a, &b]);
+        let mine = r.git_in(&r.root, &ours).ok().out();
+        let git = r.git_in(&r.root, &theirs).ok().out();
+        assert_eq!(mine, git, "{config:?}");
+    }
+}
