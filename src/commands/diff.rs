@@ -293,7 +293,14 @@ fn files_and_shown(
 ) -> Result<(Vec<FileChange>, Vec<TreeChange>, usize)> {
     // Names need no contents: whitespace-only changes are listed.
     let ignore_whitespace = ignore_whitespace && !format.names_only();
-    let cacheable = format != Format::Patch && format != Format::NameStatus && limit.is_none();
+    // git's `diff.renames` (default on; `copies` is taken as on).
+    let renames = repo.config_snapshot().string("diff.renames").is_none_or(|v| {
+        !matches!(
+            v.to_string().to_ascii_lowercase().as_str(),
+            "false" | "no" | "off" | "0"
+        )
+    });
+    let cacheable = format != Format::Patch && format != Format::NameStatus && limit.is_none() && renames;
     if cacheable && let Some(files) = cache::get(repo, from.tree, to.tree, ignore_whitespace) {
         // The exact summary, when known too, tells what whitespace hides.
         let hidden = if ignore_whitespace {
@@ -303,7 +310,7 @@ fn files_and_shown(
         };
         return Ok((files, Vec::new(), hidden));
     }
-    let mut changes = changes::tree_changes(repo, from.tree, to.tree)?;
+    let mut changes = changes::tree_changes_with(repo, from.tree, to.tree, renames)?;
     if let Some(limit) = limit.as_mut() {
         changes = changes::limit(changes, |path| limit.includes(path));
     }
@@ -314,7 +321,7 @@ fn files_and_shown(
         .map(|(c, n)| summary::is_visible(c, n, ignore_whitespace))
         .collect();
     let files = summary::files(&changes, counts, ignore_whitespace);
-    if limit.is_none() {
+    if limit.is_none() && renames {
         cache::put(repo, from.tree, to.tree, ignore_whitespace, &files);
     }
     let hidden = visible.iter().filter(|v| !**v).count();

@@ -39,6 +39,17 @@ pub struct TreeChange {
 /// The changed paths from tree `from` to tree `to`, with rename detection,
 /// sorted by path bytes.
 pub fn tree_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Result<Vec<TreeChange>> {
+    tree_changes_with(repo, from, to, true)
+}
+
+/// [`tree_changes`], pairing renames only when `renames` (git's
+/// `diff.renames`).
+pub fn tree_changes_with(
+    repo: &gix::Repository,
+    from: ObjectId,
+    to: ObjectId,
+    renames: bool,
+) -> Result<Vec<TreeChange>> {
     if from == to {
         return Ok(Vec::new());
     }
@@ -47,7 +58,7 @@ pub fn tree_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Res
             "trees {from} and {to} differ in more than {MAX_CHANGES} paths; not compared"
         )));
     }
-    let mut out: Vec<TreeChange> = gix_changes(repo, from, to)?
+    let mut out: Vec<TreeChange> = gix_changes(repo, from, to, renames)?
         .into_iter()
         .filter_map(convert)
         .collect();
@@ -158,11 +169,16 @@ impl<'r> Bound<'r> {
 
 /// What gix reports between the two trees, deletions and additions already
 /// paired into renames with its default rules (50% similarity).
-fn gix_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Result<Vec<ChangeDetached>> {
+fn gix_changes(
+    repo: &gix::Repository,
+    from: ObjectId,
+    to: ObjectId,
+    renames: bool,
+) -> Result<Vec<ChangeDetached>> {
     let old = read_tree(repo, from)?;
     let new = read_tree(repo, to)?;
     let mut cache = resource_cache(repo)?;
-    let options = gix::diff::Options::default().with_rewrites(Some(gix::diff::Rewrites::default()));
+    let options = gix::diff::Options::default().with_rewrites(renames.then(gix::diff::Rewrites::default));
     let mut changes = Vec::new();
     let mut too_many = false;
     gix::diff::tree_with_rewrites(

@@ -891,3 +891,37 @@ fn index_lines_follow_core_abbrev() {
         assert_eq!(mine, git, "{config:?}");
     }
 }
+
+/// `diff.renames=false` turns rename pairing off, like git.
+#[test]
+fn diff_renames_setting_is_honoured() {
+    let r = one_turn(|r| {
+        std::fs::rename(r.root.join("docs/old name.txt"), r.root.join("docs/new name.txt")).unwrap();
+    });
+    let (a, b) = (ref_for(THREAD, 0), ref_for(THREAD, 1));
+    for setting in ["diff.renames=false", "diff.renames=true"] {
+        for fmt in ["--name-status", "--numstat", "--stat"] {
+            let mine = r
+                .git_in(
+                    &r.root,
+                    &[
+                        "-c",
+                        setting,
+                        "t3",
+                        "diff",
+                        "--thread",
+                        THREAD,
+                        "--keep-whitespace",
+                        fmt,
+                    ],
+                )
+                .ok()
+                .out();
+            let git = r
+                .git_in(&r.root, &["-c", setting, "diff", fmt, &a, &b])
+                .ok()
+                .out();
+            assert_eq!(mine, git, "{setting} {fmt}");
+        }
+    }
+}
