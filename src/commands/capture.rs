@@ -107,8 +107,11 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
     let (files, from_turn, warnings) = match base {
         Some(base) => {
             let (exact, squeezed) = summary::summarize_both(repo, base.tree, snapshot.tree)?;
-            cache::put(repo, base.tree, snapshot.tree, true, &squeezed);
-            cache::put(repo, base.tree, snapshot.tree, false, &exact);
+            // The cache holds git's default counts only.
+            if crate::diff::lines::algorithm(repo) == gix::diff::blob::Algorithm::Myers {
+                cache::put(repo, base.tree, snapshot.tree, true, &squeezed);
+                cache::put(repo, base.tree, snapshot.tree, false, &exact);
+            }
             (exact, Some(base.note.turn), Vec::new())
         }
         None if turn == 0 => (Vec::new(), None, Vec::new()),

@@ -300,7 +300,10 @@ fn files_and_shown(
             "false" | "no" | "off" | "0"
         )
     });
-    let cacheable = format != Format::Patch && format != Format::NameStatus && limit.is_none() && renames;
+    // The cache holds git's default: renames paired, Myers counts.
+    let default_counts = renames && crate::diff::lines::algorithm(repo) == gix::diff::blob::Algorithm::Myers;
+    let cacheable =
+        format != Format::Patch && format != Format::NameStatus && limit.is_none() && default_counts;
     if cacheable && let Some(files) = cache::get(repo, from.tree, to.tree, ignore_whitespace) {
         // The exact summary, when known too, tells what whitespace hides.
         let hidden = if ignore_whitespace {
@@ -321,7 +324,7 @@ fn files_and_shown(
         .map(|(c, n)| summary::is_visible(c, n, ignore_whitespace))
         .collect();
     let files = summary::files(&changes, counts, ignore_whitespace);
-    if limit.is_none() && renames {
+    if limit.is_none() && default_counts {
         cache::put(repo, from.tree, to.tree, ignore_whitespace, &files);
     }
     let hidden = visible.iter().filter(|v| !**v).count();

@@ -64,7 +64,8 @@ pub fn count_modes<const N: usize>(
             ..Counts::default()
         }; N]);
     }
-    Ok(modes.map(|ws| line_counts(&old, &new, ws)))
+    let algorithm = algorithm(repo);
+    Ok(modes.map(|ws| line_counts_with(&old, &new, ws, algorithm)))
 }
 
 /// Blobs larger than this are not read whole to count lines or build hunks;
@@ -83,21 +84,37 @@ pub fn is_large(repo: &gix::Repository, side: Option<crate::diff::changes::Side>
     Ok(header.size() > LARGE_BLOB)
 }
 
-/// The diff algorithm: git's default, Myers with xdiff's pre-pass that
-/// discards lines frequent in the other file and its cost heuristics (gix's
-/// port), so counts and hunks are what `git diff` says, in bounded time.
-pub fn algorithm<T>(_input: &InternedInput<T>) -> Algorithm {
-    Algorithm::Myers
+/// The diff algorithm `diff.algorithm` names: git's default is Myers with
+/// xdiff's pre-pass that discards lines frequent in the other file and its
+/// cost heuristics (gix's port), so counts and hunks are what `git diff`
+/// says, in bounded time; `minimal` drops the heuristics; `histogram` (and
+/// `patience`, which gix lacks) use gix's histogram diff.
+pub fn algorithm(repo: &gix::Repository) -> Algorithm {
+    let config = repo.config_snapshot();
+    match config
+        .string("diff.algorithm")
+        .map(|v| v.to_string().to_ascii_lowercase())
+        .as_deref()
+    {
+        Some("minimal") => Algorithm::MyersMinimal,
+        Some("histogram" | "patience") => Algorithm::Histogram,
+        _ => Algorithm::Myers,
+    }
 }
 
-/// Lines added and deleted between two texts.
+/// Lines added and deleted between two texts, with git's default algorithm.
 pub fn line_counts(old: &[u8], new: &[u8], ignore_whitespace: bool) -> Counts {
+    line_counts_with(old, new, ignore_whitespace, Algorithm::Myers)
+}
+
+/// Lines added and deleted between two texts, with `algorithm`.
+pub fn line_counts_with(old: &[u8], new: &[u8], ignore_whitespace: bool, algorithm: Algorithm) -> Counts {
     if old == new {
         return Counts::default();
     }
     let mut scratch = Squeezed::default();
     let input = intern(old, new, ignore_whitespace, &mut scratch);
-    let diff = Diff::compute(algorithm(&input), &input);
+    let diff = Diff::compute(algorithm, &input);
     Counts {
         additions: u64::from(diff.count_additions()),
         deletions: u64::from(diff.count_removals()),

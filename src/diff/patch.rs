@@ -28,6 +28,14 @@ pub struct Options {
     pub context: u32,
 }
 
+/// How hunks are found: whitespace, context and the algorithm.
+#[derive(Debug, Clone, Copy)]
+struct HunkOptions {
+    ignore_whitespace: bool,
+    context: u32,
+    algorithm: gix::diff::blob::Algorithm,
+}
+
 /// The patch of one file (a type change is two of these).
 #[derive(Debug, Clone)]
 pub struct FilePatch {
@@ -267,7 +275,12 @@ fn file_patch(repo: &gix::Repository, change: &TreeChange, opts: Options) -> Res
             body: Body::Binary(binary),
         }));
     }
-    let hunks = hunks_with(&old, &new, opts.ignore_whitespace, opts.context);
+    let how = HunkOptions {
+        ignore_whitespace: opts.ignore_whitespace,
+        context: opts.context,
+        algorithm: lines::algorithm(repo),
+    };
+    let hunks = hunks_with(&old, &new, how);
     let same_mode = matches!(event, Event::Modified { old_mode, new_mode } if old_mode == new_mode);
     if hunks.is_empty() && opts.ignore_whitespace && same_mode {
         // Only whitespace changed: git shows nothing for this file.
@@ -312,11 +325,21 @@ fn content(repo: &gix::Repository, side: Option<Side>) -> Result<Vec<u8>> {
 /// The hunks between two texts, with [`CONTEXT`] lines of context, merged
 /// when their contexts touch (as xdiff does).
 pub fn hunks(old: &[u8], new: &[u8], ignore_whitespace: bool) -> Vec<Hunk> {
-    hunks_with(old, new, ignore_whitespace, CONTEXT)
+    let how = HunkOptions {
+        ignore_whitespace,
+        context: CONTEXT,
+        algorithm: gix::diff::blob::Algorithm::Myers,
+    };
+    hunks_with(old, new, how)
 }
 
-/// The hunks between two texts with `context` lines of context.
-pub fn hunks_with(old: &[u8], new: &[u8], ignore_whitespace: bool, context: u32) -> Vec<Hunk> {
+/// The hunks between two texts, found as `how` says.
+fn hunks_with(old: &[u8], new: &[u8], how: HunkOptions) -> Vec<Hunk> {
+    let HunkOptions {
+        ignore_whitespace,
+        context,
+        algorithm,
+    } = how;
     if old == new {
         return Vec::new();
     }
@@ -324,7 +347,7 @@ pub fn hunks_with(old: &[u8], new: &[u8], ignore_whitespace: bool, context: u32)
     let new_lines: Vec<&[u8]> = new.split_inclusive(|b| *b == b'\n').collect();
     let mut scratch = lines::Squeezed::default();
     let input = lines::intern(old, new, ignore_whitespace, &mut scratch);
-    let mut diff = Diff::compute(lines::algorithm(&input), &input);
+    let mut diff = Diff::compute(algorithm, &input);
     let heuristic = super::slider::RealIndent::new(&input.before, &input.after, &old_lines, &new_lines);
     diff.postprocess_with_heuristic(&input, heuristic);
     group(diff.hunks(), context)

@@ -925,3 +925,58 @@ fn diff_renames_setting_is_honoured() {
         }
     }
 }
+
+/// `diff.algorithm=minimal` is honoured like git's (counts and patch), on
+/// a reordering large enough for the default's heuristics to part ways.
+#[test]
+fn diff_algorithm_minimal_is_honoured() {
+    let r = TestRepo::seeded();
+    let lines: Vec<String> = (0..3000u64)
+        .map(|i| format!("line {}", i.wrapping_mul(2_654_435_761) % 1_000_003 % 400))
+        .collect();
+    r.write("big.txt", &(lines.join("\n") + "\n"));
+    r.commit_all("big");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    let mut shuffled = lines.clone();
+    shuffled.sort_by_key(|l| l.bytes().rev().map(u64::from).sum::<u64>() % 97);
+    r.write("big.txt", &(shuffled.join("\n") + "\n"));
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let (a, b) = (ref_for(THREAD, 0), ref_for(THREAD, 1));
+    let default = r.git_in(&r.root, &["diff", "--numstat", &a, &b]).ok().out();
+    let minimal = r
+        .git_in(&r.root, &["diff", "--numstat", "--minimal", &a, &b])
+        .ok()
+        .out();
+    assert_ne!(default, minimal, "setup: an edit where the algorithms part ways");
+    for fmt in ["--numstat", "--stat", "-U3"] {
+        let mine = r
+            .git_in(
+                &r.root,
+                &[
+                    "-c",
+                    "diff.algorithm=minimal",
+                    "t3",
+                    "diff",
+                    "--thread",
+                    THREAD,
+                    "--keep-whitespace",
+                    fmt,
+                ],
+            )
+            .ok()
+            .out();
+        let git = r
+            .git_in(
+                &r.root,
+                &["-c", "diff.algorithm=minimal", "diff", "-M", fmt, &a, &b],
+            )
+            .ok()
+            .out();
+        assert!(
+            mine == git,
+            "{fmt}: git-t3 {} lines, git {} lines",
+            mine.lines().count(),
+            git.lines().count()
+        );
+    }
+}
