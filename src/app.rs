@@ -54,6 +54,9 @@ impl Environment {
                 less_set: std::env::var_os("LESS").is_some(),
                 lv_set: std::env::var_os("LV").is_some(),
                 columns: crate::output::pager::terminal_columns(std::env::var("COLUMNS").ok().as_deref()),
+                term_dumb: std::env::var("TERM").map_or(true, |t| t.is_empty() || t == "dumb"),
+                pager_in_use: std::env::var("GIT_PAGER_IN_USE")
+                    .is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "true" | "1" | "yes" | "on")),
             },
             interrupt: crate::interrupt::Interrupt::default(),
             config_overrides: std::env::var("GIT_CONFIG_PARAMETERS")

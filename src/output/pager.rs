@@ -27,6 +27,10 @@ pub struct Terminal {
     pub lv_set: bool,
     /// The terminal's width: `COLUMNS`, else the terminal stdout is.
     pub columns: Option<usize>,
+    /// `GIT_PAGER_IN_USE`: git already pages our output (`git -p t3 …`).
+    pub pager_in_use: bool,
+    /// `TERM` is unset or `dumb` (git's automatic colour is then off).
+    pub term_dumb: bool,
 }
 
 /// git's `term_columns`: `COLUMNS` when it is a positive number, else the
@@ -55,13 +59,18 @@ pub fn use_color(repo: &gix::Repository, term: &Terminal) -> bool {
     match setting.as_deref() {
         Some("always") => true,
         Some("never" | "false" | "no" | "off" | "0") => false,
-        _ => term.stdout_is_terminal && !term.no_color,
+        // git's `auto`: a terminal, or git's own pager when `color.pager`
+        // (default on) allows colour there.
+        _ => {
+            let paged = term.pager_in_use && config.boolean("color.pager").unwrap_or(true);
+            (term.stdout_is_terminal || paged) && !term.no_color && !term.term_dumb
+        }
     }
 }
 
 /// The pager command to use, if any.
 pub fn pager_command(repo: Option<&gix::Repository>, term: &Terminal) -> Option<String> {
-    if !term.stdout_is_terminal {
+    if !term.stdout_is_terminal || term.pager_in_use {
         return None;
     }
     let from_config = repo.and_then(|r| r.config_snapshot().string("core.pager").map(|v| v.to_string()));

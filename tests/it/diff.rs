@@ -980,3 +980,27 @@ fn diff_algorithm_minimal_is_honoured() {
         );
     }
 }
+
+/// `git -p t3 diff` on a terminal: git pages and says so in
+/// GIT_PAGER_IN_USE; the diff is coloured for that pager like git's own
+/// (unless color.pager is off) and starts no second pager.
+#[test]
+fn git_p_pages_once_and_colours_like_git() {
+    let r = one_turn(|r| r.write("README.md", "changed\n"));
+    r.extra_env_set("NO_COLOR", "");
+    r.extra_env_set("GIT_PAGER_IN_USE", "true");
+    r.extra_env_set("TERM", "xterm");
+    let (a, b) = (ref_for(THREAD, 0), ref_for(THREAD, 1));
+    let mine = r.git_in(&r.root, &["t3", "diff", "--thread", THREAD]).ok().out();
+    let git = r.git_in(&r.root, &["diff", "-M", "-w", &a, &b]).ok().out();
+    assert!(git.contains('\x1b'), "setup: git colours for its pager");
+    assert!(mine.contains("\x1b[1mdiff --git"), "{mine:?}");
+    let plain = r
+        .git_in(
+            &r.root,
+            &["-c", "color.pager=false", "t3", "diff", "--thread", THREAD],
+        )
+        .ok()
+        .out();
+    assert!(!plain.contains('\x1b'), "{plain:?}");
+}
