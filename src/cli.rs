@@ -159,16 +159,8 @@ pub struct LogArgs {
     pub patch: bool,
 }
 
-/// Arguments of `rev`.
-#[derive(Debug, Args)]
-pub struct RevArgs {
-    #[command(flatten)]
-    #[allow(missing_docs)]
-    pub thread: ThreadArg,
-    /// Turn number (default: latest)
-    #[arg(long, value_name = "N")]
-    pub turn: Option<u64>,
-}
+/// Arguments of `rev`: the same as `show`'s.
+pub type RevArgs = ShowArgs;
 
 /// Arguments of `restore`.
 #[derive(Debug, Args)]

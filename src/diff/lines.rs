@@ -28,10 +28,16 @@ pub fn is_binary(data: &[u8]) -> bool {
     data[..data.len().min(BINARY_SNIFF)].contains(&0)
 }
 
-/// Count the lines a change adds and deletes, like `git diff --numstat`
-/// (with `-w` when `ignore_whitespace`).
-pub fn count(repo: &gix::Repository, change: &TreeChange, ignore_whitespace: bool) -> Result<Counts> {
-    let [counts] = count_modes(repo, change, [ignore_whitespace])?;
+/// Count the lines a change adds and deletes with `algorithm` ([`algorithm`]
+/// reads it from the config once per diff), like `git diff --numstat` (with
+/// `-w` when `ignore_whitespace`).
+pub fn count(
+    repo: &gix::Repository,
+    change: &TreeChange,
+    ignore_whitespace: bool,
+    algorithm: Algorithm,
+) -> Result<Counts> {
+    let [counts] = count_modes(repo, change, [ignore_whitespace], algorithm)?;
     Ok(counts)
 }
 
@@ -40,6 +46,7 @@ pub fn count_modes<const N: usize>(
     repo: &gix::Repository,
     change: &TreeChange,
     modes: [bool; N],
+    algorithm: Algorithm,
 ) -> Result<[Counts; N]> {
     // A blob too large to read whole is summarised like a binary one: a
     // diff's memory stays bounded whatever the file size.
@@ -64,7 +71,6 @@ pub fn count_modes<const N: usize>(
             ..Counts::default()
         }; N]);
     }
-    let algorithm = algorithm(repo);
     Ok(modes.map(|ws| line_counts_with(&old, &new, ws, algorithm)))
 }
 

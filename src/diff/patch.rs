@@ -173,6 +173,13 @@ pub enum LineKind {
 
 /// Build the patches of `changes`.
 pub fn build(repo: &gix::Repository, changes: &[TreeChange], opts: Options) -> Result<Vec<FilePatch>> {
+    // Settings read once for the whole patch, not per file.
+    let opts = Settings {
+        opts,
+        algorithm: lines::algorithm(repo),
+        abbrev: abbrev_len(repo),
+    };
+    let opts = &opts;
     let mut out = Vec::with_capacity(changes.len());
     for change in changes {
         if change.kind == ChangeKind::TypeChanged {
@@ -215,19 +222,27 @@ fn abbrev_len(repo: &gix::Repository) -> usize {
     }
 }
 
-/// Hex digits git shows for `id`: [`abbrev_len`], longer when that is
-/// ambiguous (gix's disambiguation); the null id at the plain length.
-fn short_len(repo: &gix::Repository, id: ObjectId) -> usize {
+/// Hex digits git shows for `id`: `abbrev` ([`abbrev_len`]), longer when
+/// that is ambiguous (gix's disambiguation); the null id at the plain length.
+fn short_len(repo: &gix::Repository, id: ObjectId, abbrev: usize) -> usize {
     if id.is_null() {
-        return abbrev_len(repo);
+        return abbrev;
     }
     gix::prelude::ObjectIdExt::attach(id, repo)
         .shorten()
-        .map_or_else(|_| abbrev_len(repo), |p| p.hex_len())
+        .map_or(abbrev, |p| p.hex_len())
+}
+
+/// The caller's options and what the repository's config says, for a whole patch.
+struct Settings {
+    opts: Options,
+    algorithm: gix::diff::blob::Algorithm,
+    abbrev: usize,
 }
 
 /// The patch of one change; `None` when git shows nothing for it.
-fn file_patch(repo: &gix::Repository, change: &TreeChange, opts: Options) -> Result<Option<FilePatch>> {
+fn file_patch(repo: &gix::Repository, change: &TreeChange, settings: &Settings) -> Result<Option<FilePatch>> {
+    let opts = settings.opts;
     let Some(event) = event(change) else {
         return Ok(None);
     };
@@ -241,7 +256,10 @@ fn file_patch(repo: &gix::Repository, change: &TreeChange, opts: Options) -> Res
         full_ids: false,
         abbrev: [7, 7],
     };
-    header.abbrev = [short_len(repo, header.old_id), short_len(repo, header.new_id)];
+    header.abbrev = [
+        short_len(repo, header.old_id, settings.abbrev),
+        short_len(repo, header.new_id, settings.abbrev),
+    ];
     if header.old_id != header.new_id
         && (lines::is_large(repo, change.old)? || lines::is_large(repo, change.new)?)
     {
@@ -278,7 +296,7 @@ fn file_patch(repo: &gix::Repository, change: &TreeChange, opts: Options) -> Res
     let how = HunkOptions {
         ignore_whitespace: opts.ignore_whitespace,
         context: opts.context,
-        algorithm: lines::algorithm(repo),
+        algorithm: settings.algorithm,
     };
     let hunks = hunks_with(&old, &new, how);
     let same_mode = matches!(event, Event::Modified { old_mode, new_mode } if old_mode == new_mode);

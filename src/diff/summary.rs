@@ -19,6 +19,7 @@ pub fn count_all(
     ignore_whitespace: bool,
 ) -> Result<Vec<Counts>> {
     const PER_THREAD: usize = 64;
+    let algorithm = crate::diff::lines::algorithm(repo);
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(changes.len() / PER_THREAD)
@@ -26,7 +27,7 @@ pub fn count_all(
     if threads < 2 {
         return changes
             .iter()
-            .map(|c| count(repo, c, ignore_whitespace))
+            .map(|c| count(repo, c, ignore_whitespace, algorithm))
             .collect();
     }
     let shared = repo.clone().into_sync();
@@ -39,7 +40,7 @@ pub fn count_all(
                 s.spawn(move || {
                     let repo = shared.to_thread_local();
                     part.iter()
-                        .map(|c| count(&repo, c, ignore_whitespace))
+                        .map(|c| count(&repo, c, ignore_whitespace, algorithm))
                         .collect::<Result<Vec<_>>>()
                 })
             })
@@ -114,8 +115,9 @@ pub fn summarize_both(
     let changes = tree_changes(repo, from, to)?;
     let mut exact = Vec::with_capacity(changes.len());
     let mut squeezed = Vec::with_capacity(changes.len());
+    let algorithm = crate::diff::lines::algorithm(repo);
     for change in &changes {
-        let [e, w] = count_modes(repo, change, [false, true])?;
+        let [e, w] = count_modes(repo, change, [false, true], algorithm)?;
         exact.push(e);
         squeezed.push(w);
     }
