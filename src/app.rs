@@ -167,12 +167,16 @@ fn repository_command(
             Outcome::Checkpoint(commands::placeholder::run(&open()?, opts)?)
         }
         Command::List(a) => match optional(a.thread.as_deref())? {
-            Some(t) => Outcome::Turns(commands::list::turns(&open()?.repo, &t)?),
+            Some(t) => {
+                let ctx = open()?;
+                Outcome::Turns(commands::list::turns(&ctx.repo, &ctx.resolve(t)?)?)
+            }
             None => Outcome::Threads(commands::list::threads(&open()?.repo)?),
         },
         Command::Show(a) => {
             let t = thread(&a.thread.thread)?;
-            Outcome::Show(commands::show::run(&open()?.repo, &t, a.turn)?)
+            let ctx = open()?;
+            Outcome::Show(commands::show::run(&ctx.repo, &ctx.resolve(t)?, a.turn)?)
         }
         Command::Diff(a) => Outcome::Diff(diff(a, json, edge.quiet, term, open)?),
         command @ (Command::Log(_) | Command::Status | Command::Rev(_) | Command::Restore(_)) => {
@@ -181,14 +185,17 @@ fn repository_command(
         Command::Revert(a) => {
             let t = thread(&a.thread.thread)?;
             let action = revert_action(&a)?;
-            Outcome::Revert(commands::revert::run(&open()?, &t, action)?)
+            let ctx = open()?;
+            Outcome::Revert(commands::revert::run(&ctx, &ctx.resolve(t)?, action)?)
         }
         Command::Verify(a) => {
-            let opts = commands::verify::Options {
+            let mut opts = commands::verify::Options {
                 thread: optional(a.thread.as_deref())?,
                 max_journal_age_secs: parse_age(&a.max_journal_age)?,
             };
-            Outcome::Verify(commands::verify::run(&open()?.repo, opts)?)
+            let ctx = open()?;
+            opts.thread = opts.thread.map(|t| ctx.resolve(t)).transpose()?;
+            Outcome::Verify(commands::verify::run(&ctx.repo, opts)?)
         }
         Command::InstallHooks(a) => {
             Outcome::Install(commands::install::install(&open()?.repo, install_options(&a))?)
@@ -205,17 +212,15 @@ fn repository_command(
             let t = optional(a.thread.as_deref())?;
             // Usage first, before a repository is looked for.
             commands::sync::check_remote(a.remote.as_deref())?;
-            Outcome::Sync(commands::sync::run(
-                &open()?,
-                dir,
-                a.remote.as_deref(),
-                t.as_ref(),
-            )?)
+            let ctx = open()?;
+            let t = t.map(|t| ctx.resolve(t)).transpose()?;
+            Outcome::Sync(commands::sync::run(&ctx, dir, a.remote.as_deref(), t.as_ref())?)
         }
         Command::Op(a) => Outcome::Op(op(a.action, open)?),
         Command::Drop(a) => {
             let t = thread(&a.thread.thread)?;
-            Outcome::Drop(commands::drop::run(&open()?, &t, a.force)?)
+            let ctx = open()?;
+            Outcome::Drop(commands::drop::run(&ctx, &ctx.resolve(t)?, a.force)?)
         }
         Command::Hook(_) | Command::Completions(_) | Command::Mangen(_) => {
             return Err(Error::Internal(
@@ -233,17 +238,20 @@ fn review(command: Command, edge: &Edge<'_>, open: &dyn Fn() -> Result<Context>)
         Command::Status => Outcome::Status(commands::status::run(&open()?)?),
         Command::Rev(a) => {
             let t = thread(&a.thread.thread)?;
-            Outcome::Rev(commands::rev::run(&open()?.repo, &t, a.turn)?)
+            let ctx = open()?;
+            Outcome::Rev(commands::rev::run(&ctx.repo, &ctx.resolve(t)?, a.turn)?)
         }
         Command::Restore(a) => {
+            let t = thread(&a.thread.thread)?;
+            let ctx = open()?;
             let opts = commands::restore::Options {
-                thread: thread(&a.thread.thread)?,
+                thread: ctx.resolve(t)?,
                 turn: a.turn,
                 paths: a.paths,
                 cwd: edge.base.to_owned(),
                 force: a.force,
             };
-            Outcome::Restore(commands::restore::run(&open()?, opts)?)
+            Outcome::Restore(commands::restore::run(&ctx, opts)?)
         }
         _ => {
             return Err(Error::Internal(
@@ -258,12 +266,13 @@ fn log(
     edge: &Edge<'_>,
     open: &dyn Fn() -> Result<Context>,
 ) -> Result<commands::log::LogOutcome> {
+    let thread = ThreadId::parse(&a.thread.thread)?;
+    let ctx = open()?;
     let opts = commands::log::Options {
-        thread: ThreadId::parse(&a.thread.thread)?,
+        thread: ctx.resolve(thread)?,
         // JSON carries no patch: do not build it.
         patch: a.patch && !edge.json,
     };
-    let ctx = open()?;
     let mut outcome = commands::log::run(&ctx, opts)?;
     outcome.view = commands::log::View {
         oneline: a.oneline,
@@ -283,7 +292,9 @@ fn op(action: crate::cli::OpAction, open: &dyn Fn() -> Result<Context>) -> Resul
     match action {
         OpAction::Log { thread } => {
             let thread = thread.as_deref().map(ThreadId::parse).transpose()?;
-            commands::op::log(&open()?.repo, thread.as_ref())
+            let ctx = open()?;
+            let thread = thread.map(|t| ctx.resolve(t)).transpose()?;
+            commands::op::log(&ctx.repo, thread.as_ref())
         }
         OpAction::Show { op } => commands::op::show(&open()?.repo, &op),
         OpAction::Undo { op, force } => commands::op::undo(&open()?, op.as_deref(), force),
@@ -391,6 +402,7 @@ fn diff(
         Format::Patch
     };
     let ctx = open()?;
+    let thread = thread.map(|t| ctx.resolve(t)).transpose()?;
     let live = matches!(mode, Mode::Worktree | Mode::Branch(_));
     let ignore_whitespace = if a.keep_whitespace {
         false

@@ -51,6 +51,17 @@ pub enum Error {
         /// The thread id as given.
         thread: String,
     },
+    /// A thread id abbreviates several threads.
+    #[error(
+        "thread id '{prefix}' is ambiguous: it starts {}",
+        list_candidates(candidates)
+    )]
+    AmbiguousThread {
+        /// The abbreviation as given.
+        prefix: String,
+        /// Every thread it starts.
+        candidates: Vec<String>,
+    },
     /// The named turn has no checkpoint.
     #[error("thread '{thread}' has no checkpoint for turn {turn}{}", latest.map(|l| format!(" (latest is turn {l})")).unwrap_or_default())]
     NoSuchTurn {
@@ -301,7 +312,7 @@ impl Error {
             Error::UnknownThread { .. } | Error::NoSuchTurn { .. } | Error::PathNotInTurn { .. } => {
                 ErrorKind::NotFound
             }
-            Error::BadPath { .. } => ErrorKind::Usage,
+            Error::BadPath { .. } | Error::AmbiguousThread { .. } => ErrorKind::Usage,
             Error::TurnExists { .. }
             | Error::PlaceholderOverReal { .. }
             | Error::Conflict { .. }
@@ -411,4 +422,16 @@ pub fn one_line(e: &Error) -> String {
         source = s.source();
     }
     msg.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// "'a', 'b' and 'c'" (at most five, then how many more).
+fn list_candidates(candidates: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let quoted: Vec<String> = candidates.iter().take(SHOWN).map(|c| format!("'{c}'")).collect();
+    let more = candidates.len().saturating_sub(SHOWN);
+    match (quoted.split_last(), more) {
+        (Some((last, rest)), 0) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        (_, 0) => quoted.join(", "),
+        _ => format!("{} and {more} more", quoted.join(", ")),
+    }
 }

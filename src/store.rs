@@ -266,8 +266,8 @@ pub struct ThreadSummary {
     pub updated_at: Option<String>,
 }
 
-/// Every thread with checkpoints, sorted by id.
-pub fn list_threads(repo: &gix::Repository) -> Result<Vec<ThreadSummary>> {
+/// Every thread's checkpoint refs, by thread id.
+fn refs_by_thread(repo: &gix::Repository) -> Result<std::collections::BTreeMap<ThreadId, Vec<TurnRef>>> {
     let mut by_thread: std::collections::BTreeMap<ThreadId, Vec<TurnRef>> = Default::default();
     for r in repo::list_refs(repo, CHECKPOINTS_PREFIX)? {
         let Ok(name) = r.name.to_str() else { continue };
@@ -282,6 +282,38 @@ pub fn list_threads(repo: &gix::Repository) -> Result<Vec<ThreadSummary>> {
             commit,
         });
     }
+    Ok(by_thread)
+}
+
+/// The thread `given` names: itself when it has checkpoints, else the one
+/// thread whose id starts with it (like git's abbreviated object ids).
+/// An id that matches nothing is returned as given, for the command to
+/// report; one that abbreviates several threads is refused with their ids.
+pub fn resolve_thread(repo: &gix::Repository, given: ThreadId) -> Result<ThreadId> {
+    let threads = refs_by_thread(repo)?;
+    if threads.contains_key(&given) {
+        return Ok(given);
+    }
+    let mut matching = threads
+        .into_keys()
+        .filter(|t| t.as_str().starts_with(given.as_str()));
+    match (matching.next(), matching.next()) {
+        (Some(only), None) => Ok(only),
+        (None, _) => Ok(given),
+        (Some(first), Some(second)) => {
+            let mut candidates = vec![first.to_string(), second.to_string()];
+            candidates.extend(matching.map(|t| t.to_string()));
+            Err(Error::AmbiguousThread {
+                prefix: given.to_string(),
+                candidates,
+            })
+        }
+    }
+}
+
+/// Every thread with checkpoints, sorted by id.
+pub fn list_threads(repo: &gix::Repository) -> Result<Vec<ThreadSummary>> {
+    let by_thread = refs_by_thread(repo)?;
     let mut notes = NotesReader::open(repo)?;
     let mut out = Vec::with_capacity(by_thread.len());
     for (thread, mut turns) in by_thread {

@@ -50,6 +50,13 @@ impl Context {
         })
     }
 
+    /// The thread `given` names, which may abbreviate an existing thread's
+    /// id (see [`crate::store::resolve_thread`]). Commands that create
+    /// threads take their id exactly and do not call this.
+    pub fn resolve(&self, given: crate::model::thread::ThreadId) -> Result<crate::model::thread::ThreadId> {
+        crate::store::resolve_thread(&self.repo, given)
+    }
+
     /// Take the repository lock for `what`, waiting at most the configured time.
     pub fn lock(&self, what: &str) -> Result<Locked<'_>> {
         Ok(RepoLock::acquire(&self.repo, what, self.settings.lock_timeout)?

@@ -435,3 +435,44 @@ fn status_without_threads_says_so() {
     );
     assert_eq!(r.t3(&["status"]).ok().out(), "no threads in this worktree\n");
 }
+
+#[test]
+fn thread_ids_accept_a_unique_prefix() {
+    let r = TestRepo::new();
+    r.write("f.txt", "0\n");
+    for t in ["alpha-1", "alpha-2", "beta-7", "beta"] {
+        r.t3(&["baseline", "--thread", t]).ok();
+    }
+    r.write("f.txt", "1\n");
+    r.t3(&["capture", "--thread", "beta-7"]).ok();
+    // A unique prefix names the thread for every reading command.
+    let rev = r.t3(&["rev", "--thread", "beta-", "--turn", "1"]).ok().out();
+    assert_eq!(rev.trim(), r.git(&["rev-parse", &ref_for("beta-7", 1)]).trim());
+    // "alp" starts both alpha threads: refused, naming both.
+    let amb = r.t3(&["show", "--thread", "alp"]).fails(2);
+    assert!(
+        amb.stderr.contains("'alpha-1'") && amb.stderr.contains("'alpha-2'"),
+        "{}",
+        amb.stderr
+    );
+    r.t3(&["drop", "--thread", "alpha"]).fails(2);
+    // An id that is itself a thread wins over longer ones it starts.
+    let exact = r.t3_json(&["list", "--thread", "beta"]);
+    assert_eq!(exact["thread"], "beta", "{exact}");
+    assert!(
+        r.t3(&["diff", "--thread", "beta-", "--name-only"])
+            .ok()
+            .out()
+            .contains("f.txt")
+    );
+    // Creating commands take the id exactly: a prefix starts a new thread.
+    r.t3(&["baseline", "--thread", "alph"]).ok();
+    assert_eq!(
+        r.t3_json(&["list"])["threads"]
+            .as_array()
+            .map(|a| a.iter().filter(|t| t["thread"] == "alph").count()),
+        Some(1)
+    );
+    // Nothing matches: the thread is unknown, as before.
+    r.t3(&["show", "--thread", "gamma"]).fails(1);
+}
