@@ -74,7 +74,7 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct ThreadArg {
     /// Thread id (1-190 bytes of UTF-8)
-    #[arg(long, env = "T3_THREAD", value_name = "ID")]
+    #[arg(long, env = "T3_THREAD", value_name = "ID", add = thread_completer())]
     pub thread: String,
 }
 
@@ -130,7 +130,7 @@ pub struct PlaceholderArgs {
 #[derive(Debug, Args)]
 pub struct ListArgs {
     /// Only this thread's turns
-    #[arg(long, env = "T3_THREAD", value_name = "ID")]
+    #[arg(long, env = "T3_THREAD", value_name = "ID", add = thread_completer())]
     pub thread: Option<String>,
 }
 
@@ -184,7 +184,7 @@ pub struct RestoreArgs {
 #[command(group = clap::ArgGroup::new("format").args(["stat", "numstat", "name_only"]))]
 pub struct DiffArgs {
     /// Thread id (for the checkpoint modes)
-    #[arg(long, env = "T3_THREAD", value_name = "ID")]
+    #[arg(long, env = "T3_THREAD", value_name = "ID", add = thread_completer())]
     pub thread: Option<String>,
     /// What turn N did: turn N-1 against N (default: the latest turn)
     #[arg(long, value_name = "N", conflicts_with_all = ["from", "to", "full", "worktree", "branch"])]
@@ -314,7 +314,7 @@ pub enum OpAction {
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
     /// Only this thread
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", add = thread_completer())]
     pub thread: Option<String>,
     /// A half-done revert older than this fails (e.g. 30m, 12h, 2d; default 1d)
     #[arg(long, value_name = "AGE", default_value = "1d")]
@@ -327,7 +327,7 @@ pub struct SyncArgs {
     /// The remote (default: the branch's upstream remote, else origin)
     pub remote: Option<String>,
     /// Only this thread's checkpoints (notes always travel whole)
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", add = thread_completer())]
     pub thread: Option<String>,
 }
 
@@ -368,38 +368,92 @@ pub struct MangenArgs {
     pub dir: std::path::PathBuf,
 }
 
-/// The completion script for `shell`.
-///
-/// bash: clap_complete 4.6 breaks subcommand completion for a hyphenated
-/// name (clap-rs/clap#6421), so the script is generated as `gitt3` and bound
-/// to `git-t3`; a `_git_t3` function lets git's own completion complete
-/// `git t3 <TAB>` through it.
-pub fn completions(shell: &str) -> Result<String, String> {
+/// The environment variable that asks `git-t3` for completions instead of
+/// running a command (clap's dynamic completion protocol).
+pub const COMPLETE_VAR: &str = "GIT_T3_COMPLETE";
+
+/// When the shell asks for completions (`GIT_T3_COMPLETE=<shell>`), print
+/// them and exit; otherwise return and let the command run.
+pub fn complete_if_asked() {
     use clap::CommandFactory as _;
-    use clap_complete::Shell;
-    let mut cmd = Cli::command();
+    clap_complete::CompleteEnv::with_factory(Cli::command)
+        .var(COMPLETE_VAR)
+        .bin("git-t3")
+        .completer("git-t3")
+        .complete();
+}
+
+/// `--thread <TAB>`: the ids of the threads in the repository around the
+/// current directory (nothing outside a repository).
+fn thread_completer() -> clap_complete::ArgValueCompleter {
+    clap_complete::ArgValueCompleter::new(|current: &std::ffi::OsStr| {
+        let prefix = current.to_string_lossy();
+        crate::commands::list::thread_ids_near(std::path::Path::new("."))
+            .into_iter()
+            .filter(|(id, _)| id.starts_with(prefix.as_ref()))
+            .map(|(id, turns)| {
+                clap_complete::CompletionCandidate::new(id).help(Some(
+                    format!("{turns} turn{}", if turns == 1 { "" } else { "s" }).into(),
+                ))
+            })
+            .collect()
+    })
+}
+
+/// The completion script for `shell`: it asks `git-t3` itself for the
+/// candidates (subcommands, options, thread ids) each time.
+///
+/// bash: a `_git_t3` function lets git's own completion complete
+/// `git t3 <TAB>` through the same protocol.
+pub fn completions(shell: &str) -> Result<String, String> {
+    use clap_complete::env::EnvCompleter as _;
     let mut buf = Vec::new();
-    match shell {
+    let written = match shell {
         "bash" => {
-            clap_complete::generate(Shell::Bash, &mut cmd, "gitt3", &mut buf);
-            let script = String::from_utf8_lossy(&buf).replace(" gitt3\n", " git-t3\n");
-            Ok(format!(
-                "{script}\n# git t3 <TAB>: git's completion calls _git_t3 with no arguments.\n\
-                 _git_t3() {{\n    COMP_WORDS=(\"git-t3\" \"${{COMP_WORDS[@]:2}}\"); COMP_CWORD=$((COMP_CWORD - 1))\n    \
-                 _gitt3 \"git-t3\" \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"\n}}\n"
-            ))
+            clap_complete::env::Bash.write_registration(COMPLETE_VAR, "git-t3", "git-t3", "git-t3", &mut buf)
         }
         "zsh" => {
-            clap_complete::generate(Shell::Zsh, &mut cmd, "git-t3", &mut buf);
-            Ok(String::from_utf8_lossy(&buf).into_owned())
+            clap_complete::env::Zsh.write_registration(COMPLETE_VAR, "git-t3", "git-t3", "git-t3", &mut buf)
         }
         "fish" => {
-            clap_complete::generate(Shell::Fish, &mut cmd, "git-t3", &mut buf);
-            Ok(String::from_utf8_lossy(&buf).into_owned())
+            clap_complete::env::Fish.write_registration(COMPLETE_VAR, "git-t3", "git-t3", "git-t3", &mut buf)
         }
-        other => Err(format!("no completions for '{other}': use bash, zsh or fish")),
+        other => return Err(format!("no completions for '{other}': use bash, zsh or fish")),
+    };
+    written.map_err(|e| format!("could not write the completion script: {e}"))?;
+    let mut script = String::from_utf8_lossy(&buf).into_owned();
+    if shell == "bash" {
+        script.push_str(GIT_BASH_BRIDGE);
     }
+    Ok(script)
 }
+
+/// git's bash completion completes `git t3 …` by calling `_git_t3`, with
+/// the words in `words` and the current one's index in `cword`: hand the
+/// words after `t3` to `git-t3` as if it had been typed alone.
+const GIT_BASH_BRIDGE: &str = r#"
+# git t3 <TAB>: git's completion calls _git_t3.
+_git_t3() {
+    local IFS=$'\013'
+    local i at=0
+    for ((i = 1; i < cword; i++)); do
+        if [[ "${words[i]}" == t3 ]]; then at=$i; break; fi
+    done
+    ((at > 0)) || return
+    COMPREPLY=( $( \
+        _CLAP_IFS="$IFS" \
+        _CLAP_COMPLETE_INDEX=$((cword - at)) \
+        _CLAP_COMPLETE_COMP_TYPE="${COMP_TYPE:-9}" \
+        _CLAP_COMPLETE_SPACE=true \
+        GIT_T3_COMPLETE=bash \
+        git-t3 -- git-t3 "${words[@]:at+1}" \
+    ) )
+    # `--thread=al<TAB>`: bash replaces only what follows the `=`.
+    if [[ "${words[cword]}" == *=* && "${COMP_WORDBREAKS:-=}" == *=* ]]; then
+        COMPREPLY=( "${COMPREPLY[@]#*=}" )
+    fi
+}
+"#;
 
 /// Write `git-t3.1` and one page per command into `dir`; returns the files.
 pub fn mangen(dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {

@@ -7,6 +7,8 @@ use git_t3::app::{self, Environment};
 use git_t3::output::{self, Format};
 
 fn main() -> ExitCode {
+    // `GIT_T3_COMPLETE=<shell>`: the shell asks for completions.
+    git_t3::cli::complete_if_asked();
     let cli = git_t3::cli::Cli::parse();
     let (format, quiet) = (if cli.json { Format::Json } else { Format::Human }, cli.quiet);
     let env = Environment {

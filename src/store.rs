@@ -311,6 +311,15 @@ pub fn resolve_thread(repo: &gix::Repository, given: ThreadId) -> Result<ThreadI
     }
 }
 
+/// Every thread's id and how many checkpoints it has, sorted by id (no
+/// note is read: quick enough for shell completion).
+pub fn thread_ids(repo: &gix::Repository) -> Result<Vec<(ThreadId, usize)>> {
+    Ok(refs_by_thread(repo)?
+        .into_iter()
+        .map(|(thread, turns)| (thread, turns.len()))
+        .collect())
+}
+
 /// Every thread with checkpoints, sorted by id.
 pub fn list_threads(repo: &gix::Repository) -> Result<Vec<ThreadSummary>> {
     let by_thread = refs_by_thread(repo)?;

@@ -7,6 +7,16 @@ use crate::model::thread::ThreadId;
 use crate::repo::NotesReader;
 use crate::store::{self, Checkpoint, ThreadSummary};
 
+/// The threads of the repository holding `dir` with their number of
+/// checkpoints, for shell completion: empty outside a repository or on
+/// any error (a completion never fails loudly).
+pub fn thread_ids_near(dir: &std::path::Path) -> Vec<(String, usize)> {
+    crate::repo::open(dir, &[])
+        .and_then(|repo| store::thread_ids(&repo))
+        .map(|ids| ids.into_iter().map(|(t, n)| (t.to_string(), n)).collect())
+        .unwrap_or_default()
+}
+
 /// One thread's checkpoints.
 #[derive(Debug, Serialize)]
 pub struct TurnsOutcome {
