@@ -97,8 +97,12 @@ pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
             crate::cli::completions(&a.shell).map_err(Error::usage)?,
         )),
         Command::Mangen(a) => {
-            let dir = base.join(&a.dir);
-            let written = crate::cli::mangen(&dir)
+            let dir = match &a.dir {
+                Some(dir) => base.join(dir),
+                None => crate::cli::man::default_dir()
+                    .context(|| "could not find where git-t3 is installed".into())?,
+            };
+            let written = crate::cli::man::generate(&dir)
                 .context(|| format!("could not write man pages into {}", dir.display()))?;
             Ok(Outcome::Files(
                 written.iter().map(|p| p.display().to_string()).collect(),

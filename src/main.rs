@@ -9,7 +9,15 @@ use git_t3::output::{self, Format};
 fn main() -> ExitCode {
     // `GIT_T3_COMPLETE=<shell>`: the shell asks for completions.
     git_t3::cli::complete_if_asked();
-    let cli = git_t3::cli::Cli::parse();
+    // `--help` opens the man page when it is installed, as git's do;
+    // otherwise clap prints the built-in help.
+    let args: Vec<_> = std::env::args_os().collect();
+    if let Some(page) =
+        git_t3::cli::man::page_for_help(&args, std::io::IsTerminal::is_terminal(&std::io::stdout()))
+    {
+        return ExitCode::from(u8::try_from(git_t3::cli::man::show(&page)).unwrap_or(1));
+    }
+    let cli = git_t3::cli::Cli::parse_from(args);
     let (format, quiet) = (if cli.json { Format::Json } else { Format::Human }, cli.quiet);
     let env = Environment {
         interrupt: git_t3::interrupt::install(),

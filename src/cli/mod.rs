@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+pub mod man;
+
 /// Per-turn checkpoints of the working tree for coding agents, kept as plain git refs and notes.
 #[derive(Debug, Parser)]
 #[command(name = "git-t3", bin_name = "git t3", version, about, max_term_width = 100)]
@@ -65,8 +67,7 @@ pub enum Command {
     UninstallHooks(InstallArgs),
     /// Print a completion script for bash, zsh or fish
     Completions(CompletionsArgs),
-    /// Write the man pages (git-t3.1 and one per command) into DIR
-    #[command(hide = true)]
+    /// Install the man pages (git-t3.1 and one per command), by default where man finds them
     Mangen(MangenArgs),
 }
 
@@ -364,8 +365,9 @@ pub struct CompletionsArgs {
 /// Arguments of `mangen`.
 #[derive(Debug, Args)]
 pub struct MangenArgs {
-    /// The folder to write the pages into (e.g. ~/.local/share/man/man1)
-    pub dir: std::path::PathBuf,
+    /// The folder to write the pages into (default: share/man/man1 beside
+    /// the bin folder holding git-t3, e.g. ~/.cargo/share/man/man1)
+    pub dir: Option<std::path::PathBuf>,
 }
 
 /// The environment variable that asks `git-t3` for completions instead of
@@ -454,22 +456,6 @@ _git_t3() {
     fi
 }
 "#;
-
-/// Write `git-t3.1` and one page per command into `dir`; returns the files.
-pub fn mangen(dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
-    use clap::CommandFactory as _;
-    std::fs::create_dir_all(dir)?;
-    clap_mangen::generate_to(Cli::command(), dir)?;
-    let mut files: Vec<_> = std::fs::read_dir(dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("git-t3"))
-        })
-        .collect();
-    files.sort();
-    Ok(files)
-}
 
 /// Arguments of `drop`.
 #[derive(Debug, Args)]
