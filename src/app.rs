@@ -276,6 +276,7 @@ fn log(
         thread: ctx.resolve(thread)?,
         // JSON carries no patch: do not build it.
         patch: a.patch && !edge.json,
+        paths: a.paths,
     };
     let mut outcome = commands::log::run(&ctx, opts)?;
     outcome.view = commands::log::View {

@@ -158,6 +158,9 @@ pub struct LogArgs {
     /// Show each turn's patch (against the turn before it, whitespace ignored)
     #[arg(short = 'p', long = "patch")]
     pub patch: bool,
+    /// Only the turns that changed these paths, and only those paths' changes (git's pathspec syntax)
+    #[arg(last = true, value_name = "PATH")]
+    pub paths: Vec<String>,
 }
 
 /// Arguments of `rev`: the same as `show`'s.

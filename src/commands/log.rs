@@ -17,6 +17,9 @@ pub struct Options {
     pub thread: ThreadId,
     /// Build each turn's patch (`-p`).
     pub patch: bool,
+    /// Pathspecs (git's syntax): only the turns that changed a path they
+    /// match, and only those paths' changes.
+    pub paths: Vec<String>,
 }
 
 /// A thread's turns, newest first.
@@ -62,11 +65,14 @@ pub fn run(ctx: &Context, opts: Options) -> Result<LogOutcome> {
     let listed = super::list::turns(&ctx.repo, &opts.thread)?;
     let mut turns = listed.turns;
     turns.reverse();
+    if let Some(mut spec) = crate::diff::changes::Pathspecs::new(&ctx.repo, &opts.paths)? {
+        turns.retain_mut(|cp| limit_to(cp, &mut spec));
+    }
     let mut notices = Vec::new();
     let patches = if opts.patch {
         turns
             .iter()
-            .map(|cp| patch_of(ctx, &opts.thread, cp, &mut notices))
+            .map(|cp| patch_of(ctx, &opts.thread, cp, &opts.paths, &mut notices))
             .collect::<Result<Vec<_>>>()?
     } else {
         Vec::new()
@@ -87,6 +93,7 @@ fn patch_of(
     ctx: &Context,
     thread: &ThreadId,
     cp: &Checkpoint,
+    paths: &[String],
     notices: &mut Vec<String>,
 ) -> Result<Option<Vec<FilePatch>>> {
     let turn = cp.note.turn;
@@ -100,7 +107,7 @@ fn patch_of(
         binary: false,
         format: Format::Patch,
         context: crate::diff::patch::CONTEXT,
-        paths: Vec::new(),
+        paths: paths.to_vec(),
     };
     match diff::run(ctx, opts) {
         Ok(d) => Ok(Some(d.patch)),
@@ -111,4 +118,15 @@ fn patch_of(
         }
         Err(e) => Err(e),
     }
+}
+
+/// Keep only the files of `cp` that `spec` matches (either side of a
+/// rename); whether the turn changed any of them, as `git log -- PATH`
+/// decides. A note that left files out (`files_omitted`) may hide a match:
+/// such a turn is kept.
+fn limit_to(cp: &mut Checkpoint, spec: &mut crate::diff::changes::Pathspecs<'_>) -> bool {
+    cp.note.files.retain(|f| {
+        spec.includes(&f.path_bytes()) || f.old_path_bytes().is_some_and(|old| spec.includes(&old))
+    });
+    !cp.note.files.is_empty() || cp.note.files_omitted.is_some()
 }

@@ -476,3 +476,48 @@ fn thread_ids_accept_a_unique_prefix() {
     // Nothing matches: the thread is unknown, as before.
     r.t3(&["show", "--thread", "gamma"]).fails(1);
 }
+
+#[test]
+fn log_takes_pathspecs_like_git_log() {
+    let r = TestRepo::new();
+    two_turns(&r);
+    r.write("g.txt", "g at 3\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let turns_of = |doc: &serde_json::Value| -> Vec<(u64, Vec<String>)> {
+        doc["turns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                let files = t["files"].as_array().unwrap();
+                let paths = files
+                    .iter()
+                    .map(|f| f["path"].as_str().unwrap().to_owned())
+                    .collect();
+                (t["turn"].as_u64().unwrap(), paths)
+            })
+            .collect()
+    };
+    // Only the turns that touched the paths, and only those paths.
+    let doc = r.t3_json(&["log", "--thread", THREAD, "--", "new/"]);
+    assert_eq!(turns_of(&doc), vec![(2, vec!["new/one.txt".to_owned()])]);
+    let doc = r.t3_json(&["log", "--thread", THREAD, "--", "f.txt"]);
+    assert_eq!(
+        turns_of(&doc),
+        vec![(2, vec!["f.txt".to_owned()]), (1, vec!["f.txt".to_owned()])]
+    );
+    let doc = r.t3_json(&["log", "--thread", THREAD, "--", "*.txt", ":!f.txt"]);
+    assert_eq!(
+        turns_of(&doc).iter().map(|t| t.0).collect::<Vec<_>>(),
+        vec![3, 2, 1]
+    );
+    // -p shows only those paths' patches.
+    let text = r.t3(&["log", "--thread", THREAD, "-p", "--", "g.txt"]).ok().out();
+    assert!(
+        text.contains("diff --git a/g.txt b/g.txt") && !text.contains("a/f.txt"),
+        "{text}"
+    );
+    assert_eq!(text.matches("diff --git").count(), 3, "{text}");
+    // Without pathspecs every turn is there.
+    assert_eq!(turns_of(&r.t3_json(&["log", "--thread", THREAD])).len(), 4);
+}
