@@ -374,20 +374,39 @@ fn diff(
     open: &dyn Fn() -> Result<Context>,
 ) -> Result<commands::diff::DiffOutcome> {
     use commands::diff::{Format, Mode};
+    // `--to worktree`: the live files are the newer side.
+    let (to, to_worktree) = match a.to.as_deref() {
+        None => (None, false),
+        Some("worktree") => (None, true),
+        Some(n) => (
+            Some(
+                n.parse::<u64>()
+                    .map_err(|_| Error::usage(format!("--to {n}: want a turn number or 'worktree'")))?,
+            ),
+            false,
+        ),
+    };
     let mode = if a.worktree {
         Mode::Worktree
     } else if let Some(base) = a.branch {
         Mode::Branch((!base.is_empty()).then_some(base))
+    } else if to_worktree {
+        Mode::ToWorktree {
+            from: if a.full { Some(0) } else { a.from },
+        }
     } else if a.full {
-        Mode::Full { to: a.to }
+        Mode::Full { to }
     } else if let Some(from) = a.from {
-        Mode::Range { from, to: a.to }
-    } else if let Some(to) = a.to {
+        Mode::Range { from, to }
+    } else if let Some(to) = to {
         Mode::Turn(Some(to))
     } else {
         Mode::Turn(a.turn)
     };
-    let needs_thread = matches!(mode, Mode::Turn(_) | Mode::Range { .. } | Mode::Full { .. });
+    let needs_thread = matches!(
+        mode,
+        Mode::Turn(_) | Mode::Range { .. } | Mode::Full { .. } | Mode::ToWorktree { .. }
+    );
     let thread = match (a.thread, needs_thread) {
         (Some(t), true) => Some(ThreadId::parse(&t)?),
         (None, true) => {

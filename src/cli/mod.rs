@@ -196,9 +196,9 @@ pub struct DiffArgs {
     /// The older checkpoint of a range
     #[arg(long, value_name = "A", conflicts_with_all = ["full", "worktree", "branch"])]
     pub from: Option<u64>,
-    /// The newer checkpoint (default: the latest)
+    /// The newer checkpoint (default: the latest), or `worktree` for the live files
     #[arg(long, value_name = "B", conflicts_with_all = ["worktree", "branch"])]
-    pub to: Option<u64>,
+    pub to: Option<String>,
     /// The whole thread: turn 0 against --to (default: the latest)
     #[arg(long, conflicts_with_all = ["worktree", "branch"])]
     pub full: bool,

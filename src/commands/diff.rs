@@ -33,6 +33,11 @@ pub enum Mode {
     },
     /// HEAD → the live worktree, untracked files included.
     Worktree,
+    /// A checkpoint (`None`: the latest) → the live worktree (`--to worktree`).
+    ToWorktree {
+        /// The checkpoint.
+        from: Option<u64>,
+    },
     /// merge-base(BASE, HEAD) → HEAD.
     Branch(Option<String>),
 }
@@ -194,6 +199,19 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
     let mut notices = Vec::new();
     let (from, to) = match &mode {
         Mode::Worktree => worktree(ctx)?,
+        Mode::ToWorktree { from } => {
+            let thread = thread
+                .as_ref()
+                .ok_or_else(|| Error::usage("this diff needs --thread or T3_THREAD"))?;
+            let turn = match from {
+                Some(t) => *t,
+                None => store::latest_turn(repo, thread)?.ok_or_else(|| Error::UnknownThread {
+                    thread: thread.to_string(),
+                })?,
+            };
+            let from_side = checkpoint(repo, &mut None, thread, turn)?;
+            (from_side, worktree(ctx)?.1)
+        }
         Mode::Branch(base) => branch(repo, base.as_deref())?,
         _ => {
             let _t = crate::trace::span("resolve checkpoints");
@@ -347,7 +365,7 @@ fn checkpoints(
     let explicit_to = match *mode {
         Mode::Turn(t) => t,
         Mode::Range { to, .. } | Mode::Full { to } => to,
-        Mode::Worktree | Mode::Branch(_) => {
+        Mode::Worktree | Mode::Branch(_) | Mode::ToWorktree { .. } => {
             return Err(Error::Internal(
                 "a live mode reached the checkpoint resolver".into(),
             ));

@@ -1004,3 +1004,53 @@ fn git_p_pages_once_and_colours_like_git() {
         .out();
     assert!(!plain.contains('\x1b'), "{plain:?}");
 }
+
+#[test]
+fn a_checkpoint_against_the_live_files() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("grow.txt", "one\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let turn1 = r.git(&["rev-parse", &ref_for(THREAD, 1)]).trim().to_owned();
+    // Not captured yet: an edit, a new untracked file, an ignored one, a deletion.
+    r.write("grow.txt", "one\ntwo\n");
+    r.write("fresh.txt", "new\n");
+    r.write("ignored.log", "never\n");
+    r.remove("README.md");
+    let before = r.user_state();
+    let live = r.oracle_tree();
+    // Latest turn → worktree: the same as git's diff of those two trees.
+    let doc = r.t3_json(&["diff", "--thread", THREAD, "--to", "worktree"]);
+    assert_eq!(rows(&doc["files"]), r.numstat(&turn1, &live, true));
+    assert_eq!(
+        (doc["from_turn"].as_u64(), doc["to"].as_str()),
+        (Some(1), Some("worktree"))
+    );
+    // From any turn, and from the start of the thread.
+    let turn0 = r.git(&["rev-parse", &ref_for(THREAD, 0)]).trim().to_owned();
+    for args in [&["--from", "0"][..], &["--full"]] {
+        let mut all = vec!["diff", "--thread", THREAD, "--to", "worktree"];
+        all.extend_from_slice(args);
+        assert_eq!(
+            rows(&r.t3_json(&all)["files"]),
+            r.numstat(&turn0, &live, true),
+            "{args:?}"
+        );
+    }
+    // The patch is git's, pathspecs apply, and nothing of the user's changed.
+    let patch = r
+        .t3(&["diff", "--thread", THREAD, "--to", "worktree", "--", "grow.txt"])
+        .ok()
+        .out();
+    let git = r
+        .git_in(&r.root, &["diff", "-M", "-w", &turn1, &live, "--", "grow.txt"])
+        .ok()
+        .out();
+    assert_eq!(patch, git);
+    assert_eq!(
+        r.user_state(),
+        before,
+        "diff --to worktree changed the user's state"
+    );
+    r.t3(&["diff", "--thread", THREAD, "--to", "tree"]).fails(2);
+}
