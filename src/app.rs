@@ -221,6 +221,16 @@ fn repository_command(
             Outcome::Sync(commands::sync::run(&ctx, dir, a.remote.as_deref(), t.as_ref())?)
         }
         Command::Op(a) => Outcome::Op(op(a.action, open)?),
+        Command::Notes(a) => {
+            let crate::cli::NotesAction::Backfill { thread, dry_run } = a.action;
+            let thread = optional(thread.as_deref())?;
+            let ctx = open()?;
+            let opts = commands::notes::Options {
+                thread: thread.map(|t| ctx.resolve(t)).transpose()?,
+                dry_run,
+            };
+            Outcome::Notes(commands::notes::backfill(&ctx, opts)?)
+        }
         Command::Drop(a) => {
             let t = thread(&a.thread.thread)?;
             let ctx = open()?;

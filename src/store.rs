@@ -142,10 +142,39 @@ pub fn latest_turn(repo: &gix::Repository, thread: &ThreadId) -> Result<Option<u
 /// now, and a warning says so.
 pub const T3CODE_WARNING: &str = "written by T3 Code without a note: summary computed on the fly";
 
+/// The warning of a note `git t3 notes backfill` wrote for a T3 Code checkpoint.
+pub const T3CODE_BACKFILLED: &str = "written by T3 Code without a note: summary backfilled by git t3";
+
 fn t3code_note(repo: &gix::Repository, thread: &ThreadId, turn: TurnRef, tree: ObjectId) -> Result<Note> {
+    t3code_note_with(repo, thread, turn, tree, T3CODE_WARNING)
+}
+
+/// The note of T3 Code's checkpoint `turn` of `thread` when it has none, to
+/// be written (`notes backfill`); `None` when the commit has a note or was
+/// not written by T3 Code.
+pub fn t3code_backfill(
+    repo: &gix::Repository,
+    notes: &mut NotesReader<'_>,
+    thread: &ThreadId,
+    turn: TurnRef,
+) -> Result<Option<Note>> {
+    if notes.blob_id(turn.commit)?.is_some() || !repo::is_t3code_commit(repo, turn.commit) {
+        return Ok(None);
+    }
+    let tree = repo::commit_tree(repo, turn.commit)?;
+    t3code_note_with(repo, thread, turn, tree, T3CODE_BACKFILLED).map(Some)
+}
+
+fn t3code_note_with(
+    repo: &gix::Repository,
+    thread: &ThreadId,
+    turn: TurnRef,
+    tree: ObjectId,
+    warning: &str,
+) -> Result<Note> {
     let mut note = Note::new(thread, turn.turn);
     note.completed_at = repo::commit_time(repo, turn.commit)?;
-    note.warnings.push(T3CODE_WARNING.to_owned());
+    note.warnings.push(warning.to_owned());
     if turn.turn == 0 {
         return Ok(note);
     }
@@ -309,6 +338,17 @@ pub fn resolve_thread(repo: &gix::Repository, given: ThreadId) -> Result<ThreadI
             })
         }
     }
+}
+
+/// Every thread's checkpoint refs, sorted by thread and turn.
+pub fn all_thread_refs(repo: &gix::Repository) -> Result<Vec<(ThreadId, Vec<TurnRef>)>> {
+    Ok(refs_by_thread(repo)?
+        .into_iter()
+        .map(|(thread, mut turns)| {
+            turns.sort_by_key(|t| t.turn);
+            (thread, turns)
+        })
+        .collect())
 }
 
 /// Every thread's id and how many checkpoints it has, sorted by id (no

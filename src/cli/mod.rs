@@ -53,6 +53,8 @@ pub enum Command {
     Drop(DropArgs),
     /// The operation log: list, show or undo reverts, aborts, undos and drops
     Op(OpArgs),
+    /// Checkpoint notes: `backfill` writes ours for checkpoints T3 Code wrote without one
+    Notes(NotesArgs),
     /// Check refs and notes under refs/t3/ (for CI): exit 1 with one line per problem
     Verify(VerifyArgs),
     /// Push checkpoint refs and notes (merging the remote's notes first)
@@ -280,6 +282,28 @@ pub struct RevertArgs {
     /// Move nested repositories in the way aside; undo even when turns were captured again since
     #[arg(long)]
     pub force: bool,
+}
+
+/// Arguments of `notes`.
+#[derive(Debug, Args)]
+pub struct NotesArgs {
+    /// What to do with the notes
+    #[command(subcommand)]
+    pub action: NotesAction,
+}
+
+/// The `notes` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum NotesAction {
+    /// Write a note (the summary against the turn before) for each checkpoint T3 Code wrote without one
+    Backfill {
+        /// Only this thread (default: every thread)
+        #[arg(long, value_name = "ID", add = thread_completer())]
+        thread: Option<String>,
+        /// List the notes that would be written; write nothing
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 /// Arguments of `op`.

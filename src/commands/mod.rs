@@ -11,6 +11,7 @@ pub mod hook;
 pub mod install;
 pub mod list;
 pub mod log;
+pub mod notes;
 pub mod op;
 pub mod placeholder;
 pub mod restore;
@@ -51,6 +52,8 @@ pub enum Outcome {
     Revert(revert::RevertOutcome),
     /// `drop`.
     Drop(drop::DropOutcome),
+    /// `notes backfill`.
+    Notes(notes::BackfillOutcome),
     /// `op log`, `op show`, `op undo`.
     Op(op::OpOutcome),
     /// `verify`.

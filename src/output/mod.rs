@@ -148,6 +148,7 @@ pub fn render(outcome: &Outcome, format: Format, quiet: bool, out: &mut dyn Writ
         Outcome::Hook(_) => Ok(()),
         Outcome::Sync(s) => reports::sync(s, quiet, out),
         Outcome::Drop(d) => reports::drop(d, quiet, out),
+        Outcome::Notes(n) => reports::backfill(n, quiet, out),
     }
 }
 

@@ -158,3 +158,29 @@ pub fn drop(d: &DropOutcome, quiet: bool, out: &mut dyn Write) -> io::Result<()>
     }
     Ok(())
 }
+
+/// `notes backfill`: one line per note, then the count.
+pub fn backfill(
+    b: &crate::commands::notes::BackfillOutcome,
+    quiet: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    if quiet {
+        return Ok(());
+    }
+    let verb = if b.dry_run { "would write" } else { "wrote" };
+    for n in &b.notes {
+        writeln!(
+            out,
+            "{verb} the note of turn {} of thread {} ({} file{})",
+            n.turn,
+            super::safe(&n.thread),
+            n.files,
+            if n.files == 1 { "" } else { "s" }
+        )?;
+    }
+    match b.notes.len() {
+        0 => writeln!(out, "every checkpoint has a note: nothing to backfill"),
+        n => writeln!(out, "{verb} {n} note{}", if n == 1 { "" } else { "s" }),
+    }
+}

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 
 pub use lock::{Locked, RepoLock};
-pub use notes::{NoteEdit, NotesReader, commit_notes, edit_notes, list_notes};
+pub use notes::{NoteEdit, NotesChange, NotesReader, commit_notes, edit_notes, list_notes};
 pub use objects::{
     IDENTITY_EMAIL, IDENTITY_NAME, Recorder, T3CODE_EMAIL, T3CODE_NAME, commit_identity, commit_time,
     commit_tree, ensure_tree_object, head_tree, is_t3code_commit, tree_editor, write_commit,

@@ -222,14 +222,12 @@ fn thread_from_environment() {
 /// note) are first-class: listed with a summary computed when read,
 /// diffed like git, reverted to, reported by verify as information, and
 /// dropped only with --force.
-#[test]
-fn checkpoints_written_by_t3code_are_readable() {
-    let r = TestRepo::seeded();
-    let thread = "t3code-thread";
-    for n in 0..3u64 {
+/// Turns 0..turns of `thread` as T3 Code writes them: its identity, no note.
+fn t3code_thread(r: &TestRepo, thread: &str, turns: u64) {
+    for n in 0..turns {
         if n > 0 {
-            r.write(&format!("t3code-{n}.txt"), &format!("turn {n}\n"));
-            r.write("README.md", &format!("# demo\n\nline two\nturn {n}\n"));
+            r.write(&format!("{thread}-{n}.txt"), &format!("turn {n}\n"));
+            r.write("README.md", &format!("# demo\n\nline two\n{thread} turn {n}\n"));
         }
         let tree = r.oracle_tree();
         let out = std::process::Command::new("git")
@@ -250,6 +248,13 @@ fn checkpoints_written_by_t3code_are_readable() {
         let commit = String::from_utf8(out.stdout).unwrap();
         r.git(&["update-ref", &ref_for(thread, n), commit.trim()]);
     }
+}
+
+#[test]
+fn checkpoints_written_by_t3code_are_readable() {
+    let r = TestRepo::seeded();
+    let thread = "t3code-thread";
+    t3code_thread(&r, thread, 3);
     let list = r.t3(&["list", "--thread", thread]).ok();
     assert!(!list.out().contains("unreadable"), "{}", list.out());
     let turns = r.t3_json(&["list", "--thread", thread]);
@@ -289,8 +294,64 @@ fn checkpoints_written_by_t3code_are_readable() {
     assert!(v.out().contains("T3 Code"), "{}", v.out());
     r.t3(&["revert", "--thread", thread, "--to", "1", "--files-only"])
         .ok();
-    assert!(!r.root.join("t3code-2.txt").exists());
+    assert!(!r.root.join("t3code-thread-2.txt").exists());
     let refused = r.t3(&["drop", "--thread", thread]).fails(1);
     assert!(refused.stderr.contains("T3 Code"), "{}", refused.stderr);
     r.t3(&["drop", "--thread", thread, "--force"]).ok();
+}
+
+#[test]
+fn notes_backfill_writes_our_notes_for_t3code_checkpoints() {
+    let r = TestRepo::seeded();
+    t3code_thread(&r, "tc-a", 3);
+    t3code_thread(&r, "tc-b", 2);
+    r.t3(&["baseline", "--thread", "ours"]).ok();
+    let on_the_fly = r.t3_json(&["list", "--thread", "tc-a"]);
+    let before_notes = r.git(&["rev-parse", "refs/notes/t3"]);
+    // --dry-run lists them and writes nothing.
+    let dry = r.t3_json(&["notes", "backfill", "--dry-run"]);
+    assert_eq!(dry["notes"].as_array().map(Vec::len), Some(5), "{dry}");
+    assert_eq!(r.git(&["rev-parse", "refs/notes/t3"]), before_notes);
+    // One thread, by a unique prefix.
+    let one = r.t3_json(&["notes", "backfill", "--thread", "tc-b"]);
+    let turns: Vec<(String, u64)> = one["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            (
+                n["thread"].as_str().unwrap().to_owned(),
+                n["turn"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(turns, vec![("tc-b".to_owned(), 0), ("tc-b".to_owned(), 1)]);
+    assert!(r.note(&ref_for("tc-b", 1)).contains("backfilled"));
+    assert!(
+        r.t3(&["notes", "backfill", "--thread", "tc-b"])
+            .ok()
+            .out()
+            .contains("nothing to backfill")
+    );
+    // Every thread: the rest; the summaries are the ones computed on the fly.
+    let all = r.t3_json(&["notes", "backfill"]);
+    assert_eq!(all["notes"].as_array().map(Vec::len), Some(3), "{all}");
+    let stored = r.t3_json(&["list", "--thread", "tc-a"]);
+    for (live, kept) in on_the_fly["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(stored["turns"].as_array().unwrap())
+    {
+        assert_eq!(live["files"], kept["files"]);
+        assert!(
+            kept["warnings"][0].as_str().unwrap().contains("backfilled"),
+            "{kept}"
+        );
+    }
+    // Our own checkpoints' notes are untouched, and verify has nothing to say.
+    assert!(!r.note(&ref_for("ours", 0)).contains("backfilled"));
+    let v = r.t3(&["verify"]).ok();
+    assert!(!v.out().contains("without a note"), "{}", v.out());
+    r.t3(&["notes", "backfill", "--thread", "nobody"]).fails(1);
 }
