@@ -147,18 +147,20 @@ fn repository_command(
             let opts = commands::baseline::Options {
                 thread: thread(&a.thread.thread)?,
                 provider: a.provider,
+                agent: Some(a.agent.unwrap_or_else(|| "cli".into())),
             };
             Outcome::Checkpoint(commands::baseline::run(&open()?, opts)?)
         }
         Command::Capture(a) => {
             let opts = commands::capture::Options {
-                thread: thread(&a.thread.thread)?,
                 turn: a.turn,
                 state: a.state,
                 turn_id: a.turn_id,
                 message_id: a.message_id,
                 replace: a.replace,
-                provider: None,
+                title: a.title,
+                agent: Some(a.agent.unwrap_or_else(|| "cli".into())),
+                ..commands::capture::Options::new(thread(&a.thread.thread)?)
             };
             Outcome::Checkpoint(commands::capture::run(&open()?, opts)?)
         }
@@ -437,6 +439,9 @@ fn diff(
     };
     let ctx = open()?;
     let thread = thread.map(|t| ctx.resolve(t)).transpose()?;
+    if let (Mode::ToWorktree { .. }, Some(t)) = (&mode, &thread) {
+        crate::store::require_bound_here(&ctx.repo, t, "diff --to worktree", a.force)?;
+    }
     let live = matches!(mode, Mode::Worktree | Mode::Branch(_));
     let ignore_whitespace = if a.keep_whitespace {
         false

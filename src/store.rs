@@ -340,6 +340,53 @@ pub fn resolve_thread(repo: &gix::Repository, given: ThreadId) -> Result<ThreadI
     }
 }
 
+/// The worktree `thread` belongs to: the one named by the note of its
+/// first checkpoint (the baseline), else of its latest (`None`: neither
+/// names one, the thread belongs everywhere). `refs` are its refs.
+pub fn bound_worktree(
+    repo: &gix::Repository,
+    notes: &mut NotesReader<'_>,
+    thread: &ThreadId,
+    refs: &[TurnRef],
+) -> Option<String> {
+    [refs.first(), refs.last()]
+        .into_iter()
+        .flatten()
+        .filter_map(|t| load(repo, notes, thread, *t).ok())
+        .find_map(|cp| cp.note.worktree)
+}
+
+/// Whether `bound` (a worktree path or git dir from a note) is the
+/// worktree `repo` works in.
+pub fn is_here(repo: &gix::Repository, bound: &str) -> bool {
+    let canonical = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
+    let bound = canonical(std::path::Path::new(bound));
+    repo.workdir().is_some_and(|w| canonical(w) == bound) || canonical(repo.git_dir()) == bound
+}
+
+/// Refuse, naming the right worktree, when `thread` belongs to another
+/// worktree than the one `repo` works in (DESIGN: Worktrees); `force`
+/// skips the check. `what` names the command for the message.
+pub fn require_bound_here(repo: &gix::Repository, thread: &ThreadId, what: &str, force: bool) -> Result<()> {
+    if force {
+        return Ok(());
+    }
+    let refs = thread_refs(repo, thread)?;
+    let mut notes = NotesReader::open(repo)?;
+    let Some(bound) = bound_worktree(repo, &mut notes, thread, &refs) else {
+        return Ok(());
+    };
+    if is_here(repo, &bound) {
+        return Ok(());
+    }
+    let here = repo::workdir(repo)?;
+    Err(Error::Refused(format!(
+        "thread '{thread}' belongs to the worktree {bound} (its baseline was taken there), not to {}: \
+         run `git t3 {what}` there, or pass --force to {what} here anyway",
+        here.display()
+    )))
+}
+
 /// Every thread's checkpoint refs, sorted by thread and turn.
 pub fn all_thread_refs(repo: &gix::Repository) -> Result<Vec<(ThreadId, Vec<TurnRef>)>> {
     Ok(refs_by_thread(repo)?

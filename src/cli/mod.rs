@@ -90,6 +90,9 @@ pub struct BaselineArgs {
     /// Provider that rolls this thread's conversation back (see `git t3 revert`)
     #[arg(long, value_name = "NAME")]
     pub provider: Option<String>,
+    /// Who drives the thread: claude-code, codex, opencode, cursor (default: cli)
+    #[arg(long, value_name = "NAME")]
+    pub agent: Option<String>,
 }
 
 /// Arguments of `capture`.
@@ -113,6 +116,12 @@ pub struct CaptureArgs {
     /// Overwrite a real checkpoint of the same turn
     #[arg(long)]
     pub replace: bool,
+    /// What the turn was about (the first line is kept, at most 200 characters)
+    #[arg(long, value_name = "TEXT")]
+    pub title: Option<String>,
+    /// Who drove the turn: claude-code, codex, opencode, cursor (default: cli)
+    #[arg(long, value_name = "NAME")]
+    pub agent: Option<String>,
 }
 
 /// Arguments of `placeholder`.
@@ -177,7 +186,7 @@ pub struct RestoreArgs {
     /// The turn to take the paths from
     #[arg(long, value_name = "N")]
     pub turn: u64,
-    /// Move nested repositories in the way aside instead of refusing
+    /// Restore a thread of another worktree here; move nested repositories in the way aside instead of refusing
     #[arg(long)]
     pub force: bool,
     /// Files or folders to put back (relative to the current directory); absent in the turn: deleted
@@ -246,6 +255,9 @@ pub struct DiffArgs {
     /// `-q`/`--quiet` implies it and prints nothing)
     #[arg(long)]
     pub exit_code: bool,
+    /// With --to worktree: compare even when the thread belongs to another worktree
+    #[arg(long)]
+    pub force: bool,
     /// Limit the diff to these paths (git's pathspec syntax)
     #[arg(last = true, value_name = "PATH")]
     pub paths: Vec<String>,
@@ -279,7 +291,7 @@ pub struct RevertArgs {
     /// Reverse the last completed revert (files, index and refs; not the conversation)
     #[arg(long)]
     pub undo: bool,
-    /// Move nested repositories in the way aside; undo even when turns were captured again since
+    /// Revert a thread of another worktree here; move nested repositories in the way aside; undo even when turns were captured again since
     #[arg(long)]
     pub force: bool,
 }

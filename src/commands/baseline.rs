@@ -14,6 +14,8 @@ pub struct Options {
     pub thread: ThreadId,
     /// The provider that can roll the thread's conversation back.
     pub provider: Option<String>,
+    /// Who drives the thread (`claude-code`, `codex`, …; `cli` by hand).
+    pub agent: Option<String>,
 }
 
 /// Validate a provider name: it becomes part of a helper's file name.
@@ -31,7 +33,11 @@ pub fn check_provider(name: &str) -> Result<()> {
 /// Write turn 0 of the thread unless it already has a checkpoint (then return the latest).
 pub fn run(ctx: &Context, opts: Options) -> Result<CaptureOutcome> {
     let repo = &ctx.repo;
-    let Options { thread, provider } = opts;
+    let Options {
+        thread,
+        provider,
+        agent,
+    } = opts;
     if let Some(p) = &provider {
         check_provider(p)?;
     }
@@ -48,13 +54,10 @@ pub fn run(ctx: &Context, opts: Options) -> Result<CaptureOutcome> {
     capture::capture_locked(
         &lock,
         capture::Options {
-            thread,
             turn: Some(0),
-            state: None,
-            turn_id: None,
-            message_id: None,
-            replace: false,
             provider,
+            agent,
+            ..capture::Options::new(thread)
         },
     )
 }

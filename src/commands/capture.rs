@@ -28,6 +28,62 @@ pub struct Options {
     pub replace: bool,
     /// Record the thread's provider (baseline only).
     pub provider: Option<String>,
+    /// The turn's title (the first line of its prompt).
+    pub title: Option<String>,
+    /// Who drove the turn (`claude-code`, `codex`, …; `cli` by hand).
+    pub agent: Option<String>,
+    /// The worktree when the turn's prompt was submitted, when it differed
+    /// from the checkpoint before.
+    pub pre_turn_tree: Option<gix::ObjectId>,
+}
+
+impl Options {
+    /// Capture the next turn of `thread` with nothing else said.
+    pub fn new(thread: ThreadId) -> Self {
+        Options {
+            thread,
+            turn: None,
+            state: None,
+            turn_id: None,
+            message_id: None,
+            replace: false,
+            provider: None,
+            title: None,
+            agent: None,
+            pre_turn_tree: None,
+        }
+    }
+}
+
+/// The longest title kept, in characters.
+pub const MAX_TITLE_CHARS: usize = 200;
+
+/// A title from a prompt: its first non-empty line, trimmed, without
+/// control characters, at most [`MAX_TITLE_CHARS`] characters (`None` when
+/// nothing is left).
+pub fn title_of(prompt: &str) -> Option<String> {
+    let line = prompt.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let clean: String = line
+        .chars()
+        .filter(|c| !c.is_control() && !crate::model::thread::is_bidi_control(*c))
+        .take(MAX_TITLE_CHARS)
+        .collect();
+    let clean = clean.trim().to_owned();
+    (!clean.is_empty()).then_some(clean)
+}
+
+/// Where a checkpoint was taken: the worktree (canonical path), the branch
+/// (`""` when detached) and HEAD's commit (unborn: none).
+pub fn whereabouts(repo: &gix::Repository) -> Result<(String, Option<String>, Option<String>)> {
+    let workdir = repo::workdir(repo)?;
+    let worktree = std::fs::canonicalize(&workdir).unwrap_or(workdir);
+    let branch = match repo.head_name() {
+        Ok(Some(name)) => Some(name.shorten().to_string()),
+        Ok(None) => Some(String::new()),
+        Err(_) => None,
+    };
+    let head = repo.head_id().ok().map(|id| id.detach().to_string());
+    Ok((worktree.to_string_lossy().into_owned(), branch, head))
 }
 
 /// The checkpoint a capture, baseline or placeholder wrote or found.
@@ -62,6 +118,9 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
         message_id,
         replace,
         provider,
+        title,
+        agent,
+        pre_turn_tree,
     } = opts;
     let t = crate::trace::span("list refs");
     let refs = store::thread_refs(repo, &thread)?;
@@ -123,11 +182,18 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
         }
     };
     drop(t);
+    let (worktree, branch, head) = whereabouts(repo)?;
     let note = Note {
         status: Status::from_turn_state(state.as_deref()),
         turn_id,
         assistant_message_id: message_id,
         provider,
+        title: title.as_deref().and_then(title_of),
+        agent,
+        worktree: Some(worktree),
+        branch,
+        head,
+        pre_turn_tree: pre_turn_tree.map(|t| t.to_string()),
         from_turn,
         warnings,
         files,

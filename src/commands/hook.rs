@@ -89,11 +89,12 @@ fn claude_code(v: &serde_json::Value, open: impl Fn(Option<&str>) -> Result<Cont
             baseline::Options {
                 thread: thread.clone(),
                 provider: Some("claude-code".into()),
+                agent: Some("claude-code".into()),
             },
         )?;
         ("baseline", out)
     } else {
-        let out = capture_completed(&ctx, &thread, None)?;
+        let out = capture_completed(&ctx, &thread, None, "claude-code")?;
         ("capture", out)
     };
     Ok(HookOutcome {
@@ -122,7 +123,7 @@ fn codex(v: &serde_json::Value, open: impl Fn(Option<&str>) -> Result<Context>) 
     })?;
     let thread = ThreadId::parse(id)?;
     let ctx = open(field(v, "cwd"))?;
-    let out = capture_completed(&ctx, &thread, field(v, "turn-id"))?;
+    let out = capture_completed(&ctx, &thread, field(v, "turn-id"), "codex")?;
     Ok(HookOutcome {
         agent: "codex".into(),
         event,
@@ -137,17 +138,15 @@ fn capture_completed(
     ctx: &Context,
     thread: &ThreadId,
     turn_id: Option<&str>,
+    agent: &str,
 ) -> Result<capture::CaptureOutcome> {
     capture::run(
         ctx,
         capture::Options {
-            thread: thread.clone(),
-            turn: None,
             state: Some("completed".into()),
             turn_id: turn_id.map(str::to_owned),
-            message_id: None,
-            replace: false,
-            provider: None,
+            agent: Some(agent.to_owned()),
+            ..capture::Options::new(thread.clone())
         },
     )
 }

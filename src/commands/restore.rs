@@ -49,6 +49,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<RestoreOutcome> {
     paths.sort();
     paths.dedup();
     let lock = ctx.lock("restore")?;
+    crate::store::require_bound_here(lock.repo(), &opts.thread, "restore", opts.force)?;
     let restored = paths::restore_paths(
         &lock,
         paths::Options {

@@ -2,8 +2,6 @@
 //! changed in the worktree since it (not captured yet), and whether a revert
 //! stopped half-way.
 
-use std::path::Path;
-
 use gix::ObjectId;
 use serde::Serialize;
 
@@ -14,7 +12,7 @@ use crate::model::note::ChangeKind;
 use crate::model::path::PathText;
 use crate::model::thread::ThreadId;
 use crate::repo::{self, NotesReader, Recorder};
-use crate::store::{self, TurnRef};
+use crate::store;
 
 /// One thread of this worktree.
 #[derive(Debug, Serialize)]
@@ -48,9 +46,8 @@ pub struct StatusOutcome {
 /// written, never a ref).
 pub fn run(ctx: &Context) -> Result<StatusOutcome> {
     let repo = &ctx.repo;
-    let workdir = repo::workdir(repo)?;
+    repo::workdir(repo)?;
     let lock = ctx.lock("status")?;
-    let here = [canonical(&workdir), canonical(repo.git_dir())];
     let mut notes = NotesReader::open(repo)?;
     let mut mine = Vec::new();
     for summary in store::list_threads(repo)? {
@@ -58,7 +55,8 @@ pub fn run(ctx: &Context) -> Result<StatusOutcome> {
             continue;
         };
         let refs = store::thread_refs(repo, &thread)?;
-        if belongs_elsewhere(repo, &mut notes, &thread, &refs, &here) {
+        if store::bound_worktree(repo, &mut notes, &thread, &refs).is_some_and(|w| !store::is_here(repo, &w))
+        {
             continue;
         }
         let base =
@@ -97,26 +95,4 @@ pub fn run(ctx: &Context) -> Result<StatusOutcome> {
         });
     }
     Ok(StatusOutcome { threads })
-}
-
-/// Whether the thread's notes bind it to another worktree: the baseline's
-/// `worktree`, else the latest turn's (a worktree path or git dir). A thread
-/// whose notes name none belongs everywhere.
-fn belongs_elsewhere(
-    repo: &gix::Repository,
-    notes: &mut NotesReader<'_>,
-    thread: &ThreadId,
-    refs: &[TurnRef],
-    here: &[std::path::PathBuf],
-) -> bool {
-    let named = [refs.first(), refs.last()]
-        .into_iter()
-        .flatten()
-        .filter_map(|t| store::load(repo, notes, thread, *t).ok())
-        .find_map(|cp| cp.note.worktree);
-    named.is_some_and(|w| !here.contains(&canonical(Path::new(&w))))
-}
-
-fn canonical(path: &Path) -> std::path::PathBuf {
-    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
 }

@@ -232,6 +232,18 @@ pub struct Note {
     /// lists only this worktree's threads).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worktree: Option<String>,
+    /// The branch checked out when the checkpoint was taken (`""` when
+    /// HEAD was detached).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    /// HEAD's commit then (absent when HEAD was unborn).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<String>,
+    /// The worktree when the prompt of this turn was submitted, when it
+    /// differed from the checkpoint before (the user edited between turns):
+    /// `diff --turn N` shows the agent's own changes from there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pre_turn_tree: Option<String>,
     /// Things a reader should know, e.g. that no baseline existed.
     #[serde(default)]
     pub warnings: Vec<String>,
@@ -288,6 +300,9 @@ impl Note {
             title: None,
             agent: None,
             worktree: None,
+            branch: None,
+            head: None,
+            pre_turn_tree: None,
             warnings: Vec::new(),
             reverts: Vec::new(),
             files: Vec::new(),
@@ -422,7 +437,10 @@ mod tests {
             from_turn: Some(1),
             title: Some("fix the flaky test".into()),
             agent: Some("claude-code".into()),
-            worktree: None,
+            worktree: Some("/work/tree with space".into()),
+            branch: Some(String::new()),
+            head: Some("1234567890123456789012345678901234567890".into()),
+            pre_turn_tree: Some("4b825dc642cb6eb9a060e54bf8d69288fbad4904".into()),
             warnings: vec![],
             reverts: vec![],
             files: vec![

@@ -110,6 +110,7 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
     } else {
         put_back::complete_pending(lock)?
     };
+    store::require_bound_here(repo, &thread, "revert", force)?;
     let d = decide(repo, &thread, to)?;
     let turns = d.latest - to;
     let provider = if files_only || turns == 0 {

@@ -19,6 +19,7 @@ mod store;
 mod sync;
 mod util;
 mod verify;
+mod worktrees;
 
 #[test]
 fn every_test_module_is_listed() {
