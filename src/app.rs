@@ -109,6 +109,15 @@ pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
             ))
         }
         command => {
+            let mut settings = settings;
+            if let Command::Diff(a) = &command
+                && let Some(algorithm) = a.algorithm()
+            {
+                // Like git's, the flag beats `diff.algorithm`, `-c` included.
+                settings
+                    .config_overrides
+                    .push(format!("diff.algorithm={algorithm}"));
+            }
             let edge = Edge {
                 json: cli.json,
                 quiet: cli.quiet,

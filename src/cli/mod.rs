@@ -197,6 +197,7 @@ pub struct RestoreArgs {
 /// Arguments of `diff`.
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("format").args(["stat", "numstat", "name_only"]))]
+#[command(group = clap::ArgGroup::new("algorithm").args(["diff_algorithm", "patience", "histogram", "minimal"]))]
 pub struct DiffArgs {
     /// Thread id (for the checkpoint modes)
     #[arg(long, env = "T3_THREAD", value_name = "ID", add = thread_completer())]
@@ -251,6 +252,19 @@ pub struct DiffArgs {
     /// Lines of context in the patch (git's default: 3)
     #[arg(short = 'U', long = "unified", value_name = "N")]
     pub unified: Option<u32>,
+    /// The diff algorithm, as git's: myers (or default), minimal, patience
+    /// or histogram (default: git's diff.algorithm)
+    #[arg(long, value_name = "ALGORITHM", value_parser = ["default", "myers", "minimal", "patience", "histogram"])]
+    pub diff_algorithm: Option<String>,
+    /// Use the patience diff algorithm (--diff-algorithm=patience)
+    #[arg(long)]
+    pub patience: bool,
+    /// Use the histogram diff algorithm (--diff-algorithm=histogram)
+    #[arg(long)]
+    pub histogram: bool,
+    /// Spend extra time to find the smallest diff (--diff-algorithm=minimal)
+    #[arg(long)]
+    pub minimal: bool,
     /// Exit 1 when there are differences, 0 when there are none (like git;
     /// `-q`/`--quiet` implies it and prints nothing)
     #[arg(long)]
@@ -264,6 +278,21 @@ pub struct DiffArgs {
     /// With --numstat or --name-only: NUL-terminated, unquoted paths
     #[arg(short = 'z')]
     pub null: bool,
+}
+
+impl DiffArgs {
+    /// The `diff.algorithm` the flags ask for, if any.
+    pub fn algorithm(&self) -> Option<&str> {
+        if self.patience {
+            Some("patience")
+        } else if self.histogram {
+            Some("histogram")
+        } else if self.minimal {
+            Some("minimal")
+        } else {
+            self.diff_algorithm.as_deref()
+        }
+    }
 }
 
 /// Arguments of `revert`.

@@ -167,7 +167,7 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
         Some(base) => {
             let (exact, squeezed) = summary::summarize_both(repo, base.tree, snapshot.tree)?;
             // The cache holds git's default counts only.
-            if crate::diff::lines::algorithm(repo) == gix::diff::blob::Algorithm::Myers {
+            if crate::diff::lines::algorithm(repo) == crate::diff::lines::Algorithm::Myers {
                 cache::put(repo, base.tree, snapshot.tree, true, &squeezed);
                 cache::put(repo, base.tree, snapshot.tree, false, &exact);
             }

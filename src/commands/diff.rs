@@ -319,7 +319,8 @@ fn files_and_shown(
         )
     });
     // The cache holds git's default: renames paired, Myers counts.
-    let default_counts = renames && crate::diff::lines::algorithm(repo) == gix::diff::blob::Algorithm::Myers;
+    let default_counts =
+        renames && crate::diff::lines::algorithm(repo) == crate::diff::lines::Algorithm::Myers;
     let cacheable =
         format != Format::Patch && format != Format::NameStatus && limit.is_none() && default_counts;
     if cacheable && let Some(files) = cache::get(repo, from.tree, to.tree, ignore_whitespace) {

@@ -3,7 +3,7 @@
 //! exact or with all whitespace squeezed out like `--ignore-all-space`
 //! (gix has no whitespace-ignoring diff).
 
-use gix::diff::blob::{Algorithm, Diff, InternedInput};
+use gix::diff::blob::{Diff, InternedInput, Token};
 use gix::objs::tree::EntryKind;
 
 use crate::diff::changes::{TreeChange, load};
@@ -90,11 +90,23 @@ pub fn is_large(repo: &gix::Repository, side: Option<crate::diff::changes::Side>
     Ok(header.size() > LARGE_BLOB)
 }
 
-/// The diff algorithm `diff.algorithm` names: git's default is Myers with
-/// xdiff's pre-pass that discards lines frequent in the other file and its
-/// cost heuristics (gix's port), so counts and hunks are what `git diff`
-/// says, in bounded time; `minimal` drops the heuristics; `histogram` (and
-/// `patience`, which gix lacks) use gix's histogram diff.
+/// A diff algorithm, as `diff.algorithm` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Algorithm {
+    /// git's default: Myers with xdiff's pre-pass that discards lines
+    /// frequent in the other file and its cost heuristics (gix's port), so
+    /// counts and hunks are what `git diff` says, in bounded time.
+    Myers,
+    /// Myers without the heuristics (`minimal`).
+    Minimal,
+    /// Patience diff (`patience`, [`crate::diff::patience`]).
+    Patience,
+    /// gix's histogram diff (`histogram`).
+    Histogram,
+}
+
+/// The diff algorithm `diff.algorithm` names (git's default when unset or
+/// unknown).
 pub fn algorithm(repo: &gix::Repository) -> Algorithm {
     let config = repo.config_snapshot();
     match config
@@ -102,10 +114,64 @@ pub fn algorithm(repo: &gix::Repository) -> Algorithm {
         .map(|v| v.to_string().to_ascii_lowercase())
         .as_deref()
     {
-        Some("minimal") => Algorithm::MyersMinimal,
-        Some("histogram" | "patience") => Algorithm::Histogram,
+        Some("minimal") => Algorithm::Minimal,
+        Some("patience") => Algorithm::Patience,
+        Some("histogram") => Algorithm::Histogram,
         _ => Algorithm::Myers,
     }
+}
+
+/// The lines of `input` each side removed or added, by `algorithm`
+/// (before hunks are compacted and placed).
+pub fn compute(algorithm: Algorithm, input: &InternedInput<&[u8]>) -> Diff {
+    use gix::diff::blob::Algorithm as Imara;
+    let imara = match algorithm {
+        Algorithm::Myers => Imara::Myers,
+        Algorithm::Minimal => Imara::MyersMinimal,
+        Algorithm::Histogram => Imara::Histogram,
+        Algorithm::Patience => {
+            return super::patience::diff(&input.before, &input.after, input.interner.num_tokens());
+        }
+    };
+    Diff::compute(imara, input)
+}
+
+/// The [`Diff`] that removes the lines marked in `removed` and adds those
+/// marked in `added` (the unmarked lines of both sides pair up in order).
+///
+/// gix builds a `Diff` only by computing one: this computes it over stand-in
+/// tokens whose only common subsequence is the unmarked lines (each kept
+/// pair shares a token found nowhere else, each marked line has a token of
+/// its own), for which the minimal Myers diff is exactly the marking.
+pub fn diff_from_marks(removed: &[bool], added: &[bool]) -> Diff {
+    let stand_ins = |marks: &[bool], next_own: &mut u32| -> Vec<Token> {
+        let mut kept = 0u32;
+        marks
+            .iter()
+            .map(|&m| {
+                let counter = if m { &mut *next_own } else { &mut kept };
+                let t = Token(*counter);
+                *counter = counter.saturating_add(1);
+                t
+            })
+            .collect()
+    };
+    let kept = removed
+        .iter()
+        .filter(|m| !**m)
+        .count()
+        .max(added.iter().filter(|m| !**m).count());
+    let mut next_own = u32::try_from(kept).unwrap_or(u32::MAX);
+    let before = stand_ins(removed, &mut next_own);
+    let after = stand_ins(added, &mut next_own);
+    let mut diff = Diff::default();
+    diff.compute_with(
+        gix::diff::blob::Algorithm::MyersMinimal,
+        &before,
+        &after,
+        next_own,
+    );
+    diff
 }
 
 /// Lines added and deleted between two texts, with git's default algorithm.
@@ -120,7 +186,7 @@ pub fn line_counts_with(old: &[u8], new: &[u8], ignore_whitespace: bool, algorit
     }
     let mut scratch = Squeezed::default();
     let input = intern(old, new, ignore_whitespace, &mut scratch);
-    let diff = Diff::compute(algorithm, &input);
+    let diff = compute(algorithm, &input);
     Counts {
         additions: u64::from(diff.count_additions()),
         deletions: u64::from(diff.count_removals()),

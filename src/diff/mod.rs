@@ -5,5 +5,6 @@ pub mod cache;
 pub mod changes;
 pub mod lines;
 pub mod patch;
+pub mod patience;
 pub mod slider;
 pub mod summary;

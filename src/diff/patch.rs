@@ -6,7 +6,7 @@
 
 use gix::ObjectId;
 use gix::bstr::BString;
-use gix::diff::blob::{Diff, Hunk as Edit};
+use gix::diff::blob::Hunk as Edit;
 use gix::objs::tree::EntryKind;
 
 use crate::diff::changes::{self, Side, TreeChange};
@@ -33,7 +33,7 @@ pub struct Options {
 struct HunkOptions {
     ignore_whitespace: bool,
     context: u32,
-    algorithm: gix::diff::blob::Algorithm,
+    algorithm: lines::Algorithm,
 }
 
 /// The patch of one file (a type change is two of these).
@@ -236,7 +236,7 @@ fn short_len(repo: &gix::Repository, id: ObjectId, abbrev: usize) -> usize {
 /// The caller's options and what the repository's config says, for a whole patch.
 struct Settings {
     opts: Options,
-    algorithm: gix::diff::blob::Algorithm,
+    algorithm: lines::Algorithm,
     abbrev: usize,
 }
 
@@ -346,7 +346,7 @@ pub fn hunks(old: &[u8], new: &[u8], ignore_whitespace: bool) -> Vec<Hunk> {
     let how = HunkOptions {
         ignore_whitespace,
         context: CONTEXT,
-        algorithm: gix::diff::blob::Algorithm::Myers,
+        algorithm: lines::Algorithm::Myers,
     };
     hunks_with(old, new, how)
 }
@@ -365,7 +365,7 @@ fn hunks_with(old: &[u8], new: &[u8], how: HunkOptions) -> Vec<Hunk> {
     let new_lines: Vec<&[u8]> = new.split_inclusive(|b| *b == b'\n').collect();
     let mut scratch = lines::Squeezed::default();
     let input = lines::intern(old, new, ignore_whitespace, &mut scratch);
-    let mut diff = Diff::compute(algorithm, &input);
+    let mut diff = lines::compute(algorithm, &input);
     let heuristic = super::slider::RealIndent::new(&input.before, &input.after, &old_lines, &new_lines);
     diff.postprocess_with_heuristic(&input, heuristic);
     group(diff.hunks(), context)

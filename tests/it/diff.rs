@@ -484,7 +484,7 @@ fn patch_corners_are_byte_identical_to_git() {
 
 /// A C-like function: braces, blank lines, repeated statements — the text
 /// where diff algorithms part ways.
-fn c_function(rng: &mut Rng) -> Vec<String> {
+pub(crate) fn c_function(rng: &mut Rng) -> Vec<String> {
     const WORDS: [&str; 6] = ["alpha", "beta", "gamma", "count", "total", "value"];
     let mut out = vec![
         format!("int {}{}(int x)", WORDS[rng.below(6) as usize], rng.below(50)),
@@ -509,7 +509,7 @@ fn c_function(rng: &mut Rng) -> Vec<String> {
 /// One random edit of the kinds git's heuristics care about: inserted and
 /// moved functions, deletions, re-indents, wrapped blocks, stray blank
 /// lines and braces, whitespace inside lines.
-fn c_edit(rng: &mut Rng, lines: &mut Vec<String>) {
+pub(crate) fn c_edit(rng: &mut Rng, lines: &mut Vec<String>) {
     let i = rng.below(lines.len() as u64 + 1) as usize;
     let j = (i + 1 + rng.below(11) as usize).min(lines.len());
     let indent = |l: &String| {

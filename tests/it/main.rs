@@ -1,6 +1,7 @@
 //! The one integration-test binary: every test builds real repositories with
 //! git and drives the built `git-t3` binary.
 
+mod algorithms;
 mod bad_input;
 mod capture;
 mod diff;

@@ -1,0 +1,223 @@
+//! `diff.algorithm=patience` and the algorithm flags, checked against git
+//! itself on generated edits where patience and git's default part ways.
+
+use crate::diff::{c_edit, c_function};
+use crate::util::{Rng, THREAD, TestRepo, ref_for, rows};
+
+/// Generated text of one of six kinds: C-like functions, blank-line heavy,
+/// brace heavy, repeated lines only (no unique line: patience falls back to
+/// Myers), mostly unique lines, and whitespace variants with CRs.
+fn text(rng: &mut Rng, kind: u64) -> Vec<String> {
+    let pick = |rng: &mut Rng, choices: &[&str], extra: String| {
+        let k = rng.below(choices.len() as u64 + 1) as usize;
+        choices.get(k).map_or(extra, |s| (*s).to_owned())
+    };
+    let mut lines = Vec::new();
+    match kind {
+        0 => {
+            for _ in 0..4 + rng.below(6) {
+                lines.extend(c_function(rng));
+            }
+        }
+        _ => {
+            let n = 20 + rng.below(60);
+            for _ in 0..n {
+                let extra = format!("u{}", rng.below(if kind == 4 { 10_000 } else { 30 }));
+                lines.push(match kind {
+                    1 => pick(rng, &["", "", "", "a", "b", "}"], extra),
+                    2 => pick(rng, &["{", "}", "", "  {", "  }"], extra),
+                    3 => pick(rng, &["x", "y", "z", "", "w"], "x".into()),
+                    4 => pick(rng, &[], extra),
+                    _ => pick(rng, &["a", " a", "a ", "\tb", "b\r", "", "c  d"], extra),
+                });
+            }
+        }
+    }
+    lines
+}
+
+/// One random edit: the code edits of `diff.rs` (inserted and moved
+/// functions, deletions, re-indents, wrapped blocks, stray blank lines and
+/// braces), or a copied block, two blocks swapped, a dedent, or lines
+/// overwritten with frequent ones.
+fn edit(rng: &mut Rng, lines: &mut Vec<String>) {
+    let n = lines.len();
+    let i = rng.below(n as u64 + 1) as usize;
+    let j = (i + 1 + rng.below(11) as usize).min(n);
+    match rng.below(12) {
+        0..=7 => c_edit(rng, lines),
+        8 => {
+            let block = lines[i..j].to_vec();
+            let t = rng.below(n as u64 + 1) as usize;
+            drop(lines.splice(t..t, block));
+        }
+        9 => {
+            let mut cut: Vec<usize> = (0..4).map(|_| rng.below(n as u64 + 1) as usize).collect();
+            cut.sort_unstable();
+            let (a0, a1, b0, b1) = (cut[0], cut[1], cut[2], cut[3]);
+            let swapped = [&lines[b0..b1], &lines[a1..b0], &lines[a0..a1]].concat();
+            drop(lines.splice(a0..b1, swapped));
+        }
+        10 => {
+            for l in &mut lines[i..j] {
+                if let Some(rest) = l.strip_prefix("    ") {
+                    *l = rest.to_owned();
+                }
+            }
+        }
+        _ => {
+            for l in &mut lines[i..j] {
+                *l = ["", "}", "{", "x"][rng.below(4) as usize].to_owned();
+            }
+        }
+    }
+}
+
+/// A patch cut into its files (or `--numstat` into its lines).
+fn files(out: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(out);
+    let mut parts: Vec<String> = Vec::new();
+    for line in text.split_inclusive('\n') {
+        match parts.last_mut() {
+            Some(p) if !line.starts_with("diff --git ") && !p.ends_with("\t\n") && !is_numstat(p) => {
+                p.push_str(line);
+            }
+            _ => parts.push(line.to_owned()),
+        }
+    }
+    parts
+}
+
+fn is_numstat(line: &str) -> bool {
+    line.split('\t').count() == 3 && line.ends_with('\n') && !line.starts_with("diff --git ")
+}
+
+/// Differential: with `diff.algorithm=patience`, the patch (with and
+/// without `-w`), `--numstat` and the counts a capture writes in its note
+/// are byte-identical to git's, on generated edits of blank-line and brace
+/// heavy texts, moved, copied and swapped blocks, re-indents and files of
+/// repeated lines only.
+#[test]
+fn patience_is_byte_identical_to_git_on_generated_edits() {
+    let r = TestRepo::seeded();
+    let mut rng = Rng(0x9a71_e9ce_0000_0001);
+    let mut texts: Vec<Vec<String>> = (0..36).map(|k| text(&mut rng, k % 6)).collect();
+    let write = |r: &TestRepo, k: usize, lines: &[String], newline: bool| {
+        let end = if newline { "\n" } else { "" };
+        r.write(&format!("gen/t{k:02}.txt"), &(lines.join("\n") + end));
+    };
+    for (k, t) in texts.iter().enumerate() {
+        write(&r, k, t, true);
+    }
+    r.commit_all("texts");
+    let patience = ["-c", "diff.algorithm=patience"];
+    let run = |args: &[&str]| r.git_in(&r.root, &[&patience[..], args].concat()).ok().stdout;
+    run(&["t3", "baseline", "--thread", THREAD]);
+    let (mut compared, mut parted) = (0, 0);
+    for turn in 1..=5u64 {
+        for (k, t) in texts.iter_mut().enumerate() {
+            for _ in 0..1 + rng.below(5) {
+                edit(&mut rng, t);
+            }
+            write(&r, k, t, rng.below(8) != 0);
+        }
+        run(&["t3", "capture", "--thread", THREAD]);
+        let (a, b) = (ref_for(THREAD, turn - 1), ref_for(THREAD, turn));
+        let numstat = run(&["diff", "--numstat", "-M", &a, &b]);
+        let note = r.t3_json(&["show", "--thread", THREAD]);
+        assert_eq!(
+            rows(&note["files"]),
+            files(&numstat)
+                .iter()
+                .map(|l| {
+                    let f: Vec<&str> = l.trim_end().split('\t').collect();
+                    (f[2].to_owned(), f[0].parse().unwrap(), f[1].parse().unwrap())
+                })
+                .collect::<Vec<(String, u64, u64)>>(),
+            "turn {turn}: the note's counts"
+        );
+        let t = turn.to_string();
+        for (ours, theirs) in [
+            (vec![], vec!["-w"]),
+            (vec!["--keep-whitespace"], vec![]),
+            (vec!["--numstat"], vec!["--numstat", "-w"]),
+            (vec!["--numstat", "--keep-whitespace"], vec!["--numstat"]),
+        ] {
+            let mine = run(&[&["t3", "diff", "--thread", THREAD, "--turn", &t][..], &ours].concat());
+            let git = run(&[&["diff", "-M"][..], &theirs, &[&a, &b]].concat());
+            let (mine, git) = (files(&mine), files(&git));
+            for (m, g) in mine.iter().zip(&git) {
+                assert!(m == g, "turn {turn}, {ours:?}:\n--- git-t3\n{m}\n--- git\n{g}");
+            }
+            assert_eq!(mine.len(), git.len(), "turn {turn}, {ours:?}");
+            compared += git.len();
+        }
+        // The setup: git's default diff parts ways with patience here.
+        let default = r.git_in(&r.root, &["diff", "-M", &a, &b]).ok().stdout;
+        let patience = run(&["diff", "-M", &a, &b]);
+        parted += files(&default)
+            .iter()
+            .zip(files(&patience))
+            .filter(|(d, p)| **d != *p)
+            .count();
+    }
+    assert!(compared > 500, "setup: {compared} files compared");
+    assert!(
+        parted >= 15,
+        "setup: patience parted from git's default in only {parted} files"
+    );
+}
+
+const OLD_C: &str = "#include <stdio.h>\n\n// Frobs foo heartily\nint frobnitz(int foo)\n{\n    int i;\n    for(i = 0; i < 10; i++)\n    {\n        printf(\"Your answer is: \");\n        printf(\"%d\\n\", foo);\n    }\n}\n\nint fact(int n)\n{\n    if(n > 1)\n    {\n        return fact(n-1) * n;\n    }\n    return 1;\n}\n\nint main(int argc, char **argv)\n{\n    frobnitz(fact(10));\n}\n";
+const NEW_C: &str = "#include <stdio.h>\n\nint fib(int n)\n{\n    if(n > 2)\n    {\n        return fib(n-1) + fib(n-2);\n    }\n    return 1;\n}\n\n// Frobs foo heartily\nint frobnitz(int foo)\n{\n    int i;\n    for(i = 0; i < 10; i++)\n    {\n        printf(\"%d\\n\", foo);\n    }\n}\n\nint main(int argc, char **argv)\n{\n    frobnitz(fib(10));\n}\n";
+
+/// `--patience`, `--histogram`, `--minimal` and `--diff-algorithm=<name>`
+/// beat `diff.algorithm` as git's flags do, on the classic edit where
+/// patience and Myers part ways.
+#[test]
+fn algorithm_flags_beat_the_setting_like_git() {
+    let r = TestRepo::seeded();
+    r.write("frob.c", OLD_C);
+    r.commit_all("frob");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("frob.c", NEW_C);
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let (a, b) = (ref_for(THREAD, 0), ref_for(THREAD, 1));
+    let git = |args: &[&str]| r.git_in(&r.root, args).ok().out();
+    let mut seen = std::collections::BTreeSet::new();
+    for setting in ["diff.algorithm=patience", "diff.algorithm=myers"] {
+        for flag in [
+            "--patience",
+            "--histogram",
+            "--minimal",
+            "--diff-algorithm=patience",
+            "--diff-algorithm=default",
+            "--diff-algorithm=myers",
+        ] {
+            for fmt in ["-U3", "--numstat"] {
+                let mine = git(&[
+                    "-c",
+                    setting,
+                    "t3",
+                    "diff",
+                    "--thread",
+                    THREAD,
+                    "--keep-whitespace",
+                    flag,
+                    fmt,
+                ]);
+                let theirs = git(&["-c", setting, "diff", "-M", flag, fmt, &a, &b]);
+                assert_eq!(mine, theirs, "{setting} {flag} {fmt}");
+                seen.insert(theirs);
+            }
+        }
+    }
+    assert!(
+        seen.len() >= 3,
+        "setup: the flags gave {} different outputs",
+        seen.len()
+    );
+    let both = r.t3(&["diff", "--thread", THREAD, "--patience", "--histogram"]);
+    assert_eq!(both.code, 2, "two algorithms are a usage error");
+    assert!(both.stderr.contains("cannot be used with"), "{}", both.stderr);
+}
