@@ -265,6 +265,13 @@ fn log(
     };
     let ctx = open()?;
     let mut outcome = commands::log::run(&ctx, opts)?;
+    let look = if edge.json {
+        Default::default()
+    } else {
+        let (look, warnings) = crate::diff::style::read(&ctx.repo)?;
+        outcome.notices.extend(warnings);
+        look
+    };
     outcome.view = commands::log::View {
         oneline: a.oneline,
         color: !edge.json && a.patch && crate::output::pager::use_color(&ctx.repo, edge.term),
@@ -274,6 +281,12 @@ fn log(
             crate::output::pager::pager_command(Some(&ctx.repo), edge.term)
         },
         time_zone: edge.time_zone.cloned(),
+        look,
+        quote_path: ctx
+            .repo
+            .config_snapshot()
+            .boolean("core.quotePath")
+            .unwrap_or(true),
     };
     Ok(outcome)
 }
@@ -437,6 +450,13 @@ fn diff(
             }
             (false, None) => crate::output::pager::use_color(&ctx.repo, term),
         };
+    if !json {
+        // Like git, a colour or whitespace setting it cannot use stops the
+        // diff even when it is not coloured.
+        let (look, warnings) = crate::diff::style::read(&ctx.repo)?;
+        outcome.look = look;
+        outcome.notices.extend(warnings);
+    }
     outcome.pager = if json {
         None
     } else {

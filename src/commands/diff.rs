@@ -141,6 +141,9 @@ pub struct DiffOutcome {
     /// Colour the patch or stat.
     #[serde(skip)]
     pub color: bool,
+    /// The colours and whitespace rules of git's config (set by the caller).
+    #[serde(skip)]
+    pub look: crate::diff::style::Look,
     /// Page the output through this shell command.
     #[serde(skip)]
     pub pager: Option<String>,
@@ -245,6 +248,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
         format,
         null_terminated: false,
         color: false,
+        look: Default::default(),
         pager: None,
         notices,
         stat_widths: Default::default(),

@@ -55,6 +55,10 @@ pub struct View {
     pub pager: Option<String>,
     /// The time zone dates are shown in (`None`: UTC).
     pub time_zone: Option<jiff::tz::TimeZone>,
+    /// The colours and whitespace rules of git's config.
+    pub look: crate::diff::style::Look,
+    /// Quote bytes above 0x7f in paths (`core.quotePath`).
+    pub quote_path: bool,
 }
 
 /// The turns of `opts.thread`, newest first.

@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod capture;
+mod color;
 mod diff;
 mod durability;
 mod extension;
