@@ -105,6 +105,8 @@ fn patch_of(
         format: Format::Patch,
         context: crate::diff::patch::CONTEXT,
         paths: Vec::new(),
+        prefix: Default::default(),
+        relative: None,
     };
     match diff::run(ctx, opts) {
         Ok(d) => Ok(Some(d.patch)),

@@ -356,7 +356,7 @@ fn settings_git_refuses_stop_the_diff() {
     r.t3(&["baseline", "--thread", THREAD]).ok();
     r.write("README.md", "changed\n");
     r.t3(&["capture", "--thread", THREAD]).ok();
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 5] = [
         (&["-c", "color.diff.old=bogus"], "color.diff.old"),
         (&["-c", "color.diff.new"], "color.diff.new"),
         (
@@ -364,6 +364,7 @@ fn settings_git_refuses_stop_the_diff() {
             "tab-in-indent",
         ),
         (&["-c", "diff.wsErrorHighlight=bogus"], "diff.wsErrorHighlight"),
+        (&["-c", "diff.relative=maybe"], "diff.relative"),
     ];
     for (config, names) in cases {
         let git = r.git_in(&r.root, &[config, &["diff", "HEAD"]].concat());

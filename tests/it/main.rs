@@ -13,6 +13,7 @@ mod hostile;
 mod layers;
 mod property;
 mod recovery;
+mod relative;
 mod revert;
 mod review;
 mod safety;
