@@ -147,7 +147,6 @@ fn repository_command(
     edge: &Edge<'_>,
     open: &dyn Fn() -> Result<Context>,
 ) -> Result<Outcome> {
-    let (json, term) = (edge.json, edge.term);
     let thread = |raw: &str| ThreadId::parse(raw);
     let optional = |raw: Option<&str>| raw.map(ThreadId::parse).transpose();
     let is_push = matches!(command, Command::Push(_));
@@ -193,7 +192,7 @@ fn repository_command(
             let ctx = open()?;
             Outcome::Show(commands::show::run(&ctx.repo, &ctx.resolve(t)?, a.turn)?)
         }
-        Command::Diff(a) => Outcome::Diff(diff(a, json, edge.quiet, term, open)?),
+        Command::Diff(a) => Outcome::Diff(diff(a, edge, open)?),
         command @ (Command::Log(_) | Command::Status | Command::Rev(_) | Command::Restore(_)) => {
             review(command, edge, open)?
         }
@@ -298,8 +297,16 @@ fn log(
         // JSON carries no patch: do not build it.
         patch: a.patch && !edge.json,
         paths: a.paths,
+        prefix: crate::repo::prefix(&ctx.repo, edge.base),
     };
     let mut outcome = commands::log::run(&ctx, opts)?;
+    let look = if edge.json {
+        Default::default()
+    } else {
+        let (look, warnings) = crate::diff::style::read(&ctx.repo)?;
+        outcome.notices.extend(warnings);
+        look
+    };
     outcome.view = commands::log::View {
         oneline: a.oneline,
         color: !edge.json && a.patch && crate::output::pager::use_color(&ctx.repo, edge.term),
@@ -309,6 +316,12 @@ fn log(
             crate::output::pager::pager_command(Some(&ctx.repo), edge.term)
         },
         time_zone: edge.time_zone.cloned(),
+        look,
+        quote_path: ctx
+            .repo
+            .config_snapshot()
+            .boolean("core.quotePath")
+            .unwrap_or(true),
     };
     Ok(outcome)
 }
@@ -389,9 +402,7 @@ fn read_stdin(wait: Duration) -> std::result::Result<Vec<u8>, String> {
 
 fn diff(
     a: crate::cli::DiffArgs,
-    json: bool,
-    quiet: bool,
-    term: &crate::output::pager::Terminal,
+    edge: &Edge<'_>,
     open: &dyn Fn() -> Result<Context>,
 ) -> Result<commands::diff::DiffOutcome> {
     use commands::diff::{Format, Mode};
@@ -407,6 +418,7 @@ fn diff(
             false,
         ),
     };
+    let (json, quiet, term) = (edge.json, edge.quiet, edge.term);
     let mode = if a.worktree {
         Mode::Worktree
     } else if let Some(base) = a.branch {
@@ -451,6 +463,7 @@ fn diff(
     if let (Mode::ToWorktree { .. }, Some(t)) = (&mode, &thread) {
         crate::store::require_bound_here(&ctx.repo, t, "diff --to worktree", a.force)?;
     }
+    let prefix = crate::repo::prefix(&ctx.repo, edge.base);
     let live = matches!(mode, Mode::Worktree | Mode::Branch(_));
     let ignore_whitespace = if a.keep_whitespace {
         false
@@ -477,6 +490,8 @@ fn diff(
             format: if json { Format::Numstat } else { format },
             context: a.unified.unwrap_or(crate::diff::patch::CONTEXT),
             paths: a.paths,
+            relative: relative(a.relative, a.no_relative, &ctx.repo, prefix.as_ref())?,
+            prefix,
         },
     )?;
     outcome.format = format;
@@ -497,12 +512,56 @@ fn diff(
             }
             (false, None) => crate::output::pager::use_color(&ctx.repo, term),
         };
+    if !json {
+        // Like git, a colour or whitespace setting it cannot use stops the
+        // diff even when it is not coloured.
+        let (look, warnings) = crate::diff::style::read(&ctx.repo)?;
+        outcome.look = look;
+        outcome.notices.extend(warnings);
+    }
     outcome.pager = if json {
         None
     } else {
         crate::output::pager::pager_command(Some(&ctx.repo), term)
     };
     Ok(outcome)
+}
+
+/// git's `--relative[=<path>]`, `--no-relative` (the last given wins) and
+/// `diff.relative`: the leading part of paths to keep and strip. Without a
+/// path it is the current directory's `prefix`; a path is taken from the top
+/// as written.
+fn relative(
+    arg: Option<Option<String>>,
+    no_relative: bool,
+    repo: &gix::Repository,
+    prefix: &gix::bstr::BStr,
+) -> Result<Option<gix::bstr::BString>> {
+    if no_relative {
+        return Ok(None);
+    }
+    let on = match arg {
+        Some(Some(path)) => return Ok(Some(path.into())),
+        Some(None) => true,
+        None => {
+            let config = repo.config_snapshot();
+            match config.try_boolean("diff.relative") {
+                Ok(on) => on.unwrap_or(false),
+                Err(_) => {
+                    return Err(Error::BadConfig {
+                        key: "diff.relative".into(),
+                        value: config
+                            .string("diff.relative")
+                            .map(|v| v.to_string())
+                            .unwrap_or_default(),
+                        origin: "git config".into(),
+                        problem: "not a boolean (true or false)".into(),
+                    });
+                }
+            }
+        }
+    };
+    Ok(on.then(|| prefix.to_owned()))
 }
 
 /// `--stat=<width>[,<name-width>[,<count>]]` over `diff.statNameWidth`,

@@ -187,6 +187,19 @@ pub enum Error {
         /// What is wrong with it.
         problem: String,
     },
+    /// A git setting has a value git itself would refuse (a colour it
+    /// cannot parse, rules that contradict each other).
+    #[error("bad config value '{value}' for {key} ({origin}): {problem}")]
+    BadConfig {
+        /// The key as written (`color.diff.old`).
+        key: String,
+        /// Its value.
+        value: String,
+        /// The file that sets it, or `git -c`.
+        origin: String,
+        /// What is wrong with it.
+        problem: String,
+    },
     /// The request makes no sense for this data (e.g. the diff of a baseline);
     /// nothing was changed.
     #[error("{0}")]
@@ -323,7 +336,9 @@ impl Error {
             | Error::NoRevertInProgress { .. }
             | Error::NothingToUndo { .. }
             | Error::Refused(_) => ErrorKind::Refused,
-            Error::BadMetadata { .. } | Error::BadInput { .. } => ErrorKind::UntrustedData,
+            Error::BadMetadata { .. } | Error::BadInput { .. } | Error::BadConfig { .. } => {
+                ErrorKind::UntrustedData
+            }
             Error::Provider { .. } => ErrorKind::Provider,
             Error::Remote { .. } => ErrorKind::Remote,
             Error::Io { .. } => ErrorKind::Io,

@@ -272,7 +272,15 @@ pub struct DiffArgs {
     /// With --to worktree: compare even when the thread belongs to another worktree
     #[arg(long)]
     pub force: bool,
-    /// Limit the diff to these paths (git's pathspec syntax)
+    /// Only changes under the current directory (or under PATH, named from
+    /// the top), with paths shown relative to it, like git (`diff.relative`
+    /// makes it the default)
+    #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true, overrides_with = "no_relative")]
+    pub relative: Option<Option<String>>,
+    /// All changes, paths from the top (over `--relative` and `diff.relative`)
+    #[arg(long, overrides_with = "relative")]
+    pub no_relative: bool,
+    /// Limit the diff to these paths (git's pathspec syntax, relative to the current directory)
     #[arg(last = true, value_name = "PATH")]
     pub paths: Vec<String>,
     /// With --numstat or --name-only: NUL-terminated, unquoted paths

@@ -2,6 +2,7 @@
 //! and the live review modes (worktree against HEAD, branch against its base).
 
 use gix::ObjectId;
+use gix::bstr::{BString, ByteSlice};
 use serde::Serialize;
 
 use crate::commands::Context;
@@ -80,8 +81,13 @@ pub struct Options {
     pub format: Format,
     /// Lines of context in the patch (`-U<n>`).
     pub context: u32,
-    /// Limit to these pathspecs (git's syntax, relative to the root).
+    /// Limit to these pathspecs (git's syntax, relative to `prefix`).
     pub paths: Vec<String>,
+    /// Where the command runs in the worktree (`sub/dir/`; empty: the root).
+    pub prefix: BString,
+    /// git's `--relative`: only paths that start with these bytes, shown
+    /// without them (and a `/` that follows). `None` or empty: off.
+    pub relative: Option<BString>,
 }
 
 /// How wide `--stat` may be: git's `--stat=<width>,<name-width>`,
@@ -130,6 +136,10 @@ pub struct DiffOutcome {
     pub to_turn: Option<u64>,
     /// Whether whitespace was ignored.
     pub ignore_whitespace: bool,
+    /// With `--relative`: the directory (or leading part of paths) that
+    /// `files` are relative to; only paths under it are listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relative: Option<String>,
     /// The changed files, sorted by path bytes.
     pub files: Vec<FileChange>,
     /// Totals over `files`.
@@ -146,6 +156,9 @@ pub struct DiffOutcome {
     /// Colour the patch or stat.
     #[serde(skip)]
     pub color: bool,
+    /// The colours and whitespace rules of git's config (set by the caller).
+    #[serde(skip)]
+    pub look: crate::diff::style::Look,
     /// Page the output through this shell command.
     #[serde(skip)]
     pub pager: Option<String>,
@@ -195,7 +208,10 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
         format,
         context,
         paths,
+        prefix,
+        relative,
     } = opts;
+    let relative = relative.filter(|r| !r.is_empty());
     let mut notices = Vec::new();
     let (from, to) = match &mode {
         Mode::Worktree => worktree(ctx)?,
@@ -219,8 +235,18 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
             checkpoints(repo, &thread, &mode, &mut notices)?
         }
     };
-    let limit = changes::Pathspecs::new(repo, &paths)?;
-    let (files, shown, hidden) = files_and_shown(repo, &from, &to, ignore_whitespace, format, limit)?;
+    let limit = changes::Pathspecs::new(repo, &paths, &prefix)?;
+    let (files, shown, hidden) = files_and_shown(
+        repo,
+        &from,
+        &to,
+        Compare {
+            ignore_whitespace,
+            format,
+            relative: relative.as_ref().map(|r| r.as_slice()),
+        },
+        limit,
+    )?;
     if hidden > 0 {
         notices.push(format!(
             "{hidden} file{} differ{} only in whitespace (--keep-whitespace shows them)",
@@ -246,11 +272,38 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
     } else {
         Vec::new()
     };
-    let sizes = if format == Format::Stat {
+    let mut sizes = if format == Format::Stat {
         binary_sizes(repo, from.tree, to.tree, &files)?
     } else {
         Default::default()
     };
+    let (mut files, mut patch) = (files, patch);
+    if let Some(rel) = &relative {
+        // Paths shown relative to the directory, once everything that reads
+        // the trees by path is done.
+        for f in &mut files {
+            let path = strip_relative(rel, &f.path_bytes());
+            let old = f.old_path_bytes().map(|old| strip_relative(rel, &old));
+            *f = FileChange {
+                similarity: f.similarity,
+                ..FileChange::new(
+                    &path,
+                    old.as_deref(),
+                    f.kind,
+                    [f.additions, f.deletions],
+                    f.binary,
+                )
+            };
+        }
+        for p in &mut patch {
+            p.header.old_path = strip_relative(rel, &p.header.old_path).into();
+            p.header.new_path = strip_relative(rel, &p.header.new_path).into();
+        }
+        sizes = sizes
+            .into_iter()
+            .map(|(path, size)| (strip_relative(rel, &path), size))
+            .collect();
+    }
     Ok(DiffOutcome {
         from: from.label,
         to: to.label,
@@ -263,6 +316,8 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
         format,
         null_terminated: false,
         color: false,
+        look: Default::default(),
+        relative: relative.map(|r| r.to_str_lossy().into_owned()),
         pager: None,
         notices,
         stat_widths: Default::default(),
@@ -271,6 +326,22 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
         quiet: false,
         sizes,
     })
+}
+
+/// `path` without the `--relative` part `rel`, and without the `/` after
+/// it (git strips the bytes, so `--relative=su` makes `sub/a` into `b/a`).
+fn strip_relative(rel: &[u8], path: &[u8]) -> Vec<u8> {
+    let rest = path.strip_prefix(rel).unwrap_or(path);
+    rest.strip_prefix(b"/").unwrap_or(rest).to_vec()
+}
+
+/// How files are compared and listed.
+#[derive(Debug, Clone, Copy)]
+struct Compare<'a> {
+    ignore_whitespace: bool,
+    format: Format,
+    /// git's `--relative`: only paths starting with these bytes.
+    relative: Option<&'a [u8]>,
 }
 
 /// The old and new sizes of the binary files of `files` whose content
@@ -305,10 +376,14 @@ fn files_and_shown(
     repo: &gix::Repository,
     from: &Side,
     to: &Side,
-    ignore_whitespace: bool,
-    format: Format,
+    how: Compare<'_>,
     mut limit: Option<changes::Pathspecs<'_>>,
 ) -> Result<(Vec<FileChange>, Vec<TreeChange>, usize)> {
+    let Compare {
+        ignore_whitespace,
+        format,
+        relative,
+    } = how;
     // Names need no contents: whitespace-only changes are listed.
     let ignore_whitespace = ignore_whitespace && !format.names_only();
     // git's `diff.renames` (default on; `copies` is taken as on).
@@ -321,8 +396,11 @@ fn files_and_shown(
     // The cache holds git's default: renames paired, Myers counts.
     let default_counts =
         renames && crate::diff::lines::algorithm(repo) == crate::diff::lines::Algorithm::Myers;
-    let cacheable =
-        format != Format::Patch && format != Format::NameStatus && limit.is_none() && default_counts;
+    let cacheable = format != Format::Patch
+        && format != Format::NameStatus
+        && limit.is_none()
+        && relative.is_none()
+        && default_counts;
     if cacheable && let Some(files) = cache::get(repo, from.tree, to.tree, ignore_whitespace) {
         // The exact summary, when known too, tells what whitespace hides.
         let hidden = if ignore_whitespace {
@@ -336,6 +414,9 @@ fn files_and_shown(
     if let Some(limit) = limit.as_mut() {
         changes = changes::limit(changes, |path| limit.includes(path));
     }
+    if let Some(rel) = relative {
+        changes = changes::limit(changes, |path| path.starts_with(rel));
+    }
     let counts = summary::count_all(repo, &changes, ignore_whitespace)?;
     let visible: Vec<bool> = changes
         .iter()
@@ -343,7 +424,7 @@ fn files_and_shown(
         .map(|(c, n)| summary::is_visible(c, n, ignore_whitespace))
         .collect();
     let files = summary::files(&changes, counts, ignore_whitespace);
-    if limit.is_none() && default_counts {
+    if limit.is_none() && relative.is_none() && default_counts {
         cache::put(repo, from.tree, to.tree, ignore_whitespace, &files);
     }
     let hidden = visible.iter().filter(|v| !**v).count();

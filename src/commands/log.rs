@@ -20,6 +20,8 @@ pub struct Options {
     /// Pathspecs (git's syntax): only the turns that changed a path they
     /// match, and only those paths' changes.
     pub paths: Vec<String>,
+    /// Where the pathspecs start: the current directory, from the top.
+    pub prefix: gix::bstr::BString,
 }
 
 /// A thread's turns, newest first.
@@ -58,6 +60,10 @@ pub struct View {
     pub pager: Option<String>,
     /// The time zone dates are shown in (`None`: UTC).
     pub time_zone: Option<jiff::tz::TimeZone>,
+    /// The colours and whitespace rules of git's config.
+    pub look: crate::diff::style::Look,
+    /// Quote bytes above 0x7f in paths (`core.quotePath`).
+    pub quote_path: bool,
 }
 
 /// The turns of `opts.thread`, newest first.
@@ -65,14 +71,14 @@ pub fn run(ctx: &Context, opts: Options) -> Result<LogOutcome> {
     let listed = super::list::turns(&ctx.repo, &opts.thread)?;
     let mut turns = listed.turns;
     turns.reverse();
-    if let Some(mut spec) = crate::diff::changes::Pathspecs::new(&ctx.repo, &opts.paths)? {
+    if let Some(mut spec) = crate::diff::changes::Pathspecs::new(&ctx.repo, &opts.paths, &opts.prefix)? {
         turns.retain_mut(|cp| limit_to(cp, &mut spec));
     }
     let mut notices = Vec::new();
     let patches = if opts.patch {
         turns
             .iter()
-            .map(|cp| patch_of(ctx, &opts.thread, cp, &opts.paths, &mut notices))
+            .map(|cp| patch_of(ctx, &opts, cp, &mut notices))
             .collect::<Result<Vec<_>>>()?
     } else {
         Vec::new()
@@ -91,9 +97,8 @@ pub fn run(ctx: &Context, opts: Options) -> Result<LogOutcome> {
 /// The patch of turn `cp` against the turn before it, if it has one.
 fn patch_of(
     ctx: &Context,
-    thread: &ThreadId,
+    opts: &Options,
     cp: &Checkpoint,
-    paths: &[String],
     notices: &mut Vec<String>,
 ) -> Result<Option<Vec<FilePatch>>> {
     let turn = cp.note.turn;
@@ -101,13 +106,15 @@ fn patch_of(
         return Ok(None);
     }
     let opts = diff::Options {
-        thread: Some(thread.clone()),
+        thread: Some(opts.thread.clone()),
         mode: Mode::Turn(Some(turn)),
         ignore_whitespace: true,
         binary: false,
         format: Format::Patch,
         context: crate::diff::patch::CONTEXT,
-        paths: paths.to_vec(),
+        paths: opts.paths.clone(),
+        prefix: opts.prefix.clone(),
+        relative: None,
     };
     match diff::run(ctx, opts) {
         Ok(d) => Ok(Some(d.patch)),

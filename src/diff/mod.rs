@@ -1,5 +1,6 @@
 //! The diff engine: changed paths between two trees, line counts, the
-//! summary cache, and patches as structured data (rendered by `output`).
+//! summary cache, patches as structured data (rendered by `output`) and
+//! the look git's config gives them.
 
 pub mod cache;
 pub mod changes;
@@ -7,4 +8,5 @@ pub mod lines;
 pub mod patch;
 pub mod patience;
 pub mod slider;
+pub mod style;
 pub mod summary;

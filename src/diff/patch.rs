@@ -13,6 +13,7 @@ use crate::diff::changes::{self, Side, TreeChange};
 use crate::diff::lines;
 use crate::error::{Context as _, Result};
 use crate::model::note::ChangeKind;
+use crate::model::whitespace;
 
 /// Lines of context around changes, like git's default `-U3`.
 pub const CONTEXT: u32 = 3;
@@ -43,6 +44,11 @@ pub struct FilePatch {
     pub header: Header,
     /// The change of its content.
     pub body: Body,
+    /// When the new content ends in more blank lines than the old one: the
+    /// first of the old content's trailing blank lines and of the new
+    /// one's, counted from 1 (a count past the end when there are none).
+    /// Added blank lines from there on are git's `blank-at-eof` errors.
+    pub blank_at_eof: Option<[u32; 2]>,
 }
 
 /// The facts of a file's patch header.
@@ -267,6 +273,7 @@ fn file_patch(repo: &gix::Repository, change: &TreeChange, settings: &Settings) 
         return Ok(Some(FilePatch {
             header,
             body: Body::Binary(Binary::Differ),
+            blank_at_eof: None,
         }));
     }
     let old = content(repo, change.old)?;
@@ -276,6 +283,7 @@ fn file_patch(repo: &gix::Repository, change: &TreeChange, settings: &Settings) 
         return Ok(Some(FilePatch {
             header,
             body: Body::Text(Vec::new()),
+            blank_at_eof: None,
         }));
     }
     if lines::is_binary(&old) || lines::is_binary(&new) {
@@ -291,6 +299,7 @@ fn file_patch(repo: &gix::Repository, change: &TreeChange, settings: &Settings) 
         return Ok(Some(FilePatch {
             header,
             body: Body::Binary(binary),
+            blank_at_eof: None,
         }));
     }
     let how = HunkOptions {
@@ -307,7 +316,23 @@ fn file_patch(repo: &gix::Repository, change: &TreeChange, settings: &Settings) 
     Ok(Some(FilePatch {
         header,
         body: Body::Text(hunks),
+        blank_at_eof: blank_at_eof(&old, &new),
     }))
+}
+
+/// [`FilePatch::blank_at_eof`] of two contents.
+fn blank_at_eof(old: &[u8], new: &[u8]) -> Option<[u32; 2]> {
+    // Lines (a last one without newline counts) and trailing blank lines.
+    let count = |text: &[u8]| -> (u32, u32) {
+        let lines: Vec<&[u8]> = text.split_inclusive(|b| *b == b'\n').collect();
+        let blank = lines.iter().rev().take_while(|l| whitespace::is_blank(l)).count();
+        (
+            u32::try_from(lines.len()).unwrap_or(u32::MAX),
+            u32::try_from(blank).unwrap_or(u32::MAX),
+        )
+    };
+    let ((old_lines, old_blank), (new_lines, new_blank)) = (count(old), count(new));
+    (new_blank > old_blank).then(|| [old_lines - old_blank + 1, new_lines - new_blank + 1])
 }
 
 /// What happened to the file of `change`; `None` when neither side is a file.

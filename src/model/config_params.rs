@@ -1,7 +1,7 @@
 //! `git -c key=value` as git hands it to external commands: the
 //! `GIT_CONFIG_PARAMETERS` variable, a list of shell-single-quoted entries,
-//! each `'key'='value'`, `'key'` (a boolean true) or, from older gits,
-//! `'key=value'`.
+//! each `'key'='value'`, `'key'=` (`git -c key`, a key without a value:
+//! a boolean true), `'key'` or, from older gits, `'key=value'`.
 
 /// The `key=value` (or bare `key`) overrides in `params`, in order; `None`
 /// when the variable is malformed (git then refuses to run).
@@ -12,9 +12,15 @@ pub fn parse(params: &str) -> Option<Vec<String>> {
         let (key, after) = quoted(rest)?;
         rest = after;
         if let Some(after_eq) = rest.strip_prefix('=') {
-            let (value, after) = quoted(after_eq)?;
-            out.push(format!("{key}={value}"));
-            rest = after;
+            if after_eq.is_empty() || after_eq.starts_with(char::is_whitespace) {
+                // `git -c key` (no `=`): git writes `'key'=` and no value.
+                out.push(key);
+                rest = after_eq;
+            } else {
+                let (value, after) = quoted(after_eq)?;
+                out.push(format!("{key}={value}"));
+                rest = after;
+            }
         } else {
             // Old style (`'key=value'`) or a bare key: the same text.
             out.push(key);
@@ -64,7 +70,13 @@ mod tests {
         assert_eq!(parse("'k.x'='it'\\''s!'").unwrap(), ["k.x=it's!"]);
         assert_eq!(parse("'k.x'='a'\\!'b'").unwrap(), ["k.x=a!b"]);
         assert_eq!(parse("").unwrap(), Vec::<String>::new());
-        for bad in ["'unterminated", "noquote", "'a''b'", "'k'=", "'a'x"] {
+        // What git 2.47 writes for `git -c color.diff.old -c a.b=c`.
+        assert_eq!(
+            parse("'color.diff.old'= 'a.b'='c'").unwrap(),
+            ["color.diff.old", "a.b=c"]
+        );
+        assert_eq!(parse("'k'=").unwrap(), ["k"]);
+        for bad in ["'unterminated", "noquote", "'a''b'", "'k'=x", "'a'x"] {
             assert!(parse(bad).is_none(), "{bad}");
         }
     }

@@ -1,7 +1,10 @@
 //! The domain's plain data: thread ids and the ref names derived from them,
-//! and the note schema. No I/O happens here.
+//! the note schema, and git's colour and whitespace-error rules. No I/O
+//! happens here.
 
+pub mod color;
 pub mod config_params;
 pub mod note;
 pub mod path;
 pub mod thread;
+pub mod whitespace;

@@ -6,9 +6,9 @@ use std::io::{self, Write};
 
 use gix::bstr::ByteSlice;
 
-use super::color::{GREEN, RED, RESET};
 use super::patch::{self, quote_as};
 use crate::commands::diff::{DiffOutcome, Format};
+use crate::model::color::RESET;
 use crate::model::note::FileChange;
 
 /// Write `d` in the format it asks for.
@@ -18,6 +18,7 @@ pub fn render(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
             let style = patch::Style {
                 color: d.color,
                 quote_high: d.quote_path,
+                look: &d.look,
             };
             d.patch.iter().try_for_each(|p| patch::write(p, style, out))
         }
@@ -245,8 +246,9 @@ fn stat(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
     }
     let names: Vec<Vec<u8>> = d.files.iter().map(|f| display_name(f, d.quote_path)).collect();
     let (name_width, graph_width, number_width, max_change) = layout(d, &names);
+    let palette = &d.look.palette;
     let (g, r, e) = if d.color {
-        (GREEN, RED, RESET)
+        (palette.new.as_str(), palette.old.as_str(), RESET)
     } else {
         ("", "", "")
     };

@@ -12,7 +12,6 @@ use crate::commands::Outcome;
 use crate::error::{EXIT_FAILED, EXIT_OK, Error};
 
 mod checkpoints;
-mod color;
 mod diff;
 mod op;
 pub mod pager;

@@ -14,32 +14,36 @@ use gix::ObjectId;
 use gix::bstr::{BStr, ByteSlice};
 use gix::objs::tree::EntryKind;
 
-use super::color::{BOLD, CYAN, GREEN, RED, RESET};
-use crate::diff::patch::{Binary, Body, Event, FilePatch, Header, Hunk, LineKind, Literal};
+use crate::diff::patch::{Binary, Body, Event, FilePatch, Header, Hunk, Line, LineKind, Literal};
+use crate::diff::style::Look;
+use crate::model::color::RESET;
+use crate::model::whitespace::{self, Paint};
 
 /// Bytes of deflated data per base85 line.
 const BINARY_LINE: usize = 52;
 /// What git writes for a side that does not exist.
 const DEV_NULL: &[u8] = b"/dev/null";
 
-/// How a patch is written: git's `color.diff` and `core.quotePath`.
+/// How a patch is written: git's `color.diff` (with the look its config
+/// gives) and `core.quotePath`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Style {
+pub struct Style<'a> {
     /// Colour it like git.
     pub color: bool,
     /// Quote bytes above 0x7f as octal escapes (`core.quotePath`, default on).
     pub quote_high: bool,
+    /// The colours and whitespace rules.
+    pub look: &'a Look,
 }
 
 /// Write the patch of one file in `style`.
-pub fn write(p: &FilePatch, style: Style, out: &mut dyn Write) -> io::Result<()> {
-    let color = style.color;
+pub fn write(p: &FilePatch, style: Style<'_>, out: &mut dyn Write) -> io::Result<()> {
     let h = &p.header;
     let a = prefixed("a/", h.old_path.as_bstr(), style.quote_high);
     let b = prefixed("b/", h.new_path.as_bstr(), style.quote_high);
-    let bold = color.then_some(BOLD);
+    let meta = style.color.then_some(style.look.palette.meta.as_str());
     for line in header_lines(h, &a, &b, style.quote_high) {
-        colored(out, bold, &[&line])?;
+        colored(out, meta, &[&line])?;
     }
     match &p.body {
         Body::Binary(Binary::Differ) => {
@@ -49,9 +53,12 @@ pub fn write(p: &FilePatch, style: Style, out: &mut dyn Write) -> io::Result<()>
         Body::Binary(Binary::Literal { new, old }) => binary_patch(new, old, out),
         Body::Text(hunks) if hunks.is_empty() => Ok(()),
         Body::Text(hunks) => {
-            colored(out, bold, &[b"--- ", &with_tab(old_name(h, &a))])?;
-            colored(out, bold, &[b"+++ ", &with_tab(new_name(h, &b))])?;
-            hunks.iter().try_for_each(|hunk| write_hunk(hunk, color, out))
+            colored(out, meta, &[b"--- ", &with_tab(old_name(h, &a))])?;
+            colored(out, meta, &[b"+++ ", &with_tab(new_name(h, &b))])?;
+            let blank_at_eof = p.blank_at_eof.filter(|_| style.look.whitespace.blank_at_eof());
+            hunks
+                .iter()
+                .try_for_each(|hunk| write_hunk(hunk, style, blank_at_eof, out))
         }
     }
 }
@@ -209,35 +216,118 @@ pub fn quote_as(path: &BStr, quote_high: bool) -> Vec<u8> {
     s
 }
 
-/// One `@@` hunk and its lines.
-fn write_hunk(hunk: &Hunk, color: bool, out: &mut dyn Write) -> io::Result<()> {
-    let range = format!(
-        "@@ -{} +{} @@",
+/// One `@@` hunk and its lines; `blank_at_eof` as in
+/// [`FilePatch::blank_at_eof`], when that rule is on.
+fn write_hunk(
+    hunk: &Hunk,
+    style: Style<'_>,
+    blank_at_eof: Option<[u32; 2]>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let (old, new) = (
         span(hunk.old_start, hunk.old_len),
-        span(hunk.new_start, hunk.new_len)
+        span(hunk.new_start, hunk.new_len),
     );
-    if color {
-        write!(out, "{CYAN}{range}{RESET}")?;
+    let range = format!("@@ -{old} +{new} @@");
+    let palette = &style.look.palette;
+    if style.color {
+        write!(out, "{}{range}{RESET}", palette.frag)?;
+        if let Some(f) = &hunk.function {
+            write!(out, "{} {RESET}{}", palette.context, palette.func)?;
+            out.write_all(f)?;
+            out.write_all(RESET.as_bytes())?;
+        }
     } else {
         out.write_all(range.as_bytes())?;
-    }
-    if let Some(f) = &hunk.function {
-        out.write_all(b" ")?;
-        out.write_all(f)?;
+        if let Some(f) = &hunk.function {
+            out.write_all(b" ")?;
+            out.write_all(f)?;
+        }
     }
     out.write_all(b"\n")?;
+    // Line numbers as the range line reads, for `blank-at-eof`: the old
+    // side's next line and the new side's current one.
+    let (mut old_no, mut new_no) = (start_number(&old), start_number(&new));
     for l in &hunk.lines {
-        let (origin, code) = match l.kind {
-            LineKind::Context => (b' ', None),
-            LineKind::Removed => (b'-', color.then_some(RED)),
-            LineKind::Added => (b'+', color.then_some(GREEN)),
-        };
-        colored(out, code, &[&[origin], &l.text])?;
+        if style.color {
+            let at_eof = l.kind == LineKind::Added
+                && blank_at_eof.is_some_and(|[o, n]| o <= old_no && n <= new_no)
+                && whitespace::is_blank(&l.text);
+            colored_line(l, style, at_eof, out)?;
+        } else {
+            let origin = match l.kind {
+                LineKind::Context => b' ',
+                LineKind::Removed => b'-',
+                LineKind::Added => b'+',
+            };
+            out.write_all(&[origin])?;
+            out.write_all(&l.text)?;
+            out.write_all(b"\n")?;
+        }
+        match l.kind {
+            LineKind::Context => (old_no, new_no) = (old_no + 1, new_no + 1),
+            LineKind::Removed => old_no += 1,
+            LineKind::Added => new_no += 1,
+        }
         if l.no_newline {
-            out.write_all(b"\\ No newline at end of file\n")?;
+            if style.color {
+                colored(out, Some(&palette.context), &[b"\\ No newline at end of file"])?;
+            } else {
+                out.write_all(b"\\ No newline at end of file\n")?;
+            }
         }
     }
     Ok(())
+}
+
+/// The first number of a printed range (`5` of `5,3`).
+fn start_number(span: &str) -> u32 {
+    span.split(',').next().and_then(|n| n.parse().ok()).unwrap_or(0)
+}
+
+/// One hunk line in colour, as git writes it. A line whose whitespace
+/// errors are highlighted (`diff.wsErrorHighlight`, default: added lines)
+/// has its sign and its parts in separate runs; a blank line added at the
+/// end of the file (`at_eof`) is wholly in the whitespace colour; any
+/// other line is one run, a CR before its end written after the run.
+fn colored_line(l: &Line, style: Style<'_>, at_eof: bool, out: &mut dyn Write) -> io::Result<()> {
+    let look = style.look;
+    let p = &look.palette;
+    let (sign, set, highlight) = match l.kind {
+        LineKind::Context => (" ", &p.context, look.highlight.context),
+        LineKind::Removed => ("-", &p.old, look.highlight.old),
+        LineKind::Added => ("+", &p.new, look.highlight.new),
+    };
+    // An empty whitespace colour turns the highlighting off.
+    let highlight = highlight && !p.whitespace.is_empty();
+    if !highlight || at_eof {
+        let set = if highlight { &p.whitespace } else { set };
+        let (text, cr) = match l.text.strip_suffix(b"\r") {
+            Some(t) => (t, true),
+            None => (l.text.as_slice(), false),
+        };
+        write!(out, "{set}{sign}")?;
+        out.write_all(text)?;
+        out.write_all(RESET.as_bytes())?;
+        if cr {
+            out.write_all(b"\r")?;
+        }
+        return out.write_all(b"\n");
+    }
+    write!(out, "{set}{sign}{RESET}")?;
+    for (paint, range) in whitespace::paint(&l.text, look.whitespace) {
+        let text = l.text.get(range).unwrap_or_default();
+        match paint {
+            Paint::Plain => out.write_all(text)?,
+            Paint::Line | Paint::Error => {
+                let c = if paint == Paint::Line { set } else { &p.whitespace };
+                out.write_all(c.as_bytes())?;
+                out.write_all(text)?;
+                out.write_all(RESET.as_bytes())?;
+            }
+        }
+    }
+    out.write_all(b"\n")
 }
 
 /// `start,len` as git prints it: `,1` omitted, and an empty range named by
@@ -314,9 +404,11 @@ mod tests {
 
     fn text(p: &FilePatch, color: bool) -> String {
         let mut out = Vec::new();
+        let look = Look::default();
         let style = Style {
             color,
             quote_high: true,
+            look: &look,
         };
         write(p, style, &mut out).expect("writing to a Vec");
         String::from_utf8_lossy(&out).into_owned()
@@ -356,6 +448,7 @@ mod tests {
                 full_ids: false,
                 abbrev: [7, 7],
             },
+            blank_at_eof: None,
             body: Body::Text(vec![Hunk {
                 old_start: 1,
                 old_len: 1,
@@ -402,6 +495,7 @@ mod tests {
                 abbrev: [7, 7],
             },
             body: Body::Binary(Binary::Differ),
+            blank_at_eof: None,
         };
         assert_eq!(
             text(&p, true),

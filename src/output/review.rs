@@ -3,17 +3,21 @@
 
 use std::io::{self, Write};
 
-use super::color::{RESET, YELLOW};
 use super::{quote_path, safe};
 use crate::commands::log::LogOutcome;
 use crate::commands::restore::RestoreOutcome;
 use crate::commands::rev::RevOutcome;
 use crate::commands::status::StatusOutcome;
+use crate::model::color::RESET;
 use crate::model::note::{ChangeKind, NO_BASELINE_WARNING, Note};
 
 /// `log`: one block per turn (or one line with `--oneline`), newest first.
 pub fn log(l: &LogOutcome, out: &mut dyn Write) -> io::Result<()> {
-    let (y, e) = if l.view.color { (YELLOW, RESET) } else { ("", "") };
+    let (y, e) = if l.view.color {
+        (l.view.look.palette.commit.as_str(), RESET)
+    } else {
+        ("", "")
+    };
     for (i, cp) in l.turns.iter().enumerate() {
         let n = &cp.note;
         let when = When::of(n, l);
@@ -48,7 +52,8 @@ pub fn log(l: &LogOutcome, out: &mut dyn Write) -> io::Result<()> {
             for p in patch {
                 let style = super::patch::Style {
                     color: l.view.color,
-                    quote_high: true,
+                    quote_high: l.view.quote_path,
+                    look: &l.view.look,
                 };
                 super::patch::write(p, style, out)?;
             }

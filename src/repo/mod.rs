@@ -94,3 +94,24 @@ pub fn absolute_git_dir(repo: &gix::Repository) -> String {
 pub fn t3_worktree_dir(repo: &gix::Repository) -> PathBuf {
     repo.git_dir().join("t3")
 }
+
+/// Where `dir` (the directory a command runs in: `-C`, else the current
+/// one) is inside the worktree, as git's prefix: `sub/dir/`, or empty at
+/// the root, outside the worktree and in a bare repository.
+pub fn prefix(repo: &gix::Repository, dir: &Path) -> gix::bstr::BString {
+    let Some(workdir) = repo.workdir() else {
+        return Default::default();
+    };
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
+    let (root, dir) = (real(workdir), real(dir));
+    let mut prefix = gix::bstr::BString::default();
+    if let Ok(inside) = dir.strip_prefix(&root) {
+        for c in inside.components() {
+            if let Ok(name) = gix::path::os_str_into_bstr(c.as_os_str()) {
+                prefix.extend_from_slice(name);
+                prefix.push(b'/');
+            }
+        }
+    }
+    prefix
+}

@@ -4,6 +4,7 @@
 mod algorithms;
 mod bad_input;
 mod capture;
+mod color;
 mod diff;
 mod durability;
 mod extension;
@@ -13,6 +14,7 @@ mod hostile;
 mod layers;
 mod property;
 mod recovery;
+mod relative;
 mod revert;
 mod review;
 mod safety;
