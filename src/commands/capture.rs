@@ -35,6 +35,10 @@ pub struct Options {
     /// The worktree when the turn's prompt was submitted, when it differed
     /// from the checkpoint before.
     pub pre_turn_tree: Option<gix::ObjectId>,
+    /// The agent's transcript file when the turn began.
+    pub transcript: Option<String>,
+    /// The agent's id of the prompt that started the turn.
+    pub prompt_id: Option<String>,
 }
 
 impl Options {
@@ -51,6 +55,8 @@ impl Options {
             title: None,
             agent: None,
             pre_turn_tree: None,
+            transcript: None,
+            prompt_id: None,
         }
     }
 }
@@ -121,6 +127,8 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
         title,
         agent,
         pre_turn_tree,
+        transcript,
+        prompt_id,
     } = opts;
     let t = crate::trace::span("list refs");
     let refs = store::thread_refs(repo, &thread)?;
@@ -194,6 +202,8 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
         branch,
         head,
         pre_turn_tree: pre_turn_tree.map(|t| t.to_string()),
+        transcript,
+        prompt_id,
         from_turn,
         warnings,
         files,

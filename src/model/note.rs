@@ -244,6 +244,16 @@ pub struct Note {
     /// `diff --turn N` shows the agent's own changes from there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pre_turn_tree: Option<String>,
+    /// The agent's conversation transcript when the turn began (Claude
+    /// Code's `transcript_path`, Codex's rollout file): what its provider
+    /// rolls back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<String>,
+    /// The agent's id of the prompt that started the turn (Claude Code's
+    /// `prompt_id`, Codex's `turn_id`, opencode's message id, Cursor's
+    /// `generation_id`): where a rollback to the turn before cuts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_id: Option<String>,
     /// Things a reader should know, e.g. that no baseline existed.
     #[serde(default)]
     pub warnings: Vec<String>,
@@ -303,6 +313,8 @@ impl Note {
             branch: None,
             head: None,
             pre_turn_tree: None,
+            transcript: None,
+            prompt_id: None,
             warnings: Vec::new(),
             reverts: Vec::new(),
             files: Vec::new(),
@@ -441,6 +453,8 @@ mod tests {
             branch: Some(String::new()),
             head: Some("1234567890123456789012345678901234567890".into()),
             pre_turn_tree: Some("4b825dc642cb6eb9a060e54bf8d69288fbad4904".into()),
+            transcript: Some("/home/u/.claude/projects/-work/abc.jsonl".into()),
+            prompt_id: Some("p-1".into()),
             warnings: vec![],
             reverts: vec![],
             files: vec![
