@@ -183,9 +183,15 @@ fn repository_command(
         Command::List(a) => match optional(a.thread.as_deref())? {
             Some(t) => {
                 let ctx = open()?;
-                Outcome::Turns(commands::list::turns(&ctx.repo, &ctx.resolve(t)?)?)
+                let mut listed = commands::list::turns(&ctx.repo, &ctx.resolve(t)?)?;
+                listed.view.time_zone = edge.time_zone.cloned();
+                Outcome::Turns(listed)
             }
-            None => Outcome::Threads(commands::list::threads(&open()?.repo)?),
+            None => {
+                let mut listed = commands::list::threads(&open()?.repo)?;
+                listed.view.time_zone = edge.time_zone.cloned();
+                Outcome::Threads(listed)
+            }
         },
         Command::Show(a) => {
             let t = thread(&a.thread.thread)?;

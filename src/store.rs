@@ -293,6 +293,19 @@ pub struct ThreadSummary {
     pub latest: u64,
     /// When its latest checkpoint was written, if its note says.
     pub updated_at: Option<String>,
+    /// What it is about: the title of its first titled turn (turn 1's
+    /// prompt), else its latest turn's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Who drives it (its baseline's `agent`, else its latest turn's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// The worktree it belongs to (its baseline's `worktree`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<String>,
+    /// The branch its latest checkpoint was taken on (`""`: detached).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
 }
 
 /// Every thread's checkpoint refs, by thread id.
@@ -407,26 +420,51 @@ pub fn thread_ids(repo: &gix::Repository) -> Result<Vec<(ThreadId, usize)>> {
         .collect())
 }
 
-/// Every thread with checkpoints, sorted by id.
+/// Every thread with checkpoints, newest first (by the time of its latest
+/// checkpoint; then by id). Reads at most three notes per thread: the
+/// first, the first after the baseline, and the latest.
 pub fn list_threads(repo: &gix::Repository) -> Result<Vec<ThreadSummary>> {
     let by_thread = refs_by_thread(repo)?;
     let mut notes = NotesReader::open(repo)?;
     let mut out = Vec::with_capacity(by_thread.len());
     for (thread, mut turns) in by_thread {
         turns.sort_by_key(|t| t.turn);
-        let Some(last) = turns.last().copied() else {
+        let (Some(first), Some(last)) = (turns.first().copied(), turns.last().copied()) else {
             continue;
         };
-        let updated_at = load(repo, &mut notes, &thread, last)
-            .ok()
-            .map(|c| c.note.completed_at);
+        let mut note_of = |t: TurnRef| load(repo, &mut notes, &thread, t).ok().map(|c| c.note);
+        let latest = note_of(last);
+        let base = if first.turn == last.turn {
+            latest.clone()
+        } else {
+            note_of(first)
+        };
+        let titled = turns
+            .get(1)
+            .copied()
+            .filter(|t| t.turn != last.turn)
+            .and_then(&mut note_of);
+        let pick = |f: &dyn Fn(&crate::model::note::Note) -> Option<String>,
+                    notes: [&Option<crate::model::note::Note>; 2]| {
+            notes.into_iter().flatten().find_map(f)
+        };
         out.push(ThreadSummary {
             thread: thread.to_string(),
             turns: turns.len(),
             latest: last.turn,
-            updated_at,
+            updated_at: latest.as_ref().map(|n| n.completed_at.clone()),
+            title: pick(&|n| n.title.clone(), [&titled, &latest]),
+            agent: pick(&|n| n.agent.clone(), [&base, &latest]),
+            worktree: pick(&|n| n.worktree.clone(), [&base, &latest]),
+            branch: pick(&|n| n.branch.clone(), [&latest, &base]),
         });
     }
+    let when = |t: &ThreadSummary| {
+        t.updated_at
+            .as_deref()
+            .and_then(|u| u.parse::<jiff::Timestamp>().ok())
+    };
+    out.sort_by(|a, b| when(b).cmp(&when(a)).then_with(|| a.thread.cmp(&b.thread)));
     Ok(out)
 }
 

@@ -31,6 +31,9 @@ pub struct TurnsOutcome {
     /// A revert that stopped half-way, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub revert_in_progress: Option<RevertInProgress>,
+    /// How to show it (the edge fills in the time zone).
+    #[serde(skip)]
+    pub view: ListView,
 }
 
 /// A half-done revert, as `list` and `show` report it.
@@ -58,8 +61,22 @@ pub fn revert_in_progress(repo: &gix::Repository, thread: &ThreadId) -> Result<O
 /// All threads.
 #[derive(Debug, Serialize)]
 pub struct ThreadsOutcome {
-    /// One row per thread.
+    /// One row per thread, newest first.
     pub threads: Vec<ThreadSummary>,
+    /// How to show it (the edge fills it in).
+    #[serde(skip)]
+    pub view: ListView,
+}
+
+/// What the text of `list` needs besides the data.
+#[derive(Debug, Clone, Default)]
+pub struct ListView {
+    /// Now, for "2 hours ago".
+    pub now: Option<jiff::Timestamp>,
+    /// The time zone times are shown in (`None`: UTC).
+    pub time_zone: Option<jiff::tz::TimeZone>,
+    /// The worktree `list` runs in (canonical), to mark threads of others.
+    pub here: Option<String>,
 }
 
 /// The turns of `thread`.
@@ -85,6 +102,7 @@ pub fn turns(repo: &gix::Repository, thread: &ThreadId) -> Result<TurnsOutcome> 
         turns,
         problems,
         revert_in_progress: revert_in_progress(repo, thread)?,
+        view: ListView::default(),
     })
 }
 
@@ -92,5 +110,15 @@ pub fn turns(repo: &gix::Repository, thread: &ThreadId) -> Result<TurnsOutcome> 
 pub fn threads(repo: &gix::Repository) -> Result<ThreadsOutcome> {
     Ok(ThreadsOutcome {
         threads: store::list_threads(repo)?,
+        view: ListView {
+            now: Some(jiff::Timestamp::now()),
+            time_zone: None,
+            here: repo.workdir().map(|w| {
+                std::fs::canonicalize(w)
+                    .unwrap_or_else(|_| w.to_owned())
+                    .to_string_lossy()
+                    .into_owned()
+            }),
+        },
     })
 }

@@ -52,7 +52,10 @@ pub fn captured(c: &CaptureOutcome, out: &mut dyn Write) -> io::Result<()> {
 /// `list --thread T`: a table of the thread's turns.
 pub fn turns(t: &TurnsOutcome, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "thread {}", safe(&t.thread))?;
-    writeln!(out, " TURN  STATUS    FILES        +        -  WHEN")?;
+    writeln!(
+        out,
+        " TURN  STATUS    FILES        +        -  WHEN                       TITLE"
+    )?;
     for cp in &t.turns {
         let n = &cp.note;
         let (a, d) = n.totals();
@@ -61,16 +64,18 @@ pub fn turns(t: &TurnsOutcome, out: &mut dyn Write) -> io::Result<()> {
         } else {
             n.status.as_str().to_owned()
         };
-        writeln!(
-            out,
-            "{:>5}  {:<8} {:>6} {:>8} {:>8}  {}",
+        let when = super::review::local_and_relative(&n.completed_at, t.view.time_zone.as_ref(), None);
+        let title = n.title.as_deref().map(safe).unwrap_or_default();
+        let line = format!(
+            "{:>5}  {:<8} {:>6} {:>8} {:>8}  {:<25}  {title}",
             n.turn,
             status,
             n.files.len(),
             format!("+{a}"),
             format!("-{d}"),
-            safe(&n.completed_at)
-        )?;
+            when,
+        );
+        writeln!(out, "{}", line.trim_end())?;
     }
     for p in &t.problems {
         writeln!(out, "  unreadable: {}", safe(&p.to_string()))?;
@@ -81,23 +86,52 @@ pub fn turns(t: &TurnsOutcome, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-/// `list`: a table of the threads.
+/// `list`: the threads, newest first, one line each: when (local and
+/// relative), turns, agent, branch (and worktree when it is another one),
+/// the id, and the title.
 pub fn threads(t: &ThreadsOutcome, out: &mut dyn Write) -> io::Result<()> {
     if t.threads.is_empty() {
         return writeln!(out, "no threads");
     }
-    writeln!(out, "{:<40} {:>6} {:>7}  UPDATED", "THREAD", "TURNS", "LATEST")?;
-    for th in &t.threads {
-        writeln!(
-            out,
-            "{:<40} {:>6} {:>7}  {}",
-            safe(&th.thread),
-            th.turns,
-            th.latest,
-            safe(th.updated_at.as_deref().unwrap_or("-"))
-        )?;
+    let rows: Vec<[String; 5]> = t.threads.iter().map(|th| thread_row(th, &t.view)).collect();
+    let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
+    let (w0, w1, w2, w3) = (width(0), width(1), width(2), width(3));
+    for r in &rows {
+        let line = format!(
+            "{:<w0$}  {:>w1$}  {:<w2$}  {:<w3$}  {}",
+            r[0], r[1], r[2], r[3], r[4]
+        );
+        writeln!(out, "{}", line.trim_end())?;
     }
     Ok(())
+}
+
+fn thread_row(th: &crate::store::ThreadSummary, view: &crate::commands::list::ListView) -> [String; 5] {
+    let when = th.updated_at.as_deref().map_or_else(
+        || "-".to_owned(),
+        |u| super::review::local_and_relative(u, view.time_zone.as_ref(), view.now),
+    );
+    let turns = format!("{} turn{}", th.turns, if th.turns == 1 { "" } else { "s" });
+    let agent = th
+        .agent
+        .as_deref()
+        .map_or_else(|| "-".to_owned(), |a| safe(a).into_owned());
+    let mut place = match th.branch.as_deref() {
+        Some("") => "(detached)".to_owned(),
+        Some(b) => safe(b).into_owned(),
+        None => "-".to_owned(),
+    };
+    if let Some(w) = &th.worktree
+        && view.here.as_deref().is_some_and(|here| here != w)
+    {
+        place.push_str(&format!(" in {}", safe(w)));
+    }
+    let title = th
+        .title
+        .as_deref()
+        .map(|t| format!("  {}", safe(t)))
+        .unwrap_or_default();
+    [when, turns, agent, place, format!("{}{title}", safe(&th.thread))]
 }
 
 /// `show`: one checkpoint's fields, then its files.

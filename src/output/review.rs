@@ -129,20 +129,39 @@ struct When {
 
 impl When {
     fn of(n: &Note, l: &LogOutcome) -> Self {
-        let Ok(ts) = n.completed_at.parse::<jiff::Timestamp>() else {
+        When::at(&n.completed_at, l.view.time_zone.as_ref(), l.now)
+    }
+
+    /// `time` (RFC 3339) in `tz` (`None`: UTC) and relative to `now`.
+    fn at(time: &str, tz: Option<&jiff::tz::TimeZone>, now: jiff::Timestamp) -> Self {
+        let Ok(ts) = time.parse::<jiff::Timestamp>() else {
             return When {
-                local: safe(&n.completed_at).into_owned(),
+                local: safe(time).into_owned(),
                 relative: "unknown time".into(),
             };
         };
-        let tz = l.view.time_zone.clone().unwrap_or(jiff::tz::TimeZone::UTC);
+        let tz = tz.cloned().unwrap_or(jiff::tz::TimeZone::UTC);
         When {
             local: ts
                 .to_zoned_datetime(tz)
                 .strftime("%Y-%m-%d %H:%M:%S %z")
                 .to_string(),
-            relative: relative(l.now.as_second().saturating_sub(ts.as_second())),
+            relative: relative(now.as_second().saturating_sub(ts.as_second())),
         }
+    }
+}
+
+/// "2026-12-03 16:10:30 +0100 (2 hours ago)" for an RFC 3339 `time`
+/// (`now` unknown: no relative part).
+pub fn local_and_relative(
+    time: &str,
+    tz: Option<&jiff::tz::TimeZone>,
+    now: Option<jiff::Timestamp>,
+) -> String {
+    let w = When::at(time, tz, now.unwrap_or_else(jiff::Timestamp::now));
+    match now {
+        Some(_) => format!("{} ({})", w.local, w.relative),
+        None => w.local,
     }
 }
 

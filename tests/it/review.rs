@@ -521,3 +521,51 @@ fn log_takes_pathspecs_like_git_log() {
     // Without pathspecs every turn is there.
     assert_eq!(turns_of(&r.t3_json(&["log", "--thread", THREAD])).len(), 4);
 }
+
+#[test]
+fn list_shows_threads_newest_first_with_what_tells_them_apart() {
+    let r = TestRepo::new();
+    r.write("f.txt", "0\n");
+    r.t3(&["baseline", "--thread", "zz-old", "--agent", "codex"]).ok();
+    r.write("f.txt", "1\n");
+    r.t3(&["capture", "--thread", "zz-old", "--title", "the old one"])
+        .ok();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    r.git(&["checkout", "-q", "-b", "feature"]);
+    r.t3(&["baseline", "--thread", "aa-new", "--agent", "claude-code"])
+        .ok();
+    r.write("f.txt", "2\n");
+    r.t3(&["capture", "--thread", "aa-new", "--title", "fix the flaky test"])
+        .ok();
+    r.write("f.txt", "3\n");
+    r.t3(&["capture", "--thread", "aa-new", "--title", "and then this"])
+        .ok();
+    let doc = r.t3_json(&["list"]);
+    let threads = doc["threads"].as_array().unwrap();
+    let ids: Vec<&str> = threads.iter().map(|t| t["thread"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["aa-new", "zz-old"], "newest first");
+    // The first prompt names the thread; the baseline's agent and worktree, the latest branch.
+    assert_eq!(threads[0]["title"], "fix the flaky test");
+    assert_eq!(threads[0]["agent"], "claude-code");
+    assert_eq!(threads[0]["branch"], "feature");
+    assert_eq!(threads[1]["branch"], "main");
+    let root = std::fs::canonicalize(&r.root).unwrap();
+    assert_eq!(threads[1]["worktree"].as_str(), root.to_str());
+    // JSON keeps the raw UTC time; text shows it in local time and relative.
+    assert!(threads[0]["updated_at"].as_str().unwrap().ends_with('Z'));
+    let text = r.t3_env(&["list"], &[("TZ", "Asia/Kolkata")]).ok().out();
+    let first = text.lines().next().unwrap();
+    assert!(first.contains("+0530") && first.contains("ago)"), "{text}");
+    assert!(
+        first.contains("aa-new  fix the flaky test") && first.contains("claude-code"),
+        "{text}"
+    );
+    assert!(first.contains("3 turns") && first.contains("feature"), "{text}");
+    // A thread of another worktree says where it lives.
+    let wt = r.tmp().join("other");
+    r.git(&["worktree", "add", "-q", "-b", "side", wt.to_str().unwrap()]);
+    r.t3_in(&wt, &["baseline", "--thread", "elsewhere"]).ok();
+    let text = r.t3(&["list"]).ok().out();
+    let other = std::fs::canonicalize(&wt).unwrap();
+    assert!(text.contains(&format!("side in {}", other.display())), "{text}");
+}
