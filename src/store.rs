@@ -332,10 +332,11 @@ fn refs_by_thread(repo: &gix::Repository) -> Result<std::collections::BTreeMap<T
 /// An id that matches nothing is returned as given, for the command to
 /// report; one that abbreviates several threads is refused with their ids.
 pub fn resolve_thread(repo: &gix::Repository, given: ThreadId) -> Result<ThreadId> {
-    let threads = refs_by_thread(repo)?;
-    if threads.contains_key(&given) {
+    // The common case, an exact id, lists only that thread's refs.
+    if !thread_refs(repo, &given)?.is_empty() {
         return Ok(given);
     }
+    let threads = refs_by_thread(repo)?;
     let mut matching = threads
         .into_keys()
         .filter(|t| t.as_str().starts_with(given.as_str()));
