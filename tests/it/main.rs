@@ -2,6 +2,7 @@
 //! git and drives the built `git-t3` binary.
 
 mod bad_input;
+mod binary;
 mod capture;
 mod diff;
 mod durability;
