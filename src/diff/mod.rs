@@ -4,6 +4,7 @@
 
 pub mod cache;
 pub mod changes;
+pub mod delta;
 pub mod lines;
 pub mod patch;
 pub mod patience;

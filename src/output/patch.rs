@@ -14,7 +14,7 @@ use gix::ObjectId;
 use gix::bstr::{BStr, ByteSlice};
 use gix::objs::tree::EntryKind;
 
-use crate::diff::patch::{Binary, Body, Event, FilePatch, Header, Hunk, Line, LineKind, Literal};
+use crate::diff::patch::{Binary, Body, Event, FilePatch, Header, Hunk, Line, LineKind, Payload, PayloadKind};
 use crate::diff::style::Look;
 use crate::model::color::RESET;
 use crate::model::whitespace::{self, Paint};
@@ -50,7 +50,7 @@ pub fn write(p: &FilePatch, style: Style<'_>, out: &mut dyn Write) -> io::Result
             let (from, to) = (old_name(h, &a), new_name(h, &b));
             out.write_all(&[b"Binary files ", from, b" and ", to, b" differ\n"].concat())
         }
-        Body::Binary(Binary::Literal { new, old }) => binary_patch(new, old, out),
+        Body::Binary(Binary::Patch { forward, reverse }) => binary_patch(forward, reverse, out),
         Body::Text(hunks) if hunks.is_empty() => Ok(()),
         Body::Text(hunks) => {
             colored(out, meta, &[b"--- ", &with_tab(old_name(h, &a))])?;
@@ -340,12 +340,17 @@ fn span(start: u32, len: u32) -> String {
     }
 }
 
-/// A `GIT binary patch` section: the new content, then the old (reverse) one.
-fn binary_patch(new: &Literal, old: &Literal, out: &mut dyn Write) -> io::Result<()> {
+/// A `GIT binary patch` section: the forward payload (old to new), then the
+/// reverse one, each `literal <size>` or `delta <size>` and base85 lines.
+fn binary_patch(forward: &Payload, reverse: &Payload, out: &mut dyn Write) -> io::Result<()> {
     out.write_all(b"GIT binary patch\n")?;
-    for literal in [new, old] {
-        writeln!(out, "literal {}", literal.size)?;
-        for chunk in literal.deflated.chunks(BINARY_LINE) {
+    for payload in [forward, reverse] {
+        let kind = match payload.kind {
+            PayloadKind::Literal => "literal",
+            PayloadKind::Delta => "delta",
+        };
+        writeln!(out, "{kind} {}", payload.size)?;
+        for chunk in payload.deflated.chunks(BINARY_LINE) {
             // The line's length as one letter: A-Z for 1-26, a-z for 27-52.
             let len = u8::try_from(chunk.len()).unwrap_or(52);
             let mut line = vec![if len <= 26 {

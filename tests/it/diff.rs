@@ -462,8 +462,8 @@ fn patch_corners_are_byte_identical_to_git() {
         (vec![], vec!["-M", "-w"]),
         (vec!["--keep-whitespace", "--stat"], vec!["--stat", "-M"]),
     ] {
-        // (`--binary` is left out: its deflated bytes differ from git's,
-        // see `binary_patches_apply_with_git_apply`.)
+        // (`--binary` is left out: its deflated bytes differ from git's
+        // zlib's; tests/it/binary.rs compares everything else.)
         let mut args = vec!["diff", "--thread", THREAD, "--turn", "1"];
         args.extend(&ours);
         let mine = r.t3(&args).ok().stdout;

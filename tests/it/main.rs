@@ -3,6 +3,7 @@
 
 mod algorithms;
 mod bad_input;
+mod binary;
 mod capture;
 mod color;
 mod diff;

@@ -417,6 +417,16 @@ impl TestRepo {
         self.hash_object(&[], content.as_bytes())
     }
 
+    /// Run git in `cwd` with `data` on its stdin.
+    #[must_use = "check the exit status with .ok() or .fails()"]
+    pub fn git_input(&self, cwd: &Path, args: &[&str], data: &[u8]) -> Run {
+        Self::finish(
+            self.command(Path::new("git"), args, cwd),
+            format!("git {args:?}"),
+            Some(data),
+        )
+    }
+
     /// `git hash-object -w --stdin` with `args`, fed `data`.
     pub fn hash_object(&self, args: &[&str], data: &[u8]) -> String {
         let mut all = vec!["hash-object"];
