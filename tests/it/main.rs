@@ -13,6 +13,7 @@ mod hook;
 mod hostile;
 mod layers;
 mod property;
+mod providers;
 mod recovery;
 mod relative;
 mod revert;
