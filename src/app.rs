@@ -22,6 +22,9 @@ pub struct Environment {
     pub trace: bool,
     /// `PATH`, where provider helpers are looked for.
     pub path: Option<std::ffi::OsString>,
+    /// `HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME`: where the agents whose
+    /// conversations git-t3 rolls back keep them.
+    pub agent_homes: crate::provider::AgentHomes,
     /// What decides colour and paging (a terminal, `NO_COLOR`, `GIT_PAGER`, …).
     pub terminal: crate::output::pager::Terminal,
     /// Set by the signal handlers the binary installs.
@@ -46,6 +49,17 @@ impl Environment {
             provider_timeout: seconds("T3_PROVIDER_TIMEOUT"),
             trace: std::env::var_os("T3_TRACE").is_some(),
             path: std::env::var_os("PATH"),
+            agent_homes: crate::provider::AgentHomes {
+                home: std::env::var_os("HOME")
+                    .filter(|v| !v.is_empty())
+                    .map(PathBuf::from),
+                claude_config_dir: std::env::var_os("CLAUDE_CONFIG_DIR")
+                    .filter(|v| !v.is_empty())
+                    .map(PathBuf::from),
+                codex_home: std::env::var_os("CODEX_HOME")
+                    .filter(|v| !v.is_empty())
+                    .map(PathBuf::from),
+            },
             terminal: crate::output::pager::Terminal {
                 stdout_is_terminal: std::io::IsTerminal::is_terminal(&std::io::stdout()),
                 no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
@@ -71,6 +85,7 @@ impl Environment {
             provider: crate::provider::Settings {
                 search_path: self.path.clone(),
                 timeout: self.provider_timeout,
+                homes: self.agent_homes.clone(),
             },
             interrupt: self.interrupt,
             config_overrides: self.config_overrides.clone().unwrap_or_default(),

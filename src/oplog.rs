@@ -2,8 +2,11 @@
 //! (revert, abort, undo, restore, drop, prune, a fetch that changed refs).
 //!
 //! An op commit's message is `t3 op <kind> thread=<id>`; its tree holds
-//! `op.toml` (the [`Op`]) and, when the user's index differed from HEAD, the
-//! index as the subtree `index`. Its first parent is the previous op; its
+//! `op.toml` (the [`Op`]), when the user's index differed from HEAD the
+//! index as the subtree `index`, and when the op changed an agent's
+//! conversation transcript the file's content before and after as the blobs
+//! `transcripts/<i>.before` and `<i>.after` (so the backup lives as long as
+//! the op). Its first parent is the previous op; its
 //! other parents are the op's safety checkpoint and every commit the op
 //! removed from `refs/t3/`, so `git gc` keeps all of them as long as the log
 //! holds the op, and an undo can always put them back.
@@ -110,9 +113,83 @@ pub struct Op {
     /// For a put-back: nested repositories it returns from aside.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub moved_back: Vec<MovedAside>,
+    /// For a revert: the thread's provider.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// Agents' conversation transcripts it changed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub transcripts: Vec<TranscriptChange>,
     /// The refs it changed.
     #[serde(default)]
     pub refs: Vec<RefChange>,
+}
+
+/// An agent's conversation transcript a revert's provider changed (or a
+/// put-back restored): the file's content before and after, as blob ids.
+/// The blobs are kept in the op's tree and the revert journal's, so they
+/// live as long as the op; an undo writes `before` back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TranscriptChange {
+    /// The agent (`claude-code`, `codex`).
+    pub agent: String,
+    /// The file (absolute).
+    pub path: String,
+    /// Its content before (absent: there was no file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<String>,
+    /// Its content after (absent: the file was removed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+    /// What the change did, for people.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub how: String,
+}
+
+impl TranscriptChange {
+    /// The blob of the content before.
+    pub fn before_id(&self) -> Result<Option<ObjectId>> {
+        self.before.as_deref().map(id).transpose()
+    }
+
+    /// The blob of the content after.
+    pub fn after_id(&self) -> Result<Option<ObjectId>> {
+        self.after.as_deref().map(id).transpose()
+    }
+
+    /// The change that takes this one back.
+    pub fn reversed(&self) -> Self {
+        TranscriptChange {
+            agent: self.agent.clone(),
+            path: self.path.clone(),
+            before: self.after.clone(),
+            after: self.before.clone(),
+            how: "restored from the backup".into(),
+        }
+    }
+}
+
+/// A tree holding the blobs of `changes` (`<i>.before`, `<i>.after`), to
+/// keep them reachable; `None` when there are none.
+pub fn transcripts_tree(rec: &Recorder<'_>, changes: &[TranscriptChange]) -> Result<Option<ObjectId>> {
+    let mut entries = Vec::new();
+    for (i, c) in changes.iter().enumerate() {
+        for (side, blob) in [("before", c.before_id()?), ("after", c.after_id()?)] {
+            if let Some(blob) = blob {
+                entries.push(gix::objs::tree::Entry {
+                    mode: EntryKind::Blob.into(),
+                    filename: format!("{i}.{side}").into(),
+                    oid: blob,
+                });
+            }
+        }
+    }
+    if entries.is_empty() {
+        return Ok(None);
+    }
+    entries.sort_by(|a, b| a.filename.cmp(&b.filename));
+    let mut tree = gix::objs::Tree::empty();
+    tree.entries = entries;
+    rec.write_object(&tree).map(Some)
 }
 
 /// A nested repository a restore moved out of the way.
@@ -140,6 +217,8 @@ impl Op {
             restored_index: None,
             worktree: None,
             moved_back: Vec::new(),
+            provider: None,
+            transcripts: Vec::new(),
             refs: Vec::new(),
         }
     }
@@ -168,6 +247,11 @@ impl Op {
             .chain(&op.restored)
             .chain(&op.restored_index)
             .chain(op.refs.iter().flat_map(|r| r.old.iter().chain(&r.new)))
+            .chain(
+                op.transcripts
+                    .iter()
+                    .flat_map(|t| t.before.iter().chain(&t.after)),
+            )
         {
             parse_id(id)?;
         }
@@ -239,6 +323,13 @@ pub fn record_with(lock: &Locked<'_>, op: &Op, keep: &[ObjectId], pending: bool)
         filename: "op.toml".into(),
         oid: blob,
     });
+    if let Some(transcripts) = transcripts_tree(&rec, &op.transcripts)? {
+        tree.entries.push(gix::objs::tree::Entry {
+            mode: EntryKind::Tree.into(),
+            filename: "transcripts".into(),
+            oid: transcripts,
+        });
+    }
     let tree = rec.write_object(&tree)?;
     let message = match &op.thread {
         Some(t) => format!("t3 op {} thread={t}", op.kind.as_str()),

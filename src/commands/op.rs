@@ -47,6 +47,6 @@ pub fn undo(ctx: &Context, spec: Option<&str>, force: bool) -> Result<OpOutcome>
             .next()
             .ok_or_else(|| Error::Refused("the operation log is empty: nothing to undo".into()))?,
     };
-    let report = crate::revert::undo_op(&lock, &entry, force)?;
+    let report = crate::revert::undo_op(&lock, &entry, force, &ctx.settings.provider.homes)?;
     Ok(OpOutcome::Undo(super::revert::outcome("undo", report)))
 }

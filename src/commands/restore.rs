@@ -57,6 +57,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<RestoreOutcome> {
             turn: opts.turn,
             paths,
             force: opts.force,
+            homes: ctx.settings.provider.homes.clone(),
         },
     )?;
     Ok(RestoreOutcome { restored })

@@ -77,8 +77,8 @@ pub fn run(ctx: &Context, thread: &ThreadId, action: Action) -> Result<RevertOut
             },
         )?,
         Action::Continue => revert::resume(&lock, thread, provider)?,
-        Action::Abort { force } => revert::abort(&lock, thread, force)?,
-        Action::Undo { force } => revert::undo(&lock, thread, force)?,
+        Action::Abort { force } => revert::abort(&lock, thread, force, &provider.homes)?,
+        Action::Undo { force } => revert::undo(&lock, thread, force, &provider.homes)?,
     };
     Ok(outcome(name, report))
 }

@@ -29,7 +29,7 @@ fn line(e: &Entry, out: &mut dyn Write) -> io::Result<()> {
     let op = &e.op;
     writeln!(
         out,
-        "{}  {}  {:<7}  {}  {} ref(s){}",
+        "{}  {}  {:<7}  {}  {} ref(s){}{}",
         e.id.to_hex_with_len(12),
         op.time,
         op.kind.as_str(),
@@ -37,6 +37,10 @@ fn line(e: &Entry, out: &mut dyn Write) -> io::Result<()> {
             .as_deref()
             .map_or_else(|| "-".to_owned(), |t| format!("thread {}", super::quote_path(t))),
         op.refs.len(),
+        match op.transcripts.len() {
+            0 => String::new(),
+            n => format!(", {n} conversation(s)"),
+        },
         op.undoes
             .as_deref()
             .map(|u| format!(", undoes {}", &u[..u.len().min(12)]))
@@ -62,8 +66,21 @@ fn show(e: &Entry, out: &mut dyn Write) -> io::Result<()> {
             writeln!(out, "{label:<12}{v}")?;
         }
     }
+    if let Some(p) = &op.provider {
+        writeln!(out, "provider    {}", super::safe(p))?;
+    }
     for m in &op.moved_aside {
         writeln!(out, "moved aside {} -> {}", super::quote_path(&m.path), m.to)?;
+    }
+    for t in &op.transcripts {
+        writeln!(
+            out,
+            "conversation {} {}: {} -> {}",
+            super::safe(&t.agent),
+            super::quote_path(&t.path),
+            t.before.as_deref().unwrap_or("(none)"),
+            t.after.as_deref().unwrap_or("(none)")
+        )?;
     }
     for r in &op.refs {
         writeln!(

@@ -60,6 +60,23 @@ pub fn revert(r: &RevertOutcome, quiet: bool, out: &mut dyn Write) -> io::Result
         let v = if dry_run { "would roll back" } else { "rolled back" };
         writeln!(out, "  provider {v} {} turn(s)", r.report.rolled_back_turns)?;
     }
+    for t in &r.report.transcripts {
+        let v = match r.action {
+            "dry-run" => "would change",
+            "abort" | "undo" => "put back",
+            _ => "changed",
+        };
+        writeln!(
+            out,
+            "  {v} the {} conversation {}: {}",
+            super::safe(&t.agent),
+            quote_path(&t.path),
+            super::safe(&t.how)
+        )?;
+        if let Some(b) = &t.backup {
+            writeln!(out, "  the conversation as it was is kept in blob {b}")?;
+        }
+    }
     if let Some(s) = &r.report.safety_commit {
         writeln!(out, "  the worktree as it was is kept in {s}")?;
     }

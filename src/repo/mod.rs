@@ -26,7 +26,8 @@ pub use lock::{Locked, RepoLock};
 pub use notes::{NoteEdit, NotesChange, NotesReader, commit_notes, edit_notes, list_notes};
 pub use objects::{
     IDENTITY_EMAIL, IDENTITY_NAME, Recorder, T3CODE_EMAIL, T3CODE_NAME, commit_identity, commit_time,
-    commit_tree, ensure_tree_object, head_tree, is_t3code_commit, tree_editor, write_commit,
+    commit_tree, ensure_tree_object, hash_blob, head_tree, is_t3code_commit, read_blob, tree_editor,
+    write_commit,
 };
 pub use refs::{Expect, RefEntry, RefUpdate, find_direct_ref, find_ref, list_refs, update_refs};
 

@@ -210,6 +210,29 @@ fn check_commit_size(repo: &gix::Repository, id: ObjectId) -> Result<()> {
     Ok(())
 }
 
+/// The id `data` has as a blob, without writing it.
+pub fn hash_blob(repo: &gix::Repository, data: &[u8]) -> Result<ObjectId> {
+    gix::objs::compute_hash(repo.object_hash(), gix::objs::Kind::Blob, data)
+        .context(|| "could not hash a blob".into())
+}
+
+/// The content of blob `id`, refused when larger than `max` bytes (read
+/// from its header first).
+pub fn read_blob(repo: &gix::Repository, id: ObjectId, max: u64) -> Result<Vec<u8>> {
+    let header = repo
+        .find_header(id)
+        .context(|| format!("could not read the object {id}"))?;
+    if header.kind() != gix::objs::Kind::Blob || header.size() > max {
+        return Err(crate::Error::Refused(format!(
+            "the object {id} is not a blob of at most {max} bytes"
+        )));
+    }
+    Ok(repo
+        .find_blob(id)
+        .context(|| format!("could not read the blob {id}"))?
+        .take_data())
+}
+
 /// The tree of commit `id`.
 pub fn commit_tree(repo: &gix::Repository, id: ObjectId) -> Result<ObjectId> {
     check_commit_size(repo, id)?;

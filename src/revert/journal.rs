@@ -87,6 +87,10 @@ pub struct Journal {
     /// Nested repositories moved out of the restore's way (with `--force`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub moved_aside: Vec<crate::oplog::MovedAside>,
+    /// The transcript changes a built-in provider makes in the provider
+    /// step, planned (and their blobs kept) before anything changed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub transcripts: Vec<crate::oplog::TranscriptChange>,
 }
 
 impl Journal {
@@ -114,6 +118,7 @@ impl Journal {
             .chain(&j.index_tree)
             .chain(j.removed.iter().map(|r| &r.commit))
             .chain(j.removed.iter().filter_map(|r| r.note.as_ref()))
+            .chain(j.transcripts.iter().flat_map(|t| t.before.iter().chain(&t.after)))
         {
             oid(id).map_err(ParseError::Inconsistent)?;
         }
@@ -231,6 +236,7 @@ mod tests {
             index_tree: None,
             ops_tip: None,
             moved_aside: Vec::new(),
+            transcripts: Vec::new(),
         }
     }
 

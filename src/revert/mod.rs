@@ -26,6 +26,7 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::model::note::{self, RemovedRef};
 use crate::model::thread::ThreadId;
+use crate::provider::transcript::{self, TurnInfo};
 use crate::provider::{self, Provider};
 use crate::repo::{self, Locked, NotesReader, Recorder};
 use crate::restore;
@@ -55,9 +56,37 @@ pub struct Report {
     pub rolled_back_turns: u64,
     /// The safety checkpoint holding the worktree as it was.
     pub safety_commit: Option<String>,
+    /// Agents' conversation transcripts changed (or, for a dry run, that
+    /// would be), with their backups.
+    pub transcripts: Vec<TranscriptReport>,
     /// Messages for stderr.
     #[serde(skip)]
     pub notices: Vec<String>,
+}
+
+/// A conversation transcript a revert, abort or undo changed.
+#[derive(Debug, Clone, Serialize)]
+pub struct TranscriptReport {
+    /// The agent.
+    pub agent: String,
+    /// The file.
+    pub path: String,
+    /// What was done to it.
+    pub how: String,
+    /// The blob holding its content before (absent for a dry run or a
+    /// file that was not there).
+    pub backup: Option<String>,
+}
+
+impl TranscriptReport {
+    fn of(c: &crate::oplog::TranscriptChange) -> Self {
+        TranscriptReport {
+            agent: c.agent.clone(),
+            path: c.path.clone(),
+            how: c.how.clone(),
+            backup: c.before.clone(),
+        }
+    }
 }
 
 /// Inputs of a new revert.
@@ -108,7 +137,7 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
     let interrupted = if dry_run {
         None
     } else {
-        put_back::complete_pending(lock)?
+        put_back::complete_pending(lock, &provider_settings.homes)?
     };
     store::require_bound_here(repo, &thread, "revert", force)?;
     let d = decide(repo, &thread, to)?;
@@ -117,6 +146,16 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
         Provider::None
     } else {
         provider::resolve(repo, d.provider_name.as_deref(), &provider_settings)?
+    };
+    // A built-in provider plans its change of the transcript now, before
+    // anything changes: a transcript it may not or cannot change stops the
+    // revert here.
+    let planned = match &provider {
+        Provider::Builtin { agent, homes } => {
+            let infos = turn_infos(repo, &thread, to)?;
+            transcript::plan(*agent, homes, thread.as_str(), &infos, to).map_err(|e| e.into_error(*agent))?
+        }
+        _ => None,
     };
     let rec = Recorder::new(repo);
     let (safety, files) = safety::take(lock, &rec, d.target_tree, force)?;
@@ -133,17 +172,38 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
         refs: d.removed.clone(),
         rolled_back_turns: 0,
         safety_commit: None,
+        transcripts: Vec::new(),
         notices,
     };
+    if let Provider::Builtin { agent, .. } = &provider
+        && planned.is_none()
+    {
+        report.notices.push(format!(
+            "{}'s conversation is already at turn {to}: its transcript is left alone",
+            agent.label()
+        ));
+    }
     if dry_run {
         report.files = files;
-        report.rolled_back_turns = if matches!(provider, Provider::None) {
-            0
-        } else {
-            turns
+        report.rolled_back_turns = match (&provider, &planned) {
+            (Provider::None, _) | (Provider::Builtin { .. }, None) => 0,
+            _ => turns,
         };
+        report.transcripts = planned
+            .iter()
+            .map(|p| TranscriptReport {
+                agent: p.agent.name().to_owned(),
+                path: p.path.to_string_lossy().into_owned(),
+                how: p.how.clone(),
+                backup: None,
+            })
+            .collect();
         return Ok(report);
     }
+    let transcripts = planned
+        .iter()
+        .map(|p| transcript::record(&rec, p))
+        .collect::<Result<Vec<_>>>()?;
     let journal = Journal {
         schema: 1,
         kind: "revert".into(),
@@ -161,6 +221,7 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
         index_tree: safety.index_tree.map(|t| t.to_string()),
         ops_tip: repo::find_direct_ref(repo, crate::oplog::OPS_REF)?.map(|id| id.to_string()),
         moved_aside: safety.moved_aside,
+        transcripts,
     };
     let mut saga = Saga::begin(lock, &rec, &thread, journal)?;
     let timeout = provider::timeout(repo, provider_settings.timeout);
@@ -172,6 +233,32 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
         ));
     }
     Ok(finished(&saga, ran, report.notices))
+}
+
+/// What the notes of `thread` say about the turns a revert to `to` takes
+/// back (and the target and baseline, where a transcript may be named
+/// too). An unreadable note says nothing.
+fn turn_infos(repo: &gix::Repository, thread: &ThreadId, to: u64) -> Result<Vec<TurnInfo>> {
+    let mut notes = NotesReader::open(repo)?;
+    let mut infos = Vec::new();
+    for t in store::thread_refs(repo, thread)?
+        .into_iter()
+        .filter(|t| t.turn >= to || t.turn == 0)
+    {
+        if let Ok(cp) = store::load(repo, &mut notes, thread, t) {
+            infos.push(TurnInfo {
+                turn: t.turn,
+                transcript: cp.note.transcript,
+                prompt_id: cp.note.prompt_id,
+            });
+        } else {
+            infos.push(TurnInfo {
+                turn: t.turn,
+                ..TurnInfo::default()
+            });
+        }
+    }
+    Ok(infos)
 }
 
 /// Check the preconditions and read what the revert decides on.
@@ -304,13 +391,14 @@ fn finished(saga: &Saga<'_, '_>, ran: saga::Ran, mut notices: Vec<String>) -> Re
         refs: j.removed.clone(),
         rolled_back_turns: ran.rolled_back,
         safety_commit: Some(saga.safety_commit().to_string()),
+        transcripts: j.transcripts.iter().map(TranscriptReport::of).collect(),
         notices,
     }
 }
 
 /// Resume a half-done revert of `thread` from the step that failed, under `lock`.
 pub fn resume(lock: &Locked<'_>, thread: &ThreadId, settings: &provider::Settings) -> Result<Report> {
-    if let Some(finished) = put_back::complete_pending(lock)? {
+    if let Some(finished) = put_back::complete_pending(lock, &settings.homes)? {
         return Ok(finished);
     }
     let repo = lock.repo();
@@ -322,6 +410,16 @@ pub fn resume(lock: &Locked<'_>, thread: &ThreadId, settings: &provider::Setting
     let j = saga.journal();
     let provider = if j.files_only || j.step > Step::Provider {
         Provider::None
+    } else if !j.transcripts.is_empty() {
+        // The change was planned (and backed up) by a built-in provider:
+        // it is carried out as planned, whatever helper appeared since.
+        j.provider
+            .as_deref()
+            .and_then(|name| provider::builtin(name, settings))
+            .ok_or_else(|| Error::BadMetadata {
+                reference: thread.revert_journal_ref(),
+                problem: "the journal plans transcript changes for a provider that is not built in".into(),
+            })?
     } else {
         provider::resolve(repo, j.provider.as_deref(), settings)?
     };

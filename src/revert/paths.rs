@@ -35,6 +35,9 @@ pub struct Options {
     pub paths: Vec<BString>,
     /// Move nested repositories in the way aside instead of refusing.
     pub force: bool,
+    /// Where agents keep their conversations (an interrupted undo that
+    /// puts a transcript back is finished first).
+    pub homes: crate::provider::AgentHomes,
 }
 
 /// What a restore of some paths did.
@@ -65,7 +68,7 @@ pub fn restore_paths(lock: &Locked<'_>, opts: Options) -> Result<Restored> {
     let workdir = repo::workdir(repo)?;
     let mut notices = Vec::new();
     // An interrupted abort or undo is finished first (it is recorded).
-    if let Some(finished) = put_back::complete_pending(lock)? {
+    if let Some(finished) = put_back::complete_pending(lock, &opts.homes)? {
         notices.extend(finished.notices);
     }
     let Options {
@@ -73,6 +76,7 @@ pub fn restore_paths(lock: &Locked<'_>, opts: Options) -> Result<Restored> {
         turn,
         paths,
         force,
+        homes: _,
     } = opts;
     if let Some(j) = super::in_progress(repo, &thread)? {
         return Err(Error::RevertInProgress {

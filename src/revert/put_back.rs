@@ -13,7 +13,9 @@ use gix::ObjectId;
 
 use crate::error::{Error, Result};
 use crate::model::thread::{ThreadId, parse_checkpoint_ref};
-use crate::oplog::{self, Entry, Kind, MovedAside, Op, RefChange};
+use crate::oplog::{self, Entry, Kind, MovedAside, Op, RefChange, TranscriptChange};
+use crate::provider::AgentHomes;
+use crate::provider::transcript::{self, State};
 use crate::repo::{self, Expect, Locked, Recorder, RefUpdate};
 use crate::restore::{self, Plan};
 use crate::revert::safety;
@@ -35,6 +37,11 @@ struct PutBack<'a> {
     moved_back: Vec<MovedAside>,
     refs: Vec<Change>,
     undoes: Option<ObjectId>,
+    /// Transcript changes that put a conversation back; `true`: the file
+    /// was surely changed by the operation undone, so one that changed
+    /// since refuses (unless `force`); `false`: the change may never have
+    /// been made, so such a file is left alone.
+    transcripts: Vec<(TranscriptChange, bool)>,
     force: bool,
 }
 
@@ -43,12 +50,14 @@ struct Done {
     op: ObjectId,
     safety: Option<ObjectId>,
     files: Plan,
+    transcripts: Vec<TranscriptChange>,
+    notices: Vec<String>,
 }
 
 /// Abort a half-done revert of `thread`: the files and index as they were,
 /// every ref back, the journal gone.
-pub fn abort(lock: &Locked<'_>, thread: &ThreadId, force: bool) -> Result<Report> {
-    if let Some(finished) = complete_pending(lock)? {
+pub fn abort(lock: &Locked<'_>, thread: &ThreadId, force: bool, homes: &AgentHomes) -> Result<Report> {
+    if let Some(finished) = complete_pending(lock, homes)? {
         return Ok(finished);
     }
     let repo = lock.repo();
@@ -64,8 +73,9 @@ pub fn abort(lock: &Locked<'_>, thread: &ThreadId, force: bool) -> Result<Report
         (thread.revert_journal_ref(), commit),
         Kind::Abort,
         force,
+        homes,
     )?;
-    if j.step > journal::Step::Provider && j.calls_provider() {
+    if j.step > journal::Step::Provider && j.calls_provider() && j.transcripts.is_empty() {
         report
             .notices
             .push("the provider had already rolled the conversation back; that is not undone".into());
@@ -74,8 +84,8 @@ pub fn abort(lock: &Locked<'_>, thread: &ThreadId, force: bool) -> Result<Report
 }
 
 /// Undo the latest revert of `thread` that is still in effect.
-pub fn undo(lock: &Locked<'_>, thread: &ThreadId, force: bool) -> Result<Report> {
-    if let Some(finished) = complete_pending(lock)? {
+pub fn undo(lock: &Locked<'_>, thread: &ThreadId, force: bool, homes: &AgentHomes) -> Result<Report> {
+    if let Some(finished) = complete_pending(lock, homes)? {
         return Ok(finished);
     }
     let repo = lock.repo();
@@ -87,19 +97,21 @@ pub fn undo(lock: &Locked<'_>, thread: &ThreadId, force: bool) -> Result<Report>
         });
     }
     let Some(entry) = latest_in_effect(repo, thread)? else {
-        return legacy_undo(lock, thread, force);
+        return legacy_undo(lock, thread, force, homes);
     };
-    let mut report = undo_op(lock, &entry, force)?;
-    report
-        .notices
-        .push("files and checkpoints are back; the agent's conversation is not restored".into());
+    let mut report = undo_op(lock, &entry, force, homes)?;
+    if entry.op.transcripts.is_empty() {
+        report
+            .notices
+            .push("files and checkpoints are back; the agent's conversation is not restored".into());
+    }
     Ok(report)
 }
 
 /// Undo a revert made before the operation log existed: its safety
 /// checkpoint waits under the single-slot `refs/t3/undo/<b64>`, which is
 /// read this once and removed.
-fn legacy_undo(lock: &Locked<'_>, thread: &ThreadId, force: bool) -> Result<Report> {
+fn legacy_undo(lock: &Locked<'_>, thread: &ThreadId, force: bool, homes: &AgentHomes) -> Result<Report> {
     let repo = lock.repo();
     let Some((commit, j)) = journal::read(repo, &thread.undo_ref())? else {
         return Err(Error::NothingToUndo {
@@ -116,7 +128,15 @@ fn legacy_undo(lock: &Locked<'_>, thread: &ThreadId, force: bool) -> Result<Repo
         }
     }
     repo::edit_notes(lock, &notes, "t3: notes of undone turns")?;
-    from_journal(lock, thread, &j, (thread.undo_ref(), commit), Kind::Undo, force)
+    from_journal(
+        lock,
+        thread,
+        &j,
+        (thread.undo_ref(), commit),
+        Kind::Undo,
+        force,
+        homes,
+    )
 }
 
 /// Put back what the journal `j` (under the ref `at`, a name and the commit
@@ -129,6 +149,7 @@ fn from_journal(
     at: (String, ObjectId),
     kind: Kind,
     force: bool,
+    homes: &AgentHomes,
 ) -> Result<Report> {
     let mut refs = vec![Change {
         name: at.0,
@@ -152,8 +173,17 @@ fn from_journal(
             moved_back: j.moved_aside.clone(),
             refs,
             undoes: None,
+            // Once the provider step began, the transcript may hold what it
+            // wrote; after it, it surely did.
+            transcripts: if j.step >= journal::Step::Provider {
+                let sure = j.step > journal::Step::Provider;
+                j.transcripts.iter().map(|c| (c.reversed(), sure)).collect()
+            } else {
+                Vec::new()
+            },
             force,
         },
+        homes,
     )?;
     let mut report = report(&done, &j.thread, j.from_turn, j.to_turn, &j.target);
     report.refs.clone_from(&j.removed);
@@ -183,8 +213,8 @@ fn latest_in_effect(repo: &gix::Repository, thread: &ThreadId) -> Result<Option<
 /// and every ref it changed. Refuses when a ref it would put back was reused
 /// since (a thread went on after a revert), naming them, unless `force`,
 /// which keeps the newer commits in the operation log.
-pub fn undo_op(lock: &Locked<'_>, entry: &Entry, force: bool) -> Result<Report> {
-    if let Some(finished) = complete_pending(lock)? {
+pub fn undo_op(lock: &Locked<'_>, entry: &Entry, force: bool, homes: &AgentHomes) -> Result<Report> {
+    if let Some(finished) = complete_pending(lock, homes)? {
         return Ok(finished);
     }
     let repo = lock.repo();
@@ -215,8 +245,10 @@ pub fn undo_op(lock: &Locked<'_>, entry: &Entry, force: bool) -> Result<Report> 
             moved_back: op.moved_aside.clone(),
             refs,
             undoes: Some(entry.id),
+            transcripts: op.transcripts.iter().map(|c| (c.reversed(), true)).collect(),
             force,
         },
+        homes,
     )?;
     let turns: Vec<u64> = op
         .refs
@@ -254,11 +286,17 @@ fn report(done: &Done, thread: &str, from_turn: u64, to_turn: u64, target: &str)
         refs: Vec::new(),
         rolled_back_turns: 0,
         safety_commit: done.safety.map(|c| c.to_string()),
-        notices: vec![format!(
-            "recorded as op {} (git t3 op undo {} reverses it)",
-            done.op,
-            short(done.op)
-        )],
+        transcripts: done.transcripts.iter().map(super::TranscriptReport::of).collect(),
+        notices: done
+            .notices
+            .iter()
+            .cloned()
+            .chain([format!(
+                "recorded as op {} (git t3 op undo {} reverses it)",
+                done.op,
+                short(done.op)
+            )])
+            .collect(),
     }
 }
 
@@ -267,7 +305,7 @@ fn short(id: ObjectId) -> String {
 }
 
 /// Check, keep, record, then carry out `pb`.
-fn run(lock: &Locked<'_>, pb: PutBack<'_>) -> Result<Done> {
+fn run(lock: &Locked<'_>, pb: PutBack<'_>, homes: &AgentHomes) -> Result<Done> {
     let repo = lock.repo();
     let mut refs = Vec::with_capacity(pb.refs.len());
     let mut reused = Vec::new();
@@ -294,6 +332,8 @@ fn run(lock: &Locked<'_>, pb: PutBack<'_>) -> Result<Done> {
         });
     }
     let rec = Recorder::new(repo);
+    let (transcripts, notices) =
+        transcripts_to_put_back(repo, &rec, (pb.thread, &pb.transcripts, pb.force), homes)?;
     let mut op = Op::new(pb.kind, pb.thread.map(ThreadId::as_str));
     let (mut files, mut safety_commit) = (Plan::default(), None);
     if let Some(tree) = pb.tree {
@@ -316,17 +356,74 @@ fn run(lock: &Locked<'_>, pb: PutBack<'_>) -> Result<Done> {
     op.worktree = Some(repo::absolute_git_dir(repo));
     op.moved_back = pb.moved_back;
     op.refs = refs;
+    op.transcripts = transcripts;
     rec.sync()?;
     lock.interrupt().check()?;
     let id = oplog::record_with(lock, &op, &[], true)?;
     crate::fault::point("after-op");
-    complete(lock, &op, Some(files.clone()))?;
+    complete(lock, &op, Some(files.clone()), homes)?;
     oplog::clear_pending(lock, id)?;
     Ok(Done {
         op: id,
         safety: safety_commit,
         files,
+        transcripts: op.transcripts,
+        notices,
     })
+}
+
+/// The transcript changes `pb` makes, checked against the files as they
+/// are, before anything changes: one already put back is left out; one
+/// whose file changed since refuses, naming it, unless `--force`, which
+/// keeps what the file holds now (as a blob written through `rec`) in the
+/// op, so the put-back can be undone in turn.
+fn transcripts_to_put_back(
+    repo: &gix::Repository,
+    rec: &Recorder<'_>,
+    (thread, transcripts, force): (Option<&ThreadId>, &[(TranscriptChange, bool)], bool),
+    homes: &AgentHomes,
+) -> Result<(Vec<TranscriptChange>, Vec<String>)> {
+    let (mut changes, mut notices) = (Vec::new(), Vec::new());
+    for (change, sure) in transcripts {
+        let thread = thread.ok_or_else(|| Error::BadMetadata {
+            reference: oplog::OPS_REF.into(),
+            problem: "an op changed a transcript but names no thread".into(),
+        })?;
+        let checked = transcript::check(repo, change, thread.as_str(), homes)?;
+        match checked.state {
+            State::After => {}
+            State::Before => changes.push(change.clone()),
+            State::Other(_) if !sure => notices.push(format!(
+                "the conversation's transcript {} was left as it is: the provider step had not \
+                 changed it (it holds neither the backup nor what the revert would write)",
+                checked.at.path.display()
+            )),
+            State::Other(_) if !force => {
+                return Err(Error::Refused(format!(
+                    "the conversation's transcript {} changed since (the agent went on after the \
+                     revert); putting the backup back would drop what it wrote since; quit the agent, \
+                     or pass --force to keep its current content in the operation log and put the \
+                     backup back anyway",
+                    checked.at.path.display()
+                )));
+            }
+            State::Other(id) => {
+                if let Some(data) = &checked.current {
+                    rec.write_blob(data)?;
+                }
+                changes.push(TranscriptChange {
+                    before: id.map(|id| id.to_string()),
+                    ..change.clone()
+                });
+                notices.push(format!(
+                    "the conversation's transcript {} had changed since; what it held is kept in the \
+                     operation log (undo this op to get it back)",
+                    checked.at.path.display()
+                ));
+            }
+        }
+    }
+    Ok((changes, notices))
 }
 
 fn reused_message(reused: &[String]) -> String {
@@ -352,7 +449,7 @@ fn reused_message(reused: &[String]) -> String {
 
 /// Carry out the recorded put-back `op`: files, nested repositories, index,
 /// refs. Idempotent, so a killed run is completed by running it again.
-fn complete(lock: &Locked<'_>, op: &Op, plan: Option<Plan>) -> Result<()> {
+fn complete(lock: &Locked<'_>, op: &Op, plan: Option<Plan>, homes: &AgentHomes) -> Result<()> {
     let repo = lock.repo();
     let workdir = repo::workdir(repo)?;
     if let Some(tree) = op.restored.as_deref().map(oplog::id).transpose()? {
@@ -401,13 +498,19 @@ fn complete(lock: &Locked<'_>, op: &Op, plan: Option<Plan>) -> Result<()> {
     }
     repo::update_refs(lock, &updates, "t3: put back")?;
     crate::fault::point("after-refs");
+    // The conversation last: only over the bytes the op recorded (a file
+    // the agent wrote to meanwhile is new work, and stays).
+    let thread = op.thread.as_deref().unwrap_or_default();
+    for change in &op.transcripts {
+        transcript::apply(repo, change, thread, homes, false)?;
+    }
     Ok(())
 }
 
 /// Finish a put-back that was recorded but killed before its end; its
 /// report, when there was one (the caller then stops there: running the same
 /// command again must not do a second thing).
-pub fn complete_pending(lock: &Locked<'_>) -> Result<Option<Report>> {
+pub fn complete_pending(lock: &Locked<'_>, homes: &AgentHomes) -> Result<Option<Report>> {
     let Some(entry) = oplog::pending(lock.repo())? else {
         return Ok(None);
     };
@@ -422,12 +525,14 @@ pub fn complete_pending(lock: &Locked<'_>) -> Result<Option<Report>> {
             short(entry.id)
         )));
     }
-    complete(lock, &entry.op, None)?;
+    complete(lock, &entry.op, None, homes)?;
     oplog::clear_pending(lock, entry.id)?;
     let done = Done {
         op: entry.id,
         safety: entry.op.safety_commit()?,
         files: Plan::default(),
+        transcripts: entry.op.transcripts.clone(),
+        notices: Vec::new(),
     };
     let mut report = report(
         &done,

@@ -4,7 +4,7 @@
 //! | step | effect | re-run |
 //! |---|---|---|
 //! | restore | worktree = target (snapshot now, diff, write/delete), index = HEAD | idempotent: diffs the worktree as it is |
-//! | provider | helper rolls back `from − to` turns | **not** idempotent: the journal is persisted before the call and after success |
+//! | provider | helper rolls back `from − to` turns, or a built-in provider writes the transcript planned in the journal | a helper is **not** idempotent: the journal is persisted before the call and after success; a built-in provider writes only over the bytes it planned on (already written: nothing to do) |
 //! | refs | delete the thread's refs above the target (compare-and-swap) | idempotent: gone refs are skipped |
 //! | record | one notes commit: the revert on the target's note, journal step `done` (removed checkpoints keep their notes: the op log keeps their commits) | guarded by `done` |
 //! | finish | the op appended to `refs/t3/ops` (unless it is there), then the journal ref deleted | idempotent |
@@ -21,7 +21,7 @@ use crate::error::Result;
 use crate::model::note::{self, RevertRecord};
 use crate::model::thread::ThreadId;
 use crate::oplog;
-use crate::provider::{self, Provider};
+use crate::provider::{self, Provider, transcript};
 use crate::repo::publish::{Publication, publish};
 use crate::repo::{self, Expect, Locked, NoteEdit, NotesReader, Recorder, RefUpdate};
 use crate::restore;
@@ -68,6 +68,10 @@ impl<'l, 'r> Saga<'l, 'r> {
         }
         for r in &journal.removed {
             keep.push(oplog::id(&r.commit)?);
+        }
+        // And the transcript backups the provider step will need.
+        if let Some(tree) = oplog::transcripts_tree(rec, &journal.transcripts)? {
+            keep.push(repo::write_commit(rec, tree, Vec::new(), "t3 transcripts")?);
         }
         let commit = publish(
             lock,
@@ -194,32 +198,51 @@ impl<'l, 'r> Saga<'l, 'r> {
 
     fn provider(&mut self, provider: &Provider, timeout: Duration) -> Result<u64> {
         let turns = self.journal.from_turn - self.journal.to_turn;
-        if !self.journal.calls_provider() || matches!(provider, Provider::None) {
+        if !self.journal.calls_provider() {
             return Ok(0);
         }
-        // Absolute, whatever directory git t3 was started from.
-        let workdir = repo::workdir(self.lock.repo())?;
-        let workspace = std::path::absolute(&workdir)
-            .map_err(|e| crate::error::Error::Io {
-                context: "could not resolve the worktree".into(),
-                path: Some(workdir.clone()),
-                source: e,
-            })?
-            .to_string_lossy()
-            .into_owned();
-        provider::rollback(
-            provider,
-            &provider::Rollback {
-                thread: &self.journal.thread,
-                turns,
-                workspace: &workspace,
-                target_turn: self.journal.to_turn,
-            },
-            timeout,
-            self.lock.interrupt(),
-        )?;
-        self.provider_called = true;
-        Ok(turns)
+        match provider {
+            Provider::None => Ok(0),
+            // The transcript changes planned and backed up when the revert
+            // began, carried out only on the bytes they were planned on.
+            Provider::Builtin { homes, .. } => {
+                let repo = self.lock.repo();
+                for change in &self.journal.transcripts {
+                    transcript::apply(repo, change, &self.journal.thread, homes, true)?;
+                }
+                self.provider_called = true;
+                Ok(if self.journal.transcripts.is_empty() {
+                    0
+                } else {
+                    turns
+                })
+            }
+            Provider::Helper { .. } => {
+                // Absolute, whatever directory git t3 was started from.
+                let workdir = repo::workdir(self.lock.repo())?;
+                let workspace = std::path::absolute(&workdir)
+                    .map_err(|e| crate::error::Error::Io {
+                        context: "could not resolve the worktree".into(),
+                        path: Some(workdir.clone()),
+                        source: e,
+                    })?
+                    .to_string_lossy()
+                    .into_owned();
+                provider::rollback(
+                    provider,
+                    &provider::Rollback {
+                        thread: &self.journal.thread,
+                        turns,
+                        workspace: &workspace,
+                        target_turn: self.journal.to_turn,
+                    },
+                    timeout,
+                    self.lock.interrupt(),
+                )?;
+                self.provider_called = true;
+                Ok(turns)
+            }
+        }
     }
 
     /// Delete the refs the journal names, only where they still point at
@@ -312,6 +335,8 @@ impl<'l, 'r> Saga<'l, 'r> {
         op.safety = Some(self.commit.to_string());
         op.index_tree.clone_from(&j.index_tree);
         op.moved_aside.clone_from(&j.moved_aside);
+        op.provider = j.provider.clone().filter(|_| !j.files_only);
+        op.transcripts.clone_from(&j.transcripts);
         // Only the refs it did remove: a turn captured again meanwhile stayed.
         let repo = self.lock.repo();
         for r in &j.removed {

@@ -14,6 +14,7 @@ mod hook;
 mod hostile;
 mod layers;
 mod property;
+mod providers;
 mod recovery;
 mod relative;
 mod revert;

@@ -1,0 +1,241 @@
+//! Codex's session rollout, `~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<session>.jsonl`:
+//! one `{"timestamp", "type", "payload"}` object per line (`session_meta`,
+//! `turn_context`, `response_item`, `compacted`, `event_msg`, …), appended
+//! as the session goes. A turn is the lines from its `event_msg`
+//! `task_started` (`turn_started`) with its `turn_id` to the next one; it
+//! counts as a user turn when it holds a `user_message` event.
+//!
+//! Codex rolls a thread back itself by appending
+//! `{"type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":N}}`,
+//! and when it resumes a session it replays the rollout with such a marker
+//! dropping the last N user turns that were still there (app server
+//! `thread/rollback`; `codex-rs/core/src/session/rollout_reconstruction.rs`).
+//! git-t3 does the same: N is the number of user turns, from the prompt's
+//! turn to the end, that earlier markers left standing, so a thread Codex
+//! already rolled back in part is counted right. The file only grows, and
+//! the discarded turns stay in it as with Codex's own rollback.
+//!
+//! One exception: when the conversation was compacted after the prompt,
+//! the compaction's summary (which a marker does not remove) would still
+//! tell the model about the discarded turns, so the file is cut instead,
+//! just before the prompt's turn starts: what is left is exactly what the
+//! file held when the prompt was submitted.
+
+use serde::Deserialize;
+
+use super::claude::lines;
+use super::transcript::{Edit, PlanError};
+
+#[derive(Debug, Default, Deserialize)]
+struct Line {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    #[serde(default)]
+    payload: Option<Payload>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct Payload {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    #[serde(default)]
+    turn_id: Option<String>,
+    #[serde(default)]
+    num_turns: Option<u64>,
+}
+
+/// What the replay sees, in file order.
+#[derive(Debug)]
+enum Item {
+    /// A turn starting at a line; whether it holds a user message.
+    Turn {
+        line: usize,
+        turn_id: Option<String>,
+        user: bool,
+    },
+    /// A rollback marker dropping this many user turns.
+    RolledBack(u64),
+    /// A compaction.
+    Compacted { line: usize },
+}
+
+fn parse(line: &[u8]) -> Option<Line> {
+    serde_json::from_slice(line.trim_ascii()).ok()
+}
+
+/// The rollout `data` rolled back to the state before the turn `turn_id`
+/// (the `turn_id` of the prompt's turn); `now` dates the marker.
+pub fn plan(data: &[u8], turn_id: &str, now: &str) -> Result<Edit, PlanError> {
+    let lines = lines(data);
+    let mut items = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(l) = parse(line) else { continue };
+        let payload = l.payload.unwrap_or_default();
+        match (l.kind.as_deref(), payload.kind.as_deref()) {
+            (Some("event_msg"), Some("task_started" | "turn_started")) => items.push(Item::Turn {
+                line: i,
+                turn_id: payload.turn_id,
+                user: false,
+            }),
+            (Some("event_msg"), Some("user_message")) => {
+                if let Some(Item::Turn { user, .. }) =
+                    items.iter_mut().rev().find(|i| matches!(i, Item::Turn { .. }))
+                {
+                    *user = true;
+                }
+            }
+            (Some("event_msg"), Some("thread_rolled_back")) => {
+                items.push(Item::RolledBack(payload.num_turns.ok_or_else(|| {
+                    PlanError::Format(format!("line {}: a rollback marker without num_turns", i + 1))
+                })?));
+            }
+            (Some("compacted"), _) => items.push(Item::Compacted { line: i }),
+            _ => {}
+        }
+    }
+    let (start, user) = items
+        .iter()
+        .find_map(|i| match i {
+            Item::Turn {
+                line,
+                turn_id: Some(t),
+                user,
+            } if t == turn_id => Some((*line, *user)),
+            _ => None,
+        })
+        .ok_or(PlanError::PromptNotFound)?;
+    if !user {
+        return Err(PlanError::Format(format!(
+            "the turn {turn_id} starting at line {} has no user_message event, so Codex would not count it as a turn",
+            start + 1
+        )));
+    }
+    // Replay from the end as Codex does: a marker drops the newest user
+    // turns still standing before it.
+    let mut pending = 0u64;
+    let mut standing = 0u64;
+    for item in items.iter().rev() {
+        match item {
+            Item::RolledBack(n) => pending = pending.saturating_add(*n),
+            Item::Turn { line, user: true, .. } => {
+                if pending > 0 {
+                    pending -= 1;
+                } else if *line >= start {
+                    standing += 1;
+                }
+            }
+            Item::Turn { .. } | Item::Compacted { .. } => {}
+        }
+    }
+    let compacted_since = items
+        .iter()
+        .any(|i| matches!(i, Item::Compacted { line } if *line >= start));
+    if compacted_since {
+        let keep: usize = lines[..start].iter().map(|l| l.len()).sum();
+        return Ok(Edit {
+            after: data[..keep].to_vec(),
+            how: format!(
+                "cut before line {} ({} line(s) removed; the conversation was compacted since, \
+                 which a rollback marker cannot take back)",
+                start + 1,
+                lines.len() - start
+            ),
+            prompts: standing.max(1),
+        });
+    }
+    if standing == 0 {
+        // Codex's own rollback already took these turns back.
+        return Ok(Edit {
+            after: data.to_vec(),
+            how: "already rolled back".into(),
+            prompts: 0,
+        });
+    }
+    let mut after = data.to_vec();
+    after.extend_from_slice(
+        format!(
+            "{{\"timestamp\":\"{now}\",\"type\":\"event_msg\",\"payload\":{{\"type\":\"thread_rolled_back\",\"num_turns\":{standing}}}}}\n"
+        )
+        .as_bytes(),
+    );
+    Ok(Edit {
+        after,
+        how: format!("appended a thread_rolled_back marker dropping the last {standing} turn(s)"),
+        prompts: standing,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIXTURE: &str = include_str!("../../tests/it/transcripts/codex-rollout.jsonl");
+    const NOW: &str = "2026-08-02T09:00:00.000Z";
+
+    fn marker(n: u64) -> String {
+        format!(
+            "{{\"timestamp\":\"{NOW}\",\"type\":\"event_msg\",\"payload\":{{\"type\":\"thread_rolled_back\",\"num_turns\":{n}}}}}\n"
+        )
+    }
+
+    #[test]
+    fn appends_a_marker_for_the_turns_from_the_prompt_on() {
+        let data = FIXTURE.as_bytes();
+        let edit = plan(data, "turn-2", NOW).unwrap();
+        assert_eq!(edit.after, [data, marker(2).as_bytes()].concat());
+        assert_eq!(edit.prompts, 2);
+        let edit = plan(data, "turn-1", NOW).unwrap();
+        assert_eq!(edit.after, [data, marker(3).as_bytes()].concat());
+        assert_eq!(plan(data, "turn-9", NOW).unwrap_err(), PlanError::PromptNotFound);
+        // The marker is a line Codex reads back as one.
+        let last = lines(&edit.after).last().copied().unwrap();
+        let l = parse(last).unwrap();
+        assert_eq!(l.payload.unwrap().num_turns, Some(3));
+    }
+
+    #[test]
+    fn earlier_markers_are_counted_as_codex_replays_them() {
+        let data = FIXTURE.as_bytes();
+        // Codex already dropped turn 3: going back before turn 2 drops one more.
+        let once = [data, marker(1).as_bytes()].concat();
+        assert_eq!(
+            plan(&once, "turn-2", NOW).unwrap().after,
+            [&once[..], marker(1).as_bytes()].concat()
+        );
+        // Before turn 3: nothing is left to drop.
+        let edit = plan(&once, "turn-3", NOW).unwrap();
+        assert_eq!(edit.after, once);
+        assert_eq!(edit.prompts, 0);
+    }
+
+    #[test]
+    fn a_compaction_since_the_prompt_cuts_the_file_instead() {
+        let data = FIXTURE.as_bytes();
+        let compacted = [
+            data,
+            b"{\"timestamp\":\"2026-08-01T11:00:00.000Z\",\"type\":\"compacted\",\"payload\":{\"message\":\"summary of turns 1-3\",\"replacement_history\":[]}}\n",
+        ]
+        .concat();
+        let edit = plan(&compacted, "turn-2", NOW).unwrap();
+        let text = String::from_utf8(edit.after).unwrap();
+        assert!(data.starts_with(text.as_bytes()));
+        assert!(
+            text.contains("\"turn_id\":\"turn-1\"") && !text.contains("\"turn_id\":\"turn-2\""),
+            "{text}"
+        );
+        assert!(text.ends_with('\n'));
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        for bad in [
+            &b""[..],
+            b"\n",
+            b"{\"type\":\"event_msg\",\"payload\":{\"type\":\"task_started\",\"turn_id\":7}}\n",
+            b"{\"type\":\"event_msg\",\"payload\":{\"type\":\"thread_rolled_back\",\"num_turns\":-1}}\n",
+            b"{\"type\":\"event_msg\",\"payload\":\"x\"}\n",
+        ] {
+            let _ = plan(bad, "x", NOW);
+        }
+    }
+}
