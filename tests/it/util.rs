@@ -313,6 +313,21 @@ impl TestRepo {
         Self::finish(c, format!("git-t3 {args:?} with input"), Some(input))
     }
 
+    /// Run `git-t3 args` in `cwd` with `input` on stdin (none: closed) and
+    /// `env` on top of the isolated environment.
+    #[must_use = "check the exit status with .ok() or .fails()"]
+    pub fn t3_with(&self, cwd: &Path, args: &[&str], input: Option<&[u8]>, env: &[(&str, &str)]) -> Run {
+        let mut c = self.command(&bin(), args, cwd);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        Self::finish(
+            c,
+            format!("git-t3 {args:?} in {} with {env:?}", cwd.display()),
+            input,
+        )
+    }
+
     #[must_use = "check the exit status with .ok() or .fails()"]
     pub fn t3_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut c = self.command(&bin(), args, &self.root);
