@@ -667,17 +667,40 @@ fn json_and_quiet_do_not_change_a_hook_answer() {
 /// its first line, cut; control and bidi characters never reach a title.
 #[test]
 fn huge_and_hostile_payloads() {
+    use std::io::Write as _;
     let r = TestRepo::seeded();
-    let mut prompt = "x".repeat(300);
-    prompt.push_str("\u{202e}\u{7}\n");
-    prompt.push_str(&"y".repeat(20 << 20));
-    let big = serde_json::json!({
-        "session_id": CLAUDE, "cwd": r.root, "hook_event_name": "UserPromptSubmit",
-        "prompt": prompt, "prompt_id": "p".repeat(100_000), "transcript_path": "t".repeat(1 << 20),
-    })
-    .to_string();
-    assert!(big.len() > 20 << 20);
-    hook_ok(&r, "claude-code", &big);
+    // Written in pieces to a file: a test holding 20 MB would be counted in
+    // the memory peaks other tests measure (see `peak_rss_and_code`).
+    let file = r.tmp().join("big.json");
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&file).unwrap());
+    let head =
+        serde_json::json!({"session_id": CLAUDE, "cwd": r.root, "hook_event_name": "UserPromptSubmit"});
+    let head = head.to_string();
+    write!(
+        w,
+        "{},\"prompt\":\"{}\\u202e\\u0007\\n",
+        &head[..head.len() - 1],
+        "x".repeat(300)
+    )
+    .unwrap();
+    let chunk = "y".repeat(64 << 10);
+    for _ in 0..(20 << 20) / chunk.len() {
+        w.write_all(chunk.as_bytes()).unwrap();
+    }
+    write!(
+        w,
+        "\",\"prompt_id\":\"{}\",\"transcript_path\":\"",
+        "p".repeat(100_000)
+    )
+    .unwrap();
+    for _ in 0..16 {
+        w.write_all(chunk.replace('y', "t").as_bytes()).unwrap();
+    }
+    w.write_all(b"\"}").unwrap();
+    drop(w);
+    assert!(std::fs::metadata(&file).unwrap().len() > 20 << 20);
+    let run = r.t3_stdin_file(r.tmp(), &["hook", "claude-code"], &file).ok();
+    assert!(run.stdout.is_empty(), "{} {}", run.out(), run.stderr);
     r.write("f.txt", "f\n");
     hook_ok(&r, "claude-code", &payload("claude-stop.json", &r.root));
     let n1 = note(&r, &ref_for(CLAUDE, 1));

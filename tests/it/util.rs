@@ -328,6 +328,28 @@ impl TestRepo {
         )
     }
 
+    /// Run `git-t3 args` in `cwd` with the file `input` as stdin (a large
+    /// input never sits in this process's memory: see `peak_rss_and_code`).
+    #[must_use = "check the exit status with .ok() or .fails()"]
+    pub fn t3_stdin_file(&self, cwd: &Path, args: &[&str], input: &Path) -> Run {
+        let mut c = self.command(&bin(), args, cwd);
+        c.stdin(std::fs::File::open(input).unwrap())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let Output {
+            status,
+            stdout,
+            stderr,
+        } = c.output().unwrap();
+        Run {
+            code: status.code().unwrap_or(-1),
+            stdout,
+            stderr: String::from_utf8_lossy(&stderr).into_owned(),
+            what: format!("git-t3 {args:?} < {}", input.display()),
+            cwd: cwd.to_owned(),
+        }
+    }
+
     #[must_use = "check the exit status with .ok() or .fails()"]
     pub fn t3_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut c = self.command(&bin(), args, &self.root);
