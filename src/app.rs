@@ -34,6 +34,8 @@ pub struct Environment {
     pub config_overrides: Option<Vec<String>>,
     /// The local time zone (`TZ`, else the system's; `None`: UTC).
     pub time_zone: Option<jiff::tz::TimeZone>,
+    /// What agents tell their hooks (`CLAUDE_PROJECT_DIR`, `CURSOR_PROJECT_DIR`).
+    pub hook: commands::hook::HookEnv,
 }
 
 impl Environment {
@@ -76,6 +78,14 @@ impl Environment {
             config_overrides: std::env::var("GIT_CONFIG_PARAMETERS")
                 .map_or(Some(Vec::new()), |p| crate::model::config_params::parse(&p)),
             time_zone: Some(jiff::tz::TimeZone::system()),
+            hook: commands::hook::HookEnv {
+                claude_project_dir: std::env::var_os("CLAUDE_PROJECT_DIR")
+                    .filter(|v| !v.is_empty())
+                    .map(PathBuf::from),
+                cursor_project_dir: std::env::var_os("CURSOR_PROJECT_DIR")
+                    .filter(|v| !v.is_empty())
+                    .map(PathBuf::from),
+            },
         }
     }
 
@@ -107,7 +117,7 @@ pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
     };
     let settings = env.settings(DEFAULT_TIMEOUT);
     match cli.command {
-        Command::Hook(a) => Ok(Outcome::Hook(hook(a, &base, &env.settings(HOOK_TIMEOUT)))),
+        Command::Hook(a) => Ok(Outcome::Hook(hook(a, &base, env))),
         Command::Completions(a) => Ok(Outcome::Text(
             crate::cli::completions(&a.shell).map_err(Error::usage)?,
         )),
@@ -380,26 +390,29 @@ fn revert_action(a: &crate::cli::RevertArgs) -> Result<commands::revert::Action>
 }
 
 /// A hook never breaks the agent: every failure becomes a message.
-fn hook(
-    a: crate::cli::HookArgs,
-    base: &Path,
-    settings: &Settings,
-) -> std::result::Result<commands::hook::HookOutcome, String> {
-    let payload = match a.payload {
+fn hook(a: crate::cli::HookArgs, base: &Path, env: &Environment) -> commands::hook::HookReport {
+    let source_name = format!("the {} hook payload", a.agent);
+    let (then, payload) = a.split();
+    let payload = match payload {
         Some(p) => Ok(p.into_bytes()),
-        None => read_stdin(HOOK_STDIN_WAIT).map_err(|problem| Error::BadInput {
-            source_name: format!("the {} hook payload", a.agent),
-            problem,
-        }),
+        None => read_stdin(HOOK_STDIN_WAIT).map_err(|problem| Error::BadInput { source_name, problem }),
     };
-    let result = payload.and_then(|p| commands::hook::run(&a.agent, &p, base, settings));
-    result.map_err(|e| format!("hook {}: {}", a.agent, crate::error::one_line(&e)))
+    commands::hook::run(
+        commands::hook::Input {
+            agent: &a.agent,
+            payload,
+            default_dir: base,
+            env: &env.hook,
+            then: then.as_deref(),
+        },
+        &env.settings(HOOK_TIMEOUT),
+    )
 }
 
 /// How long a hook waits for its payload on stdin.
 const HOOK_STDIN_WAIT: Duration = Duration::from_secs(10);
-/// The largest hook payload read.
-const HOOK_PAYLOAD_MAX: u64 = 8 << 20;
+/// The largest hook payload read (a prompt can hold a large paste).
+const HOOK_PAYLOAD_MAX: u64 = 64 << 20;
 
 /// Read stdin (at most [`HOOK_PAYLOAD_MAX`] bytes) on a thread, giving up
 /// after `wait`: an agent that never closes the pipe must not hang its hook.
@@ -409,12 +422,15 @@ fn read_stdin(wait: Duration) -> std::result::Result<Vec<u8>, String> {
         use std::io::Read as _;
         let mut buf = Vec::new();
         let read = std::io::stdin()
-            .take(HOOK_PAYLOAD_MAX)
+            .take(HOOK_PAYLOAD_MAX + 1)
             .read_to_end(&mut buf)
             .map(|_| buf);
         let _ = tx.send(read);
     });
     match rx.recv_timeout(wait) {
+        Ok(Ok(buf)) if buf.len() as u64 > HOOK_PAYLOAD_MAX => {
+            Err(format!("more than {} MiB: not read", HOOK_PAYLOAD_MAX >> 20))
+        }
         Ok(Ok(buf)) => Ok(buf),
         Ok(Err(e)) => Err(format!("could not read it: {e}")),
         Err(_) => Err(format!("no payload on stdin within {}s", wait.as_secs())),
@@ -513,6 +529,7 @@ fn diff(
             paths: a.paths,
             relative: relative(a.relative, a.no_relative, &ctx.repo, prefix.as_ref())?,
             prefix,
+            include_user_edits: a.include_user_edits,
         },
     )?;
     outcome.format = format;

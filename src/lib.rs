@@ -5,7 +5,8 @@
 //! - [`model`]: thread ids, ref names, the note schema (no I/O);
 //! - [`repo`]: gix plumbing — open, objects, refs, notes, flush, the lock;
 //! - [`store`], [`snapshot`], [`diff`], [`restore`]: the checkpoint store and
-//!   the engines that capture, compare and put back trees;
+//!   the engines that capture, compare and put back trees; [`oplog`] and
+//!   [`prompts`]: the operation log and the prompts agents' hooks record;
 //! - [`revert`], [`sync`], [`provider`]: the revert saga, push/fetch, and
 //!   provider helpers;
 //! - [`commands`]: one use case per subcommand, returning typed outcomes;
@@ -23,6 +24,7 @@ pub mod trace;
 
 pub mod diff;
 pub mod oplog;
+pub mod prompts;
 pub mod restore;
 pub mod snapshot;
 pub mod store;

@@ -61,7 +61,7 @@ pub enum Command {
     Push(SyncArgs),
     /// Fetch checkpoint refs and notes (merging them into yours)
     Fetch(SyncArgs),
-    /// Entry point for agent hooks (claude-code: JSON on stdin; codex: JSON argument or stdin)
+    /// Entry point for agent hooks (claude-code, codex, opencode, cursor: JSON on stdin; codex notify: JSON argument)
     Hook(HookArgs),
     /// Set up agent hooks (Claude Code settings, Codex snippet) and the git pre-push block
     InstallHooks(InstallArgs),
@@ -202,9 +202,14 @@ pub struct DiffArgs {
     /// Thread id (for the checkpoint modes)
     #[arg(long, env = "T3_THREAD", value_name = "ID", add = thread_completer())]
     pub thread: Option<String>,
-    /// What turn N did: turn N-1 against N (default: the latest turn)
+    /// What turn N did: turn N-1 against N (default: the latest turn); when
+    /// N's prompt came after edits of the user's, from the worktree then
     #[arg(long, value_name = "N", conflicts_with_all = ["from", "to", "full", "worktree", "branch"])]
     pub turn: Option<u64>,
+    /// With --turn: compare from turn N-1 even when the user edited files
+    /// between N-1 and N's prompt (their edits are shown too)
+    #[arg(long, conflicts_with_all = ["from", "to", "full", "worktree", "branch"])]
+    pub include_user_edits: bool,
     /// The older checkpoint of a range
     #[arg(long, value_name = "A", conflicts_with_all = ["full", "worktree", "branch"])]
     pub from: Option<u64>,
@@ -411,10 +416,38 @@ pub struct SyncArgs {
 /// Arguments of `hook`.
 #[derive(Debug, Args)]
 pub struct HookArgs {
-    /// The agent: claude-code or codex
+    /// The agent: claude-code, codex, opencode or cursor
     pub agent: String,
-    /// The payload (Codex passes it as an argument); read from stdin when absent
-    pub payload: Option<String>,
+    /// The payload, when the agent passes it as the last argument (Codex's
+    /// notify); else it is read from stdin. `--then CMD [ARG…] --` first
+    /// also starts CMD with the payload as its last argument, without
+    /// waiting for it (Codex runs one notify program: chain the one it ran
+    /// before)
+    #[arg(
+        value_name = "[--then CMD [ARG]... --] PAYLOAD",
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        num_args = 0..
+    )]
+    pub args: Vec<String>,
+}
+
+impl HookArgs {
+    /// The program to chain (`--then` up to the last `--`) and the payload
+    /// argument: the last argument after those, when it is a JSON object
+    /// (a word such as `stop` or `notify` from a hand-written configuration
+    /// is ignored, and the payload is read from stdin).
+    pub fn split(&self) -> (Option<Vec<String>>, Option<String>) {
+        let (then, rest) = match self.args.split_first() {
+            Some((first, rest)) if first == "--then" => match rest.iter().rposition(|a| a == "--") {
+                Some(end) => (Some(rest[..end].to_vec()), &rest[end + 1..]),
+                None => (Some(rest.to_vec()), &[][..]),
+            },
+            _ => (None, &self.args[..]),
+        };
+        let payload = rest.last().filter(|p| p.trim_start().starts_with('{')).cloned();
+        (then, payload)
+    }
 }
 
 /// Arguments of `install-hooks` and `uninstall-hooks` (none given: all).

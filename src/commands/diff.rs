@@ -88,6 +88,10 @@ pub struct Options {
     /// git's `--relative`: only paths that start with these bytes, shown
     /// without them (and a `/` that follows). `None` or empty: off.
     pub relative: Option<BString>,
+    /// [`Mode::Turn`]: compare from turn N-1 even when N's note has a
+    /// `pre_turn_tree` (the worktree when N's prompt was submitted), so the
+    /// user's edits between the turns are shown too.
+    pub include_user_edits: bool,
 }
 
 /// How wide `--stat` may be: git's `--stat=<width>,<name-width>`,
@@ -134,6 +138,14 @@ pub struct DiffOutcome {
     pub from_turn: Option<u64>,
     /// The newer side's turn, for checkpoint modes.
     pub to_turn: Option<u64>,
+    /// `--turn N` compared from N's `pre_turn_tree` (then also `from`): the
+    /// worktree when N's prompt was submitted, so only the agent's work shows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pre_turn_tree: Option<String>,
+    /// With `pre_turn_tree`: how many files changed between turn N-1 and N's
+    /// prompt (the user's edits), left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_edits: Option<usize>,
     /// Whether whitespace was ignored.
     pub ignore_whitespace: bool,
     /// With `--relative`: the directory (or leading part of paths) that
@@ -210,10 +222,12 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
         paths,
         prefix,
         relative,
+        include_user_edits,
     } = opts;
     let relative = relative.filter(|r| !r.is_empty());
     let mut notices = Vec::new();
-    let (from, to) = match &mode {
+    let turn_thread = thread.clone().filter(|_| matches!(mode, Mode::Turn(_)));
+    let (mut from, to) = match &mode {
         Mode::Worktree => worktree(ctx)?,
         Mode::ToWorktree { from } => {
             let thread = thread
@@ -235,7 +249,38 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
             checkpoints(repo, &thread, &mode, &mut notices)?
         }
     };
-    let limit = changes::Pathspecs::new(repo, &paths, &prefix)?;
+    let mut limit = changes::Pathspecs::new(repo, &paths, &prefix)?;
+    let mut user_edits = None;
+    if let Some(thread) = &turn_thread
+        && !include_user_edits
+        && let Some(turn) = to.turn
+        && let Some(pre) = pre_turn_tree(repo, thread, turn, &mut notices)
+    {
+        let mut edited = changes::tree_changes_with(repo, from.tree, pre, true)?;
+        if let Some(limit) = limit.as_mut() {
+            edited = changes::limit(edited, |path| limit.includes(path));
+        }
+        if let Some(rel) = &relative {
+            edited = changes::limit(edited, |path| path.starts_with(rel));
+        }
+        let n = edited.len();
+        if n > 0 {
+            let before = from
+                .turn
+                .map_or_else(|| "HEAD".to_owned(), |t| format!("turn {t}"));
+            let (file, them) = if n == 1 { ("file", "it") } else { ("files", "them") };
+            notices.push(format!(
+                "{n} {file} changed between {before} and the prompt of turn {turn} (not by the agent) \
+                 left out: --include-user-edits shows {them}"
+            ));
+        }
+        user_edits = Some(n);
+        from = Side {
+            label: pre.to_string(),
+            turn: None,
+            tree: pre,
+        };
+    }
     let (files, shown, hidden) = files_and_shown(
         repo,
         &from,
@@ -304,11 +349,14 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
             .map(|(path, size)| (strip_relative(rel, &path), size))
             .collect();
     }
+    let pre_turn_tree = user_edits.map(|_| from.label.clone());
     Ok(DiffOutcome {
         from: from.label,
         to: to.label,
         from_turn: from.turn,
         to_turn: to.turn,
+        pre_turn_tree,
+        user_edits,
         ignore_whitespace,
         files,
         totals,
@@ -490,6 +538,32 @@ fn checkpoints(
         },
     };
     Ok((from_side, to_side))
+}
+
+/// The `pre_turn_tree` of turn `turn`'s note, when it has one and the tree
+/// is here (a fetched turn's is not: it is said, and the turn is compared
+/// from the turn before).
+fn pre_turn_tree(
+    repo: &gix::Repository,
+    thread: &ThreadId,
+    turn: u64,
+    notices: &mut Vec<String>,
+) -> Option<ObjectId> {
+    let found = store::turn_ref(repo, thread, turn).ok()??;
+    let mut notes = NotesReader::open(repo).ok()?;
+    let note = store::load(repo, &mut notes, thread, found).ok()?.note;
+    let named = note.pre_turn_tree?;
+    let tree = ObjectId::from_hex(named.as_bytes()).ok().filter(|id| {
+        repo.find_header(*id)
+            .is_ok_and(|h| h.kind() == gix::objs::Kind::Tree)
+    });
+    if tree.is_none() {
+        notices.push(format!(
+            "turn {turn}'s note names the worktree when its prompt was submitted ({named}), which is not in this \
+             repository: showing everything since the turn before, the user's edits between turns included"
+        ));
+    }
+    tree
 }
 
 fn checkpoint<'r>(

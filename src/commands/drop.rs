@@ -15,7 +15,7 @@ use crate::store;
 pub struct DropOutcome {
     /// The thread.
     pub thread: String,
-    /// Refs deleted (checkpoints, journal, undo slot).
+    /// Refs deleted (checkpoints, journal, undo slot, prompts).
     pub removed: usize,
 }
 
@@ -49,7 +49,11 @@ pub fn run(ctx: &Context, thread: &ThreadId, force: bool) -> Result<DropOutcome>
         .into_iter()
         .map(|t| (thread.checkpoint_ref(t.turn), t.commit))
         .collect();
-    for name in [thread.revert_journal_ref(), thread.undo_ref()] {
+    for name in [
+        thread.revert_journal_ref(),
+        thread.undo_ref(),
+        crate::prompts::prompts_ref(thread),
+    ] {
         if let Some(id) = repo::find_ref(repo, &name)? {
             targets.push((name, id));
         }

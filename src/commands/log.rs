@@ -115,6 +115,8 @@ fn patch_of(
         paths: opts.paths.clone(),
         prefix: opts.prefix.clone(),
         relative: None,
+        // Like the stat above it (the note's summary, from turn N-1).
+        include_user_edits: true,
     };
     match diff::run(ctx, opts) {
         Ok(d) => Ok(Some(d.patch)),

@@ -67,7 +67,7 @@ pub enum Outcome {
     /// Files written (`mangen`).
     Files(Vec<String>),
     /// `hook`: what was done, or why nothing could be (reported, exit 0).
-    Hook(Result<hook::HookOutcome, String>),
+    Hook(hook::HookReport),
 }
 
 impl Outcome {
@@ -79,7 +79,7 @@ impl Outcome {
             Outcome::Log(l) => &l.notices,
             Outcome::Restore(r) => &r.restored.notices,
             Outcome::Revert(r) | Outcome::Op(op::OpOutcome::Undo(r)) => &r.report.notices,
-            Outcome::Hook(Err(e)) => std::slice::from_ref(e),
+            Outcome::Hook(h) => h.error().map(std::slice::from_ref).unwrap_or_default(),
             _ => &[],
         }
     }

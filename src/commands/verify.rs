@@ -4,6 +4,8 @@
 //! commit by the fixed identity, and carry a note that parses, names the same
 //! thread, turn and ref, and whose summary equals the one recomputed from the
 //! trees. Journals of half-done reverts must not be older than a limit.
+//! A prompts ref (what an agent's prompt hook recorded) must be a commit of
+//! the fixed identity whose pending prompt parses.
 //! Notes on commits no ref points to (left by a killed capture) are reported
 //! as information, not as failures.
 
@@ -18,6 +20,7 @@ use crate::error::Result;
 use crate::model::note::Note;
 use crate::model::thread::{CHECKPOINTS_PREFIX, NOTES_REF, T3_PREFIX, ThreadId, parse_checkpoint_ref};
 use crate::oplog;
+use crate::prompts;
 use crate::repo::{self, IDENTITY_EMAIL, IDENTITY_NAME, NotesReader};
 use crate::store;
 
@@ -101,6 +104,23 @@ impl Check<'_> {
                 }
                 true
             }
+        }
+    }
+
+    /// A thread's prompts ref (see [`crate::prompts`]): a parentless commit
+    /// of the fixed identity whose pending prompt, if any, parses.
+    fn prompts(&mut self, name: &str, id: ObjectId) {
+        let encoded = &name[prompts::PROMPTS_PREFIX.len()..];
+        if ThreadId::from_encoded(encoded).is_none() {
+            return self.error(name, "not a prompts ref name: not the base64url of a thread id");
+        }
+        if !self.commit_shape(name, id, false) {
+            return;
+        }
+        match prompts::read_commit(self.repo, id) {
+            Err(problem) => self.error(name, problem),
+            Ok((Err(problem), _)) if problem != "no prompt.toml" => self.error(name, problem),
+            Ok(_) => {}
         }
     }
 
@@ -264,7 +284,12 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<VerifyOutcome> {
             referenced.insert(id);
         }
         if let Some(t) = &thread {
-            let mine = [t.checkpoints_prefix(), t.revert_journal_ref(), t.undo_ref()];
+            let mine = [
+                t.checkpoints_prefix(),
+                t.revert_journal_ref(),
+                t.undo_ref(),
+                prompts::prompts_ref(t),
+            ];
             if !mine.iter().any(|p| name.starts_with(p.as_str())) {
                 continue;
             }
@@ -280,6 +305,8 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<VerifyOutcome> {
             check.journal(&name, id, Some(max_journal_age_secs));
         } else if name.starts_with("refs/t3/undo/") {
             check.journal(&name, id, None);
+        } else if name.starts_with(prompts::PROMPTS_PREFIX) {
+            check.prompts(&name, id);
         } else if name == oplog::OPS_REF {
             check.op_log(&name, &mut referenced);
         } else if name == oplog::PENDING_REF {
@@ -291,7 +318,7 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<VerifyOutcome> {
         } else {
             check.error(
                 &name,
-                "is not a ref git t3 writes (checkpoints/, reverts/, undo/, ops, pending)",
+                "is not a ref git t3 writes (checkpoints/, reverts/, undo/, prompts/, ops, pending)",
             );
         }
     }

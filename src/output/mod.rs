@@ -121,6 +121,10 @@ pub fn emit(outcome: &Outcome, format: Format, quiet: bool, term: &pager::Termin
 /// Write `outcome` to `out`. With `quiet`, commands that only report what
 /// they did print nothing in human format.
 pub fn render(outcome: &Outcome, format: Format, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
+    // A hook answers in the agent's terms, whatever `--json` and `-q` say.
+    if let Outcome::Hook(h) = outcome {
+        return reports::hook(h, out);
+    }
     if format == Format::Json {
         serde_json::to_writer_pretty(&mut *out, outcome).map_err(io::Error::other)?;
         return writeln!(out);
@@ -142,9 +146,7 @@ pub fn render(outcome: &Outcome, format: Format, quiet: bool, out: &mut dyn Writ
         Outcome::Text(t) => out.write_all(t.as_bytes()),
         Outcome::Install(i) => reports::install(i, quiet, out),
         Outcome::Files(files) => reports::files(files, quiet, out),
-        // Claude Code adds a UserPromptSubmit hook's stdout to the model's
-        // context: a hook prints nothing there (errors go to stderr).
-        Outcome::Hook(_) => Ok(()),
+        Outcome::Hook(h) => reports::hook(h, out),
         Outcome::Sync(s) => reports::sync(s, quiet, out),
         Outcome::Drop(d) => reports::drop(d, quiet, out),
         Outcome::Notes(n) => reports::backfill(n, quiet, out),

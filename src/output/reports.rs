@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use super::quote_path;
 use crate::commands::drop::DropOutcome;
+use crate::commands::hook::{HookReport, Reply};
 use crate::commands::install::InstallOutcome;
 use crate::commands::revert::RevertOutcome;
 use crate::commands::sync::SyncOutcome;
@@ -200,4 +201,28 @@ pub fn backfill(
         0 => writeln!(out, "every checkpoint has a note: nothing to backfill"),
         n => writeln!(out, "{verb} {n} note{}", if n == 1 { "" } else { "s" }),
     }
+}
+
+/// The longest message a hook puts in its JSON answer (Claude Code caps
+/// hook output strings at 10 000 characters).
+const HOOK_MESSAGE_CHARS: usize = 2000;
+
+/// A hook's answer on stdout, in the terms of its agent (DESIGN: Agent
+/// hooks): Claude Code, Codex and opencode get nothing on success (Claude
+/// Code and Codex add a prompt hook's plain stdout to the model's context)
+/// and one `{"systemMessage": "git t3: …"}` on failure; Cursor gets JSON on
+/// every path; an unknown agent gets nothing (the message is on stderr).
+pub fn hook(h: &HookReport, out: &mut dyn Write) -> io::Result<()> {
+    let message = h.error().map(|m| {
+        let m: String = super::safe(m).chars().take(HOOK_MESSAGE_CHARS).collect();
+        format!("git t3: {m}")
+    });
+    let doc = match (h.reply, message) {
+        (Reply::Stderr, _) | (Reply::SystemMessage, None) => return Ok(()),
+        (Reply::SystemMessage, Some(m)) => serde_json::json!({ "systemMessage": m }),
+        (Reply::CursorPrompt, None) => serde_json::json!({ "continue": true }),
+        (Reply::CursorPrompt, Some(m)) => serde_json::json!({ "continue": true, "user_message": m }),
+        (Reply::CursorOther, _) => serde_json::json!({}),
+    };
+    writeln!(out, "{doc}")
 }

@@ -185,14 +185,36 @@ fn random_payload(rng: &mut Rng, r: &TestRepo) -> Vec<u8> {
         return rng.bytes(len, &[]);
     }
     let value = String::from_utf8_lossy(&rng.some_bytes(30, &[])).into_owned();
-    let event = ["UserPromptSubmit", "Stop", "SessionStart", "PostToolUse", "x"][rng.below(5) as usize];
+    let events = [
+        "UserPromptSubmit",
+        "Stop",
+        "StopFailure",
+        "SessionStart",
+        "PostToolUse",
+        "beforeSubmitPrompt",
+        "stop",
+        "chat.message",
+        "session.idle",
+        "x",
+    ];
+    let event = events[rng.below(events.len() as u64) as usize];
+    let id = if rng.below(2) == 0 {
+        serde_json::json!(value)
+    } else {
+        serde_json::json!(rng.next())
+    };
     serde_json::json!({
-        "session_id": if rng.below(2) == 0 { serde_json::json!(value) } else { serde_json::json!(rng.next()) },
+        "session_id": id, "sessionID": id, "conversation_id": id,
         "hook_event_name": event,
+        "event": event,
         "cwd": r.root.display().to_string(),
+        "directory": r.root.display().to_string(),
+        "workspace_roots": [value, r.root.display().to_string()],
         "transcript_path": value,
         "prompt": value,
+        "prompt_id": value,
         "turn_id": rng.next(),
+        "stop_hook_active": rng.below(2) == 0,
     })
     .to_string()
     .into_bytes()
@@ -276,11 +298,19 @@ fn random_bytes_from_others_never_panic_or_write_outside() {
                     r.forge_turn(THREAD, turn, &tree);
                 }
                 _ => {
-                    for agent in ["claude-code", "codex"] {
+                    for agent in ["claude-code", "codex", "opencode", "cursor"] {
                         let payload = random_payload(&mut rng, &r);
                         let run = r.t3_input(&["hook", agent], &payload);
                         sane(&run, seed);
                         assert_eq!(run.code, 0, "seed {seed}: a hook must never fail the agent");
+                        let out = run.out();
+                        assert!(
+                            out.is_empty()
+                                || (out.lines().count() == 1
+                                    && serde_json::from_str::<serde_json::Value>(&out)
+                                        .is_ok_and(|v| v.is_object())),
+                            "seed {seed}: {agent} printed more than one JSON object: {out:?}"
+                        );
                     }
                 }
             }

@@ -15,6 +15,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("repo", 1),
     ("store", 2),
     ("oplog", 2),
+    ("prompts", 2),
     ("snapshot", 2),
     ("diff", 2),
     ("restore", 2),

@@ -313,6 +313,43 @@ impl TestRepo {
         Self::finish(c, format!("git-t3 {args:?} with input"), Some(input))
     }
 
+    /// Run `git-t3 args` in `cwd` with `input` on stdin (none: closed) and
+    /// `env` on top of the isolated environment.
+    #[must_use = "check the exit status with .ok() or .fails()"]
+    pub fn t3_with(&self, cwd: &Path, args: &[&str], input: Option<&[u8]>, env: &[(&str, &str)]) -> Run {
+        let mut c = self.command(&bin(), args, cwd);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        Self::finish(
+            c,
+            format!("git-t3 {args:?} in {} with {env:?}", cwd.display()),
+            input,
+        )
+    }
+
+    /// Run `git-t3 args` in `cwd` with the file `input` as stdin (a large
+    /// input never sits in this process's memory: see `peak_rss_and_code`).
+    #[must_use = "check the exit status with .ok() or .fails()"]
+    pub fn t3_stdin_file(&self, cwd: &Path, args: &[&str], input: &Path) -> Run {
+        let mut c = self.command(&bin(), args, cwd);
+        c.stdin(std::fs::File::open(input).unwrap())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let Output {
+            status,
+            stdout,
+            stderr,
+        } = c.output().unwrap();
+        Run {
+            code: status.code().unwrap_or(-1),
+            stdout,
+            stderr: String::from_utf8_lossy(&stderr).into_owned(),
+            what: format!("git-t3 {args:?} < {}", input.display()),
+            cwd: cwd.to_owned(),
+        }
+    }
+
     #[must_use = "check the exit status with .ok() or .fails()"]
     pub fn t3_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut c = self.command(&bin(), args, &self.root);

@@ -1,0 +1,449 @@
+//! `git t3 hook <agent>`: the entry point for agent hooks (DESIGN: Agent
+//! hooks). [`payload`] turns each agent's payload into one agent-neutral
+//! event; this module acts on it:
+//!
+//! - a session start: a baseline if the thread has none;
+//! - a prompt: a baseline if the thread has none; then what the next
+//!   turn's note will say (title, prompt id, turn id, transcript) and, when
+//!   the worktree differs from the latest checkpoint (the user edited
+//!   between turns), a snapshot of it as the next turn's `pre_turn_tree`,
+//!   all kept under `refs/t3/prompts/<b64>` ([`crate::prompts`]). A prompt
+//!   still pending from a turn that never ended (interrupted: no Stop came)
+//!   is captured first, as an interrupted turn, when the worktree changed
+//!   since it;
+//! - a turn end: a capture of the next turn with what its prompt said; an
+//!   end that repeats one already captured (`stop_hook_active`, or the same
+//!   prompt or turn id as the latest turn) captures that turn again
+//!   (replace), keeping its title and pre-turn tree.
+//!
+//! A hook never blocks or breaks the agent: whatever happens it exits 0,
+//! and what it prints is what the agent understands ([`Reply`]).
+
+pub mod payload;
+
+use std::path::{Path, PathBuf};
+
+use gix::ObjectId;
+use serde::Serialize;
+
+use crate::commands::{Context, Settings, baseline, capture};
+use crate::error::{Error, Result};
+use crate::model::thread::ThreadId;
+use crate::prompts::{self, Pending, Prompts};
+use crate::repo::{self, Locked, NotesReader, Recorder};
+use crate::store;
+
+use payload::{Action, Event, PromptInfo, TurnEnd};
+pub use payload::{Agent, HookEnv};
+
+/// How the agent reads a hook's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reply {
+    /// Claude Code, Codex, opencode: nothing on stdout on success (Claude
+    /// Code and Codex add a prompt hook's plain stdout to the model's
+    /// context); on failure one JSON object `{"systemMessage": "git t3: …"}`,
+    /// shown to the user.
+    SystemMessage,
+    /// Cursor, which wants JSON on every path: `{"continue": true}` for a
+    /// prompt (with `user_message` on failure) …
+    CursorPrompt,
+    /// … and `{}` for anything else.
+    CursorOther,
+    /// An agent we do not know: nothing on stdout, a failure on stderr.
+    Stderr,
+}
+
+/// What a hook did.
+#[derive(Debug, Serialize)]
+pub struct HookOutcome {
+    /// The agent.
+    pub agent: String,
+    /// The event handled.
+    pub event: String,
+    /// What was done: `baseline`, `prompt` (recorded for the next
+    /// capture), `capture`, `recapture` (the same turn again) or `nothing`.
+    pub action: &'static str,
+    /// The thread, when one was touched.
+    pub thread: Option<String>,
+    /// The turn written or found.
+    pub turn: Option<u64>,
+}
+
+/// A hook's outcome, or why it failed, and how to answer the agent.
+#[derive(Debug, Serialize)]
+pub struct HookReport {
+    /// How the agent reads the answer.
+    pub reply: Reply,
+    /// What was done, or the one-line message saying why not.
+    pub result: std::result::Result<HookOutcome, String>,
+}
+
+impl HookReport {
+    /// The failure message, if the hook failed.
+    pub fn error(&self) -> Option<&String> {
+        self.result.as_ref().err()
+    }
+}
+
+/// What a hook is given.
+#[derive(Debug)]
+pub struct Input<'a> {
+    /// The agent's name on the command line.
+    pub agent: &'a str,
+    /// The payload (stdin or the last argument), or why it could not be read.
+    pub payload: Result<Vec<u8>>,
+    /// The directory to work in when the payload names none (`-C`, else `.`).
+    pub default_dir: &'a Path,
+    /// The environment variables hooks read.
+    pub env: &'a HookEnv,
+    /// A program to run too, with the payload as its last argument, not
+    /// waited for (`--then`: the notifier Codex ran before git t3's).
+    pub then: Option<&'a [String]>,
+}
+
+/// Handle one hook call. Never fails: a failure is in the report. The
+/// caller sets a lock timeout that fits the agent's hook limit
+/// ([`crate::repo::lock::HOOK_TIMEOUT`]).
+pub fn run(input: Input<'_>, settings: &Settings) -> HookReport {
+    let Input {
+        agent: name,
+        payload,
+        default_dir,
+        env,
+        then,
+    } = input;
+    let Some(agent) = Agent::parse(name) else {
+        let known: Vec<&str> = Agent::ALL.iter().map(|a| a.name()).collect();
+        return HookReport {
+            reply: Reply::Stderr,
+            result: Err(format!("hook: unknown agent '{name}': use {}", known.join(", "))),
+        };
+    };
+    let chained = match (then, &payload) {
+        (Some(cmd), Ok(p)) => chain(cmd, p).err(),
+        (Some(cmd), Err(_)) => chain(cmd, b"").err(),
+        (None, _) => None,
+    };
+    let value = payload.and_then(|p| payload::parse_json(agent, &p));
+    let reply = match agent {
+        Agent::Cursor => match value.as_ref().map(|v| payload::event_name(agent, v)) {
+            Ok(n) if n == "stop" => Reply::CursorOther,
+            _ => Reply::CursorPrompt,
+        },
+        _ => Reply::SystemMessage,
+    };
+    let result = value
+        .and_then(|v| payload::event(agent, &v, env))
+        .and_then(|ev| perform(agent, ev, default_dir, settings))
+        .map_err(|e| format!("hook {}: {}", agent.name(), crate::error::one_line(&e)));
+    let result = match (result, chained) {
+        (r, None) => r,
+        (Ok(_), Some(c)) => Err(format!("hook {}: {}", agent.name(), crate::error::one_line(&c))),
+        (Err(m), Some(c)) => Err(format!("{m}; and {}", crate::error::one_line(&c))),
+    };
+    HookReport { reply, result }
+}
+
+/// Start `cmd` with `payload` as its last argument, stdin, stdout and
+/// stderr closed, and do not wait for it (like Codex starts its notifier).
+pub fn chain(cmd: &[String], payload: &[u8]) -> Result<()> {
+    let Some((program, args)) = cmd.split_first() else {
+        return Err(Error::usage("--then names no program"));
+    };
+    let mut c = std::process::Command::new(program);
+    c.args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    if !payload.is_empty() {
+        use std::os::unix::ffi::OsStrExt as _;
+        c.arg(std::ffi::OsStr::from_bytes(payload));
+    }
+    c.spawn().map(drop).map_err(|e| Error::Io {
+        context: format!("could not start the chained program '{program}'"),
+        path: None,
+        source: e,
+    })
+}
+
+/// Open the first of `dirs` that is a repository with a worktree (relative
+/// ones from `default_dir`); none given: `default_dir`. When none is, the
+/// first one's error.
+fn open(dirs: &[PathBuf], default_dir: &Path, settings: &Settings) -> Result<Context> {
+    let candidates: Vec<PathBuf> = if dirs.is_empty() {
+        vec![default_dir.to_owned()]
+    } else {
+        dirs.iter().map(|d| default_dir.join(d)).collect()
+    };
+    let mut first_error = None;
+    for dir in candidates {
+        let opened = Context::open(&dir, settings.clone()).and_then(|ctx| {
+            repo::workdir(&ctx.repo)?;
+            Ok(ctx)
+        });
+        match opened {
+            Ok(ctx) => return Ok(ctx),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    Err(first_error.unwrap_or_else(|| Error::Internal("no directory to open".into())))
+}
+
+fn perform(agent: Agent, ev: Event, default_dir: &Path, settings: &Settings) -> Result<HookOutcome> {
+    let Event { name, dirs, action } = ev;
+    let outcome = |action: &'static str, thread: Option<&ThreadId>, turn: Option<u64>| HookOutcome {
+        agent: agent.name().to_owned(),
+        event: name.clone(),
+        action,
+        thread: thread.map(ToString::to_string),
+        turn,
+    };
+    match action {
+        Action::Nothing => Ok(outcome("nothing", None, None)),
+        Action::Start { thread } => {
+            let ctx = open(&dirs, default_dir, settings)?;
+            let lock = ctx.lock("hook")?;
+            let (turn, created) = baseline_if_new(&lock, agent, &thread)?;
+            Ok(outcome(
+                if created { "baseline" } else { "nothing" },
+                Some(&thread),
+                Some(turn),
+            ))
+        }
+        Action::Prompt { thread, prompt } => {
+            let ctx = open(&dirs, default_dir, settings)?;
+            let lock = ctx.lock("hook")?;
+            let (action, turn) = submitted(&lock, agent, &thread, prompt)?;
+            Ok(outcome(action, Some(&thread), Some(turn)))
+        }
+        Action::End { thread, end } => {
+            let ctx = open(&dirs, default_dir, settings)?;
+            let lock = ctx.lock("hook")?;
+            let (action, turn) = ended(&lock, agent, &thread, end)?;
+            Ok(outcome(action, Some(&thread), Some(turn)))
+        }
+    }
+}
+
+/// Refuse a thread whose baseline was taken in another worktree (DESIGN:
+/// Worktrees): its turns would mix two worktrees.
+fn require_here(repo: &gix::Repository, thread: &ThreadId, refs: &[store::TurnRef]) -> Result<()> {
+    let mut notes = NotesReader::open(repo)?;
+    match store::bound_worktree(repo, &mut notes, thread, refs) {
+        Some(bound) if !store::is_here(repo, &bound) => Err(Error::Refused(format!(
+            "thread '{thread}' belongs to the worktree {bound} (its baseline was taken there), not to {}: \
+             nothing recorded",
+            repo::workdir(repo)?.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Write the baseline of `thread` unless it has a checkpoint: the latest
+/// turn and whether it was written now.
+fn baseline_if_new(lock: &Locked<'_>, agent: Agent, thread: &ThreadId) -> Result<(u64, bool)> {
+    let refs = store::thread_refs(lock.repo(), thread)?;
+    if let Some(latest) = refs.last() {
+        require_here(lock.repo(), thread, &refs)?;
+        return Ok((latest.turn, false));
+    }
+    baseline::check_provider(agent.name())?;
+    let out = capture::capture_locked(
+        lock,
+        capture::Options {
+            turn: Some(0),
+            provider: Some(agent.name().to_owned()),
+            agent: Some(agent.name().to_owned()),
+            ..capture::Options::new(thread.clone())
+        },
+    )?;
+    Ok((out.checkpoint.note.turn, true))
+}
+
+/// The latest checkpoint ref of `thread` as (turn, commit).
+fn latest(repo: &gix::Repository, thread: &ThreadId) -> Result<Option<(u64, ObjectId)>> {
+    Ok(store::thread_refs(repo, thread)?
+        .last()
+        .map(|t| (t.turn, t.commit)))
+}
+
+/// The tree a turn after `latest` is counted against: the closest real
+/// checkpoint's (`None`: there is none).
+fn base_tree(repo: &gix::Repository, thread: &ThreadId) -> Result<Option<ObjectId>> {
+    let refs = store::thread_refs(repo, thread)?;
+    let next = refs.last().map_or(0, |t| t.turn.saturating_add(1));
+    let mut notes = NotesReader::open(repo)?;
+    Ok(store::real_checkpoint_below(repo, &mut notes, thread, &refs, next)?.map(|c| c.tree))
+}
+
+/// A prompt was submitted.
+fn submitted(
+    lock: &Locked<'_>,
+    agent: Agent,
+    thread: &ThreadId,
+    prompt: PromptInfo,
+) -> Result<(&'static str, u64)> {
+    let repo = lock.repo();
+    let (mut turn, created) = baseline_if_new(lock, agent, thread)?;
+    let old = prompts::read(repo, thread)?;
+    let mut new = old.clone();
+    new.pending = None;
+    let rec = Recorder::new(repo);
+    let mut action = if created { "baseline" } else { "prompt" };
+    let mut pre_turn_tree = None;
+    if !created {
+        let tree = crate::snapshot::snapshot(lock, &rec)?.tree;
+        let base = base_tree(repo, thread)?;
+        let mut changed = base != Some(tree);
+        // The turn of a prompt still pending never ended (interrupted, or
+        // its end hook failed): capture it now, if anything changed since.
+        if let Some(stale) = old.fresh(latest(repo, thread)?).cloned() {
+            let start = stale.pre_turn_tree().or(base);
+            if start != Some(tree) {
+                let pre = stale.pre_turn_tree();
+                let out = capture::capture_locked(
+                    lock,
+                    capture::Options {
+                        state: Some("interrupted".into()),
+                        ..from_pending(thread, agent, &stale, None)
+                    },
+                )?;
+                turn = out.checkpoint.note.turn;
+                keep(&mut new, turn, pre);
+                action = "capture";
+                changed = false;
+            }
+        }
+        if changed {
+            pre_turn_tree = Some(tree);
+        }
+    }
+    let (base_turn, base) = latest(repo, thread)?
+        .ok_or_else(|| Error::Internal(format!("thread '{thread}' has no checkpoint after its baseline")))?;
+    new.pending = Some(Pending {
+        agent: agent.name().to_owned(),
+        base_turn,
+        base: base.to_string(),
+        submitted_at: crate::model::note::now_rfc3339(),
+        title: prompt.title,
+        prompt_id: prompt.prompt_id,
+        turn_id: prompt.turn_id,
+        transcript: prompt.transcript,
+        pre_turn_tree: pre_turn_tree.map(|t| t.to_string()),
+    });
+    prompts::write(lock, &rec, thread, &old, &new)?;
+    Ok((action, turn))
+}
+
+/// Capture options for the next turn of `thread` from a pending prompt.
+fn from_pending(thread: &ThreadId, agent: Agent, p: &Pending, turn_id: Option<String>) -> capture::Options {
+    capture::Options {
+        agent: Some(agent.name().to_owned()),
+        title: p.title.clone(),
+        prompt_id: p.prompt_id.clone(),
+        turn_id: p.turn_id.clone().or(turn_id),
+        transcript: p.transcript.clone(),
+        pre_turn_tree: p.pre_turn_tree(),
+        ..capture::Options::new(thread.clone())
+    }
+}
+
+/// Keep `pre` (turn `turn`'s pre-turn tree) reachable, or forget what was
+/// kept for that turn number.
+fn keep(p: &mut Prompts, turn: u64, pre: Option<ObjectId>) {
+    match pre {
+        Some(tree) => p.kept.insert(turn, tree),
+        None => p.kept.remove(&turn),
+    };
+}
+
+/// A turn ended.
+fn ended(lock: &Locked<'_>, agent: Agent, thread: &ThreadId, end: TurnEnd) -> Result<(&'static str, u64)> {
+    let repo = lock.repo();
+    let refs = store::thread_refs(repo, thread)?;
+    if !refs.is_empty() {
+        require_here(repo, thread, &refs)?;
+    }
+    let old = prompts::read(repo, thread)?;
+    let mut new = old.clone();
+    new.pending = None;
+    let latest = refs.last().map(|t| (t.turn, t.commit));
+    let state = Some(end.state.to_owned());
+    let (opts, action) = match old.fresh(latest) {
+        Some(p) => (
+            capture::Options {
+                state,
+                ..from_pending(thread, agent, p, end.turn_id.clone())
+            },
+            "capture",
+        ),
+        None => match again(repo, agent, thread, &refs, &end)? {
+            Some(cp) => {
+                let note = cp.note;
+                (
+                    capture::Options {
+                        turn: Some(note.turn),
+                        replace: true,
+                        state,
+                        agent: Some(agent.name().to_owned()),
+                        turn_id: note.turn_id.or(end.turn_id),
+                        title: note.title,
+                        prompt_id: note.prompt_id,
+                        transcript: note.transcript,
+                        pre_turn_tree: note
+                            .pre_turn_tree
+                            .and_then(|t| ObjectId::from_hex(t.as_bytes()).ok()),
+                        ..capture::Options::new(thread.clone())
+                    },
+                    "recapture",
+                )
+            }
+            None => (
+                capture::Options {
+                    state,
+                    agent: Some(agent.name().to_owned()),
+                    turn_id: end.turn_id,
+                    prompt_id: end.prompt_id,
+                    title: end.title,
+                    ..capture::Options::new(thread.clone())
+                },
+                "capture",
+            ),
+        },
+    };
+    let pre = opts.pre_turn_tree;
+    let recapture = opts.replace;
+    let out = capture::capture_locked(lock, opts)?;
+    let turn = out.checkpoint.note.turn;
+    if !recapture {
+        keep(&mut new, turn, pre);
+    }
+    // The objects are the capture's; this only moves the prompts ref.
+    prompts::write(lock, &Recorder::new(repo), thread, &old, &new)?;
+    Ok((action, turn))
+}
+
+/// The latest turn, when this end repeats its end (the agent went on after
+/// it: `again`; or the same prompt or turn id) and the same agent wrote it.
+fn again(
+    repo: &gix::Repository,
+    agent: Agent,
+    thread: &ThreadId,
+    refs: &[store::TurnRef],
+    end: &TurnEnd,
+) -> Result<Option<store::Checkpoint>> {
+    let Some(latest) = refs.last().filter(|t| t.turn > 0) else {
+        return Ok(None);
+    };
+    let mut notes = NotesReader::open(repo)?;
+    let Ok(cp) = store::load(repo, &mut notes, thread, *latest) else {
+        return Ok(None);
+    };
+    let note = &cp.note;
+    let same = |ours: &Option<String>, theirs: &Option<String>| ours.is_some() && ours == theirs;
+    let repeated = end.again || same(&end.prompt_id, &note.prompt_id) || same(&end.turn_id, &note.turn_id);
+    Ok((repeated && !note.placeholder && note.agent.as_deref() == Some(agent.name())).then_some(cp))
+}

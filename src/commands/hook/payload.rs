@@ -1,0 +1,526 @@
+//! Each agent's hook payload, as its documentation shapes it, turned into
+//! one agent-neutral [`Event`]. Payloads are untrusted: any JSON, of any
+//! size, with fields of the wrong type. A field of the wrong type counts as
+//! absent; only a thread id the event needs is required.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::commands::capture;
+use crate::error::{Error, Result};
+use crate::model::thread::ThreadId;
+
+/// The agents `git t3 hook` knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Agent {
+    /// Claude Code: command hooks, JSON on stdin.
+    ClaudeCode,
+    /// Codex: lifecycle hooks (JSON on stdin) or the legacy `notify`
+    /// program (JSON as the last argument).
+    Codex,
+    /// opencode: git t3's plugin sends the payload described in
+    /// [`opencode`].
+    Opencode,
+    /// Cursor: `hooks.json` command hooks, JSON on stdin.
+    Cursor,
+}
+
+impl Agent {
+    /// Every agent, in the order messages list them.
+    pub const ALL: [Agent; 4] = [Agent::ClaudeCode, Agent::Codex, Agent::Opencode, Agent::Cursor];
+
+    /// The agent called `name` on the command line.
+    pub fn parse(name: &str) -> Option<Self> {
+        Agent::ALL.into_iter().find(|a| a.name() == name)
+    }
+
+    /// Its name: on the command line, in notes (`agent`) and as the
+    /// provider of its threads.
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "claude-code",
+            Agent::Codex => "codex",
+            Agent::Opencode => "opencode",
+            Agent::Cursor => "cursor",
+        }
+    }
+}
+
+/// What the hook was told, agent-neutral.
+#[derive(Debug)]
+pub struct Event {
+    /// The agent's name for the event (`UserPromptSubmit`, `stop`, …; the
+    /// `type` of a Codex notify payload).
+    pub name: String,
+    /// Where the repository is, in order of preference (the first that is a
+    /// repository with a worktree wins); empty: the current directory.
+    pub dirs: Vec<PathBuf>,
+    /// What to do.
+    pub action: Action,
+}
+
+/// What an event asks for.
+#[derive(Debug)]
+pub enum Action {
+    /// Not an event git t3 acts on.
+    Nothing,
+    /// A session started: a baseline if the thread has none.
+    Start {
+        /// The thread.
+        thread: ThreadId,
+    },
+    /// A prompt was submitted: a baseline if the thread has none, and what
+    /// the next turn's note will say.
+    Prompt {
+        /// The thread.
+        thread: ThreadId,
+        /// What the prompt says about the turn it starts.
+        prompt: PromptInfo,
+    },
+    /// The turn ended: capture it.
+    End {
+        /// The thread.
+        thread: ThreadId,
+        /// How it ended.
+        end: TurnEnd,
+    },
+}
+
+/// What a prompt tells about the turn it starts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PromptInfo {
+    /// The title: the prompt's first line.
+    pub title: Option<String>,
+    /// The agent's id of the prompt.
+    pub prompt_id: Option<String>,
+    /// The agent's id of the turn.
+    pub turn_id: Option<String>,
+    /// The agent's transcript file.
+    pub transcript: Option<String>,
+}
+
+/// How a turn ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnEnd {
+    /// The agent's turn state (`completed`, `failed`, `cancelled`).
+    pub state: &'static str,
+    /// The agent went on after an earlier end of the same turn (Claude
+    /// Code's and Codex's `stop_hook_active`): capture that turn again.
+    pub again: bool,
+    /// The agent's id of the prompt the turn answers, when the end says.
+    pub prompt_id: Option<String>,
+    /// The agent's id of the turn, when the end says.
+    pub turn_id: Option<String>,
+    /// A title, when the end tells the prompt (Codex notify's
+    /// `input-messages`) and no prompt hook did.
+    pub title: Option<String>,
+}
+
+/// The environment variables the hooks read (at the edge, `app`).
+#[derive(Debug, Clone, Default)]
+pub struct HookEnv {
+    /// `CLAUDE_PROJECT_DIR`: the project Claude Code was started in.
+    pub claude_project_dir: Option<PathBuf>,
+    /// `CURSOR_PROJECT_DIR`: Cursor's workspace root.
+    pub cursor_project_dir: Option<PathBuf>,
+}
+
+/// The longest id (prompt, turn) kept; a longer one is dropped.
+const MAX_ID_BYTES: usize = 256;
+/// The longest path (transcript, directory) kept; a longer one is dropped.
+const MAX_PATH_BYTES: usize = 4096;
+
+/// The payload as JSON, or why it is not.
+pub fn parse_json(agent: Agent, payload: &[u8]) -> Result<Value> {
+    serde_json::from_slice(payload).map_err(|e| Error::BadInput {
+        source_name: format!("the {} hook payload", agent.name()),
+        problem: if payload.iter().all(u8::is_ascii_whitespace) {
+            "it is empty".to_owned()
+        } else {
+            format!("not JSON: {e}")
+        },
+    })
+}
+
+/// The event `v` describes for `agent`.
+pub fn event(agent: Agent, v: &Value, env: &HookEnv) -> Result<Event> {
+    if !v.is_object() {
+        return Err(Error::BadInput {
+            source_name: format!("the {} hook payload", agent.name()),
+            problem: "not a JSON object".into(),
+        });
+    }
+    match agent {
+        Agent::ClaudeCode => claude_code(v, env),
+        Agent::Codex => codex(v),
+        Agent::Opencode => opencode(v),
+        Agent::Cursor => cursor(v, env),
+    }
+}
+
+/// The name of the event `v` carries for `agent` (`""` when none), as far
+/// as the answer's shape depends on it.
+pub fn event_name(agent: Agent, v: &Value) -> String {
+    let key = match agent {
+        Agent::Opencode => "event",
+        _ if agent == Agent::Codex && v.get("hook_event_name").is_none() => "type",
+        _ => "hook_event_name",
+    };
+    text(v, key).unwrap_or_default().to_owned()
+}
+
+fn text<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+/// A short id: a non-empty string of at most [`MAX_ID_BYTES`].
+fn id(v: &Value, key: &str) -> Option<String> {
+    text(v, key)
+        .filter(|s| !s.trim().is_empty() && s.len() <= MAX_ID_BYTES)
+        .map(str::to_owned)
+}
+
+/// A path: a non-empty string of at most [`MAX_PATH_BYTES`] without NUL.
+fn path(v: &Value, key: &str) -> Option<String> {
+    text(v, key)
+        .filter(|s| !s.is_empty() && s.len() <= MAX_PATH_BYTES && !s.contains('\0'))
+        .map(str::to_owned)
+}
+
+fn flag(v: &Value, key: &str) -> bool {
+    v.get(key).and_then(Value::as_bool) == Some(true)
+}
+
+fn title(v: &Value, key: &str) -> Option<String> {
+    text(v, key).and_then(capture::title_of)
+}
+
+/// The thread id in `key`, required.
+fn thread(agent: Agent, v: &Value, key: &str) -> Result<ThreadId> {
+    let raw = match v.get(key) {
+        Some(Value::String(s)) => s,
+        Some(_) => {
+            return Err(Error::BadInput {
+                source_name: format!("the {} hook payload", agent.name()),
+                problem: format!("{key} is not a string"),
+            });
+        }
+        None => {
+            return Err(Error::BadInput {
+                source_name: format!("the {} hook payload", agent.name()),
+                problem: format!("no {key}"),
+            });
+        }
+    };
+    ThreadId::parse(raw).map_err(|e| Error::BadInput {
+        source_name: format!("the {} hook payload", agent.name()),
+        problem: format!("{key}: {e}"),
+    })
+}
+
+fn dirs(candidates: impl IntoIterator<Item = Option<PathBuf>>) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for d in candidates.into_iter().flatten() {
+        if !d.as_os_str().is_empty() && !out.contains(&d) {
+            out.push(d);
+        }
+    }
+    out
+}
+
+fn dir_field(v: &Value, key: &str) -> Option<PathBuf> {
+    path(v, key).map(PathBuf::from)
+}
+
+/// Claude Code (hooks reference, "Common input fields" and per-event
+/// input): `UserPromptSubmit` (`prompt`, `prompt_id`, `transcript_path`),
+/// `Stop` (`stop_hook_active`), `StopFailure` (an API error ended the turn);
+/// thread `session_id`; the repository `$CLAUDE_PROJECT_DIR`, else `cwd`.
+fn claude_code(v: &Value, env: &HookEnv) -> Result<Event> {
+    let agent = Agent::ClaudeCode;
+    let name = event_name(agent, v);
+    let action = match name.as_str() {
+        "UserPromptSubmit" => Action::Prompt {
+            thread: thread(agent, v, "session_id")?,
+            prompt: PromptInfo {
+                title: title(v, "prompt"),
+                prompt_id: id(v, "prompt_id"),
+                turn_id: None,
+                transcript: path(v, "transcript_path"),
+            },
+        },
+        "Stop" | "StopFailure" => Action::End {
+            thread: thread(agent, v, "session_id")?,
+            end: TurnEnd {
+                state: if name == "Stop" { "completed" } else { "failed" },
+                again: flag(v, "stop_hook_active"),
+                prompt_id: id(v, "prompt_id"),
+                turn_id: None,
+                title: None,
+            },
+        },
+        _ => Action::Nothing,
+    };
+    Ok(Event {
+        name,
+        dirs: dirs([env.claude_project_dir.clone(), dir_field(v, "cwd")]),
+        action,
+    })
+}
+
+/// Codex: lifecycle hooks (`hook_event_name`: `SessionStart`,
+/// `UserPromptSubmit` with `prompt` and `turn_id`, `Stop` with `turn_id`
+/// and `stop_hook_active`, `StopFailure`; thread `session_id`), or the
+/// legacy notify payload (`type: agent-turn-complete`, `thread-id`,
+/// `turn-id`, `input-messages`); the repository is `cwd`.
+fn codex(v: &Value) -> Result<Event> {
+    let agent = Agent::Codex;
+    let name = event_name(agent, v);
+    let action = if v.get("hook_event_name").is_none() {
+        match name.as_str() {
+            "agent-turn-complete" => Action::End {
+                thread: thread(agent, v, "thread-id")?,
+                end: TurnEnd {
+                    state: "completed",
+                    again: false,
+                    prompt_id: None,
+                    turn_id: id(v, "turn-id"),
+                    title: v
+                        .get("input-messages")
+                        .and_then(Value::as_array)
+                        .and_then(|m| m.iter().find_map(Value::as_str))
+                        .and_then(capture::title_of),
+                },
+            },
+            _ => Action::Nothing,
+        }
+    } else {
+        match name.as_str() {
+            "SessionStart" => Action::Start {
+                thread: thread(agent, v, "session_id")?,
+            },
+            "UserPromptSubmit" => Action::Prompt {
+                thread: thread(agent, v, "session_id")?,
+                prompt: PromptInfo {
+                    title: title(v, "prompt"),
+                    prompt_id: id(v, "turn_id"),
+                    turn_id: id(v, "turn_id"),
+                    transcript: path(v, "transcript_path"),
+                },
+            },
+            "Stop" | "StopFailure" => Action::End {
+                thread: thread(agent, v, "session_id")?,
+                end: TurnEnd {
+                    state: if name == "Stop" { "completed" } else { "failed" },
+                    again: flag(v, "stop_hook_active"),
+                    prompt_id: None,
+                    turn_id: id(v, "turn_id"),
+                    title: None,
+                },
+            },
+            _ => Action::Nothing,
+        }
+    };
+    Ok(Event {
+        name,
+        dirs: dirs([dir_field(v, "cwd")]),
+        action,
+    })
+}
+
+/// opencode, through git t3's plugin (opencode's plugin hooks run in
+/// process; the plugin runs `git t3 hook opencode` with this JSON on stdin):
+///
+/// - `{"event": "chat.message", "sessionID", "messageID", "prompt",
+///   "directory", "parentID"?}` from the `chat.message` hook: the prompt
+///   (`messageID` is the user message, the turn's id and where opencode's
+///   own revert starts);
+/// - `{"event": "session.idle", "sessionID", "directory", "parentID"?}`
+///   from the `event` hook: the turn ended.
+///
+/// A session with a `parentID` is a subagent's (the task tool): nothing.
+fn opencode(v: &Value) -> Result<Event> {
+    let agent = Agent::Opencode;
+    let name = event_name(agent, v);
+    let child = text(v, "parentID").is_some_and(|p| !p.is_empty());
+    let action = match name.as_str() {
+        _ if child => Action::Nothing,
+        "chat.message" => Action::Prompt {
+            thread: thread(agent, v, "sessionID")?,
+            prompt: PromptInfo {
+                title: title(v, "prompt"),
+                prompt_id: id(v, "messageID"),
+                turn_id: id(v, "messageID"),
+                transcript: None,
+            },
+        },
+        "session.idle" => Action::End {
+            thread: thread(agent, v, "sessionID")?,
+            end: TurnEnd {
+                state: "completed",
+                again: false,
+                prompt_id: None,
+                turn_id: None,
+                title: None,
+            },
+        },
+        _ => Action::Nothing,
+    };
+    Ok(Event {
+        name,
+        dirs: dirs([dir_field(v, "directory")]),
+        action,
+    })
+}
+
+/// Cursor (`hooks.json`): `beforeSubmitPrompt` (`prompt`), `stop`
+/// (`status`: completed, aborted, error); thread `conversation_id`, turn
+/// `generation_id`; the repository `$CURSOR_PROJECT_DIR`, else the
+/// workspace roots in order.
+fn cursor(v: &Value, env: &HookEnv) -> Result<Event> {
+    let agent = Agent::Cursor;
+    let name = event_name(agent, v);
+    let action = match name.as_str() {
+        "beforeSubmitPrompt" => Action::Prompt {
+            thread: thread(agent, v, "conversation_id")?,
+            prompt: PromptInfo {
+                title: title(v, "prompt"),
+                prompt_id: id(v, "generation_id"),
+                turn_id: id(v, "generation_id"),
+                transcript: path(v, "transcript_path"),
+            },
+        },
+        "stop" => Action::End {
+            thread: thread(agent, v, "conversation_id")?,
+            end: TurnEnd {
+                state: match text(v, "status") {
+                    Some("aborted") => "cancelled",
+                    Some("error") => "failed",
+                    _ => "completed",
+                },
+                again: false,
+                prompt_id: None,
+                turn_id: id(v, "generation_id"),
+                title: None,
+            },
+        },
+        _ => Action::Nothing,
+    };
+    let roots = v
+        .get("workspace_roots")
+        .and_then(Value::as_array)
+        .map(|roots| {
+            roots
+                .iter()
+                .filter_map(Value::as_str)
+                .filter(|s| s.len() <= MAX_PATH_BYTES && !s.contains('\0'))
+                .take(16)
+                .map(|s| Some(PathBuf::from(s)))
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    Ok(Event {
+        name,
+        dirs: dirs(std::iter::once(env.cursor_project_dir.clone()).chain(roots)),
+        action,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ev(agent: Agent, v: Value) -> Event {
+        event(agent, &v, &HookEnv::default()).unwrap()
+    }
+
+    #[test]
+    fn wrong_types_count_as_absent_but_a_thread_is_required() {
+        let e = ev(
+            Agent::ClaudeCode,
+            json!({"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": 5,
+                   "prompt_id": ["x"], "transcript_path": null, "cwd": {"a": 1}}),
+        );
+        match e.action {
+            Action::Prompt { prompt, .. } => assert_eq!(prompt, PromptInfo::default()),
+            other => panic!("{other:?}"),
+        }
+        assert!(e.dirs.is_empty());
+        let err = event(
+            Agent::ClaudeCode,
+            &json!({"hook_event_name": "Stop", "session_id": 7}),
+            &HookEnv::default(),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("session_id is not a string"), "{err}");
+        assert!(event(Agent::Cursor, &json!([1]), &HookEnv::default()).is_err());
+    }
+
+    #[test]
+    fn the_project_dir_comes_before_the_payload() {
+        let env = HookEnv {
+            claude_project_dir: Some("/p".into()),
+            cursor_project_dir: Some("/c".into()),
+        };
+        let v = json!({"hook_event_name": "Stop", "session_id": "s", "cwd": "/w"});
+        assert_eq!(
+            event(Agent::ClaudeCode, &v, &env).unwrap().dirs,
+            [PathBuf::from("/p"), "/w".into()]
+        );
+        let v =
+            json!({"hook_event_name": "stop", "conversation_id": "c", "workspace_roots": ["/a", 3, "/b"]});
+        assert_eq!(
+            event(Agent::Cursor, &v, &env).unwrap().dirs,
+            [PathBuf::from("/c"), "/a".into(), "/b".into()]
+        );
+    }
+
+    #[test]
+    fn events_map_to_actions() {
+        let end = |agent, v| match ev(agent, v).action {
+            Action::End { end, .. } => end,
+            other => panic!("{other:?}"),
+        };
+        let e = end(
+            Agent::Codex,
+            json!({"type": "agent-turn-complete", "thread-id": "t", "turn-id": "7",
+                   "input-messages": ["fix it\nplease", "more"]}),
+        );
+        assert_eq!(
+            (e.turn_id.as_deref(), e.title.as_deref()),
+            (Some("7"), Some("fix it"))
+        );
+        let e = end(
+            Agent::ClaudeCode,
+            json!({"hook_event_name": "StopFailure", "session_id": "s"}),
+        );
+        assert_eq!(e.state, "failed");
+        let e = end(
+            Agent::Cursor,
+            json!({"hook_event_name": "stop", "conversation_id": "c", "status": "aborted"}),
+        );
+        assert_eq!(e.state, "cancelled");
+        assert!(matches!(
+            ev(
+                Agent::Opencode,
+                json!({"event": "session.idle", "sessionID": "s", "parentID": "p"})
+            )
+            .action,
+            Action::Nothing
+        ));
+        assert!(matches!(
+            ev(
+                Agent::Codex,
+                json!({"hook_event_name": "SessionStart", "session_id": "s"})
+            )
+            .action,
+            Action::Start { .. }
+        ));
+        assert!(matches!(
+            ev(Agent::ClaudeCode, json!({"hook_event_name": "SessionEnd"})).action,
+            Action::Nothing
+        ));
+    }
+}
