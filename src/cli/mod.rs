@@ -63,7 +63,7 @@ pub enum Command {
     Fetch(SyncArgs),
     /// Entry point for agent hooks (claude-code: JSON on stdin; codex: JSON argument or stdin)
     Hook(HookArgs),
-    /// Set up agent hooks (Claude Code settings, Codex snippet) and the git pre-push block
+    /// Set up an agent's hooks (Claude Code, Codex, Cursor, opencode) or the git pre-push block
     InstallHooks(InstallArgs),
     /// Remove exactly what install-hooks added
     UninstallHooks(InstallArgs),
@@ -417,18 +417,32 @@ pub struct HookArgs {
     pub payload: Option<String>,
 }
 
-/// Arguments of `install-hooks` and `uninstall-hooks` (none given: all).
+/// Arguments of `install-hooks` and `uninstall-hooks`: at least one of
+/// the agents or `--git`.
 #[derive(Debug, Args)]
 pub struct InstallArgs {
-    /// Claude Code: .claude/settings.json in this project
+    /// Claude Code: UserPromptSubmit, Stop and StopFailure hooks in its settings (scope: local, project or user)
     #[arg(long)]
     pub claude_code: bool,
-    /// Codex: print the ~/.codex/config.toml snippet
+    /// Codex: lifecycle hooks in hooks.json (scope: user or project) and the hooks feature in ~/.codex/config.toml
     #[arg(long)]
     pub codex: bool,
+    /// Codex before lifecycle hooks: `notify` in ~/.codex/config.toml, chaining the notifier already there
+    #[arg(long)]
+    pub codex_notify: bool,
+    /// Cursor: beforeSubmitPrompt and stop hooks in hooks.json (scope: user or project)
+    #[arg(long)]
+    pub cursor: bool,
+    /// opencode: a plugin file (scope: user or project)
+    #[arg(long)]
+    pub opencode: bool,
     /// git: a pre-push block pushing checkpoints when t3.pushCheckpoints is true
     #[arg(long)]
     pub git: bool,
+    /// Whose configuration: local (Claude Code's .claude/settings.local.json, its default),
+    /// project (the repository's, shared through git) or user (your home's; the default of the others)
+    #[arg(long, value_name = "SCOPE")]
+    pub scope: Option<String>,
 }
 
 /// Arguments of `completions`.

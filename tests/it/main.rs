@@ -11,6 +11,7 @@ mod extension;
 mod fuzz;
 mod hook;
 mod hostile;
+mod install;
 mod layers;
 mod property;
 mod recovery;
