@@ -36,6 +36,8 @@ pub struct Environment {
     pub time_zone: Option<jiff::tz::TimeZone>,
     /// What agents tell their hooks (`CLAUDE_PROJECT_DIR`, `CURSOR_PROJECT_DIR`).
     pub hook: commands::hook::HookEnv,
+    /// Where the agents' user configuration lives (`HOME`, `CODEX_HOME`, …).
+    pub places: commands::install::Places,
 }
 
 impl Environment {
@@ -86,6 +88,7 @@ impl Environment {
                     .filter(|v| !v.is_empty())
                     .map(PathBuf::from),
             },
+            places: places_from_process(),
         }
     }
 
@@ -116,6 +119,7 @@ pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
         Context::open(&base, settings)
     };
     let settings = env.settings(DEFAULT_TIMEOUT);
+    let installing = matches!(cli.command, Command::InstallHooks(_));
     match cli.command {
         Command::Hook(a) => Ok(Outcome::Hook(hook(a, &base, env))),
         Command::Completions(a) => Ok(Outcome::Text(
@@ -132,6 +136,21 @@ pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
             Ok(Outcome::Files(
                 written.iter().map(|p| p.display().to_string()).collect(),
             ))
+        }
+        Command::InstallHooks(a) | Command::UninstallHooks(a) => {
+            let opts = install_options(&a)?;
+            // A user-scoped agent set-up needs no repository.
+            let ctx = if opts.needs_repository() {
+                Some(open(settings)?)
+            } else {
+                None
+            };
+            let repo = ctx.as_ref().map(|c| &c.repo);
+            Ok(Outcome::Install(if installing {
+                commands::install::install(repo, &env.places, &opts)?
+            } else {
+                commands::install::uninstall(repo, &env.places, &opts)?
+            }))
         }
         command => {
             let mut settings = settings;
@@ -242,12 +261,6 @@ fn repository_command(
             opts.thread = opts.thread.map(|t| ctx.resolve(t)).transpose()?;
             Outcome::Verify(commands::verify::run(&ctx.repo, opts)?)
         }
-        Command::InstallHooks(a) => {
-            Outcome::Install(commands::install::install(&open()?.repo, install_options(&a))?)
-        }
-        Command::UninstallHooks(a) => {
-            Outcome::Install(commands::install::uninstall(&open()?.repo, install_options(&a))?)
-        }
         Command::Push(a) | Command::Fetch(a) => {
             let dir = if is_push {
                 commands::sync::Direction::Push
@@ -277,7 +290,11 @@ fn repository_command(
             let ctx = open()?;
             Outcome::Drop(commands::drop::run(&ctx, &ctx.resolve(t)?, a.force)?)
         }
-        Command::Hook(_) | Command::Completions(_) | Command::Mangen(_) => {
+        Command::Hook(_)
+        | Command::Completions(_)
+        | Command::Mangen(_)
+        | Command::InstallHooks(_)
+        | Command::UninstallHooks(_) => {
             return Err(Error::Internal(
                 "a command without a repository reached the dispatch".into(),
             ));
@@ -649,11 +666,48 @@ fn parse_age(raw: &str) -> Result<u64> {
         .ok_or_else(|| Error::usage(format!("'{raw}' is too long an age")))
 }
 
-fn install_options(a: &crate::cli::InstallArgs) -> commands::install::Options {
-    let all = !(a.claude_code || a.codex || a.git);
-    commands::install::Options {
-        claude_code: a.claude_code || all,
-        codex: a.codex || all,
-        git: a.git || all,
+fn install_options(a: &crate::cli::InstallArgs) -> Result<commands::install::Options> {
+    use commands::install::{Agent, Options, Scope};
+    let chosen = [
+        (a.claude_code, Agent::ClaudeCode),
+        (a.codex, Agent::Codex),
+        (a.codex_notify, Agent::CodexNotify),
+        (a.cursor, Agent::Cursor),
+        (a.opencode, Agent::Opencode),
+    ];
+    let opts = Options {
+        agents: chosen
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, agent)| *agent)
+            .collect(),
+        git: a.git,
+        scope: a
+            .scope
+            .as_deref()
+            .map(|s| {
+                Scope::parse(s)
+                    .ok_or_else(|| Error::usage(format!("unknown scope '{s}': say local, project or user")))
+            })
+            .transpose()?,
+    };
+    opts.check()?;
+    Ok(opts)
+}
+
+/// `HOME` and the variables that move an agent's configuration; unset,
+/// empty or relative values count as unset.
+fn places_from_process() -> commands::install::Places {
+    let dir = |name: &str| {
+        std::env::var_os(name)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    commands::install::Places {
+        home: dir("HOME"),
+        claude_config_dir: dir("CLAUDE_CONFIG_DIR"),
+        codex_home: dir("CODEX_HOME"),
+        xdg_config_home: dir("XDG_CONFIG_HOME"),
+        xdg_state_home: dir("XDG_STATE_HOME"),
     }
 }

@@ -216,9 +216,9 @@ fn roff(text: &str) -> String {
 /// The sections of `git-t3.1` that clap knows nothing about.
 const MAIN_EXTRA: &str = r#".SH EXAMPLES
 .TP
-Set up the agents' hooks once per repository (Claude Code, Codex):
+Set up an agent's hooks once (Claude Code here; also --codex, --cursor, --opencode):
 .nf
-git t3 install-hooks
+git t3 install-hooks --claude-code
 .fi
 .TP
 Checkpoint by hand (the hooks do this each turn):

@@ -63,7 +63,7 @@ pub enum Command {
     Fetch(SyncArgs),
     /// Entry point for agent hooks (claude-code, codex, opencode, cursor: JSON on stdin; codex notify: JSON argument)
     Hook(HookArgs),
-    /// Set up agent hooks (Claude Code settings, Codex snippet) and the git pre-push block
+    /// Set up an agent's hooks (Claude Code, Codex, Cursor, opencode) or the git pre-push block
     InstallHooks(InstallArgs),
     /// Remove exactly what install-hooks added
     UninstallHooks(InstallArgs),
@@ -441,7 +441,13 @@ impl HookArgs {
         let (then, rest) = match self.args.split_first() {
             Some((first, rest)) if first == "--then" => match rest.iter().rposition(|a| a == "--") {
                 Some(end) => (Some(rest[..end].to_vec()), &rest[end + 1..]),
-                None => (Some(rest.to_vec()), &[][..]),
+                // No `--`: the payload Codex appends is the last argument.
+                None => match rest.split_last() {
+                    Some((last, cmd)) if last.trim_start().starts_with('{') => {
+                        (Some(cmd.to_vec()), &rest[cmd.len()..])
+                    }
+                    _ => (Some(rest.to_vec()), &[][..]),
+                },
             },
             _ => (None, &self.args[..]),
         };
@@ -450,18 +456,32 @@ impl HookArgs {
     }
 }
 
-/// Arguments of `install-hooks` and `uninstall-hooks` (none given: all).
+/// Arguments of `install-hooks` and `uninstall-hooks`: at least one of
+/// the agents or `--git`.
 #[derive(Debug, Args)]
 pub struct InstallArgs {
-    /// Claude Code: .claude/settings.json in this project
+    /// Claude Code: UserPromptSubmit, Stop and StopFailure hooks in its settings (scope: local, project or user)
     #[arg(long)]
     pub claude_code: bool,
-    /// Codex: print the ~/.codex/config.toml snippet
+    /// Codex: lifecycle hooks in hooks.json (scope: user or project) and the hooks feature in ~/.codex/config.toml
     #[arg(long)]
     pub codex: bool,
+    /// Codex before lifecycle hooks: `notify` in ~/.codex/config.toml, chaining the notifier already there
+    #[arg(long)]
+    pub codex_notify: bool,
+    /// Cursor: beforeSubmitPrompt and stop hooks in hooks.json (scope: user or project)
+    #[arg(long)]
+    pub cursor: bool,
+    /// opencode: a plugin file (scope: user or project)
+    #[arg(long)]
+    pub opencode: bool,
     /// git: a pre-push block pushing checkpoints when t3.pushCheckpoints is true
     #[arg(long)]
     pub git: bool,
+    /// Whose configuration: local (Claude Code's .claude/settings.local.json, its default),
+    /// project (the repository's, shared through git) or user (your home's; the default of the others)
+    #[arg(long, value_name = "SCOPE")]
+    pub scope: Option<String>,
 }
 
 /// Arguments of `completions`.
@@ -580,6 +600,26 @@ pub struct DropArgs {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn then_chains_with_or_without_the_closing_dashes() {
+        let args = |v: &[&str]| super::HookArgs {
+            agent: "codex".into(),
+            args: v.iter().map(|s| s.to_string()).collect(),
+        };
+        let payload = r#"{"type":"agent-turn-complete"}"#;
+        let want = (
+            Some(vec!["notify.py".to_owned(), "-v".to_owned()]),
+            Some(payload.to_owned()),
+        );
+        assert_eq!(args(&["--then", "notify.py", "-v", "--", payload]).split(), want);
+        assert_eq!(args(&["--then", "notify.py", "-v", payload]).split(), want);
+        assert_eq!(args(&[payload]).split(), (None, Some(payload.to_owned())));
+        assert_eq!(
+            args(&["--then", "notify.py"]).split(),
+            (Some(vec!["notify.py".to_owned()]), None)
+        );
+    }
+
     #[test]
     fn clap_definition_is_consistent() {
         use clap::CommandFactory;

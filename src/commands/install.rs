@@ -1,300 +1,1084 @@
-//! `git t3 install-hooks` / `uninstall-hooks`: agent and git hook set-up that
-//! never clobbers what is there, and comes out exactly as it went in.
+//! `git t3 install-hooks` / `uninstall-hooks`: each agent's hook set-up,
+//! edited in place so that nothing the user had changes, and given back
+//! byte for byte.
 //!
-//! - Claude Code: our two hook entries are merged into the project's
-//!   `.claude/settings.json`; the file as it was is kept under
-//!   `<git dir>/t3/install/`, so uninstalling restores it byte for byte when
-//!   nothing else changed meanwhile (otherwise only our entries go).
-//! - Codex: its configuration is the user's (`~/.codex/config.toml`), so the
-//!   snippet is printed, not written.
-//! - git: a `pre-push` block between marker lines (appended to an existing
-//!   hook, in `core.hooksPath` when set) pushes the checkpoints along with a
-//!   branch when `t3.pushCheckpoints` is true; uninstalling removes exactly
-//!   the bytes it added.
+//! - Claude Code: `UserPromptSubmit`, `Stop` and `StopFailure` handlers in
+//!   `.claude/settings.local.json` (scope `local`, the default: this
+//!   checkout only, never shared), `.claude/settings.json` (`project`, the
+//!   team's) or `~/.claude/settings.json` (`user`).
+//! - Codex: `SessionStart`, `UserPromptSubmit` and `Stop` in `hooks.json`
+//!   (`~/.codex/`, or the repository's `.codex/` with `--scope project`),
+//!   plus `[features] codex_hooks = true` in `~/.codex/config.toml` for the
+//!   versions that need it; or, for versions before lifecycle hooks, the
+//!   top-level `notify` program, chaining the one already there.
+//! - Cursor: `beforeSubmitPrompt` and `stop` in `hooks.json` (`~/.cursor/`
+//!   or the repository's `.cursor/`).
+//! - opencode: a plugin file (`~/.config/opencode/plugins/` or the
+//!   repository's `.opencode/plugins/`).
+//! - git: the `pre-push` block.
+//!
+//! JSON is edited through a concrete syntax tree (key order, indentation,
+//! comments and trailing commas stay), TOML with `toml_edit`. What was
+//! changed is recorded (see [`records`]): uninstalling gives a file back byte
+//! for byte when nothing else changed it, and otherwise removes exactly our
+//! entries.
+
+mod codex;
+mod json;
+mod opencode;
+mod pre_push;
+mod records;
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use serde_json::{Value, json};
 
 use crate::atomic::{self, Durability};
-use crate::error::{Context as _, Error, IoContext as _, Result};
+use crate::error::{Error, IoContext as _, Result};
 use crate::repo;
+use json::{Shape, Spec};
+use records::{Record, Store};
 
-const HOOK_COMMAND: &str = "git t3 hook claude-code";
-const EVENTS: [&str; 2] = ["UserPromptSubmit", "Stop"];
-const BEGIN: &str = "# >>> git-t3 >>>";
-const END: &str = "# <<< git-t3 <<<";
-/// The Codex configuration to add to `~/.codex/config.toml`.
-pub const CODEX_SNIPPET: &str = "notify = [\"git\", \"t3\", \"hook\", \"codex\"]\n";
-
-/// Which integrations to (un)install.
-#[derive(Debug, Clone, Copy)]
-pub struct Options {
-    /// `.claude/settings.json`.
-    pub claude_code: bool,
-    /// Print the Codex snippet.
-    pub codex: bool,
-    /// The `pre-push` git hook block.
-    pub git: bool,
+/// An agent `install-hooks` can set up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Agent {
+    /// Claude Code settings.
+    ClaudeCode,
+    /// Codex lifecycle hooks (`hooks.json`) and their feature flag.
+    Codex,
+    /// Codex's legacy `notify` program.
+    CodexNotify,
+    /// Cursor `hooks.json`.
+    Cursor,
+    /// The opencode plugin.
+    Opencode,
 }
 
-/// What was done.
-#[derive(Debug, Serialize, Default)]
-pub struct InstallOutcome {
-    /// Files written or removed, with what happened to them.
-    pub changed: Vec<String>,
-    /// Text for the user to paste (the Codex snippet).
-    pub snippets: Vec<String>,
-}
-
-fn backup_path(repo: &gix::Repository) -> PathBuf {
-    repo::t3_common_dir(repo)
-        .join("install")
-        .join("claude-settings.json.orig")
-}
-
-fn block() -> String {
-    format!(
-        "\n{BEGIN}\n# Push git t3 checkpoints along with a branch (git config t3.pushCheckpoints true).\n\
-         if [ \"$(git config --bool t3.pushCheckpoints)\" = true ]; then\n  \
-         git t3 push \"$1\" >&2 || echo \"git t3: could not push the checkpoints\" >&2\nfi\n{END}\n"
-    )
-}
-
-fn hooks_dir(repo: &gix::Repository, workdir: &Path) -> PathBuf {
-    match repo.config_snapshot().trusted_path("core.hooksPath") {
-        Ok(Some(p)) => {
-            if p.is_absolute() {
-                p
-            } else {
-                workdir.join(p)
-            }
+impl Agent {
+    /// Its command-line name.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "--claude-code",
+            Agent::Codex => "--codex",
+            Agent::CodexNotify => "--codex-notify",
+            Agent::Cursor => "--cursor",
+            Agent::Opencode => "--opencode",
         }
-        _ => repo.common_dir().join("hooks"),
+    }
+
+    fn scopes(self) -> &'static [Scope] {
+        match self {
+            Agent::ClaudeCode => &[Scope::Local, Scope::Project, Scope::User],
+            Agent::CodexNotify => &[Scope::User],
+            Agent::Codex | Agent::Cursor | Agent::Opencode => &[Scope::User, Scope::Project],
+        }
+    }
+
+    fn default_scope(self) -> Scope {
+        match self {
+            Agent::ClaudeCode => Scope::Local,
+            _ => Scope::User,
+        }
     }
 }
 
-fn has_our_entry(groups: &Value) -> bool {
-    groups.as_array().is_some_and(|gs| {
-        gs.iter().any(|g| {
-            g.get("hooks").and_then(Value::as_array).is_some_and(|hs| {
-                hs.iter()
-                    .any(|h| h.get("command").and_then(Value::as_str) == Some(HOOK_COMMAND))
-            })
-        })
-    })
+/// Whose configuration is edited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// This checkout only, never shared (Claude Code's `settings.local.json`).
+    Local,
+    /// The repository's, shared with everyone who clones it.
+    Project,
+    /// The user's, for every repository.
+    User,
 }
 
-fn without_our_entries(mut settings: Value) -> Value {
-    if let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) {
-        for event in EVENTS {
-            if let Some(groups) = hooks.get_mut(event).and_then(Value::as_array_mut) {
-                groups.retain(|g| {
-                    !g.get("hooks").and_then(Value::as_array).is_some_and(|hs| {
-                        hs.iter()
-                            .all(|h| h.get("command").and_then(Value::as_str) == Some(HOOK_COMMAND))
-                    })
-                });
-                if groups.is_empty() {
-                    hooks.remove(event);
+impl Scope {
+    /// `local`, `project` or `user`.
+    pub fn parse(name: &str) -> Option<Scope> {
+        match name {
+            "local" => Some(Scope::Local),
+            "project" => Some(Scope::Project),
+            "user" => Some(Scope::User),
+            _ => None,
+        }
+    }
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::Local => "local",
+            Scope::Project => "project",
+            Scope::User => "user",
+        }
+    }
+}
+
+/// What to (un)install.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The agents, in the order given.
+    pub agents: Vec<Agent>,
+    /// The `pre-push` git hook block.
+    pub git: bool,
+    /// `--scope`; `None`: each agent's default.
+    pub scope: Option<Scope>,
+}
+
+impl Options {
+    /// Refuse what makes no sense before anything is touched.
+    pub fn check(&self) -> Result<()> {
+        if self.agents.is_empty() && !self.git {
+            return Err(Error::usage(
+                "say what to set up: --claude-code, --codex, --codex-notify, --cursor, --opencode or --git",
+            ));
+        }
+        if let Some(scope) = self.scope {
+            for agent in &self.agents {
+                if !agent.scopes().contains(&scope) {
+                    let names: Vec<_> = agent.scopes().iter().map(|s| s.name()).collect();
+                    return Err(Error::usage(format!(
+                        "{} has no {} scope (it has {})",
+                        agent.flag(),
+                        scope.name(),
+                        names.join(", ")
+                    )));
                 }
             }
         }
-        if hooks.is_empty()
-            && let Some(obj) = settings.as_object_mut()
-        {
-            obj.remove("hooks");
-        }
+        Ok(())
     }
-    settings
+
+    fn scope_of(&self, agent: Agent) -> Scope {
+        self.scope.unwrap_or_else(|| agent.default_scope())
+    }
+
+    /// Whether a repository is needed (the git hook, or an agent's
+    /// configuration inside it).
+    pub fn needs_repository(&self) -> bool {
+        self.git || self.agents.iter().any(|a| self.scope_of(*a) != Scope::User)
+    }
 }
 
-fn read_settings(path: &Path) -> Result<Option<(Vec<u8>, Value)>> {
-    match std::fs::read(path) {
-        Ok(bytes) => {
-            let value: Value = serde_json::from_slice(&bytes).map_err(|e| Error::BadInput {
-                source_name: path.display().to_string(),
-                problem: format!("not valid JSON ({e}); fix it before installing hooks"),
-            })?;
-            if !value.is_object() {
-                return Err(Error::BadInput {
-                    source_name: path.display().to_string(),
-                    problem: "not a JSON object".into(),
+/// Where the user's configuration lives, from the environment (read by the
+/// caller; unset, empty and relative values are `None`).
+#[derive(Debug, Clone, Default)]
+pub struct Places {
+    /// `HOME`.
+    pub home: Option<PathBuf>,
+    /// `CLAUDE_CONFIG_DIR` (instead of `~/.claude`).
+    pub claude_config_dir: Option<PathBuf>,
+    /// `CODEX_HOME` (instead of `~/.codex`).
+    pub codex_home: Option<PathBuf>,
+    /// `XDG_CONFIG_HOME` (instead of `~/.config`).
+    pub xdg_config_home: Option<PathBuf>,
+    /// `XDG_STATE_HOME` (instead of `~/.local/state`).
+    pub xdg_state_home: Option<PathBuf>,
+}
+
+impl Places {
+    fn under_home(&self, dir: Option<&PathBuf>, rel: &str, what: &str) -> Result<PathBuf> {
+        if let Some(d) = dir {
+            return Ok(d.clone());
+        }
+        self.home.as_ref().map(|h| h.join(rel)).ok_or_else(|| {
+            Error::Refused(format!(
+                "HOME is not set, so {what} cannot be found; set HOME (or use --scope project)"
+            ))
+        })
+    }
+}
+
+/// What happened to one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Ours was added (the file created if needed).
+    Added,
+    /// Ours was there already: nothing written.
+    AlreadyThere,
+    /// Ours was taken out; the user's changes since are kept.
+    Removed,
+    /// The file is back byte for byte as it was before install.
+    Restored,
+    /// The file (created by install) is gone again.
+    Deleted,
+    /// Nothing of ours there: nothing written.
+    NotThere,
+    /// Still needed by hooks installed at another scope: left as it is.
+    KeptForOthers,
+    /// Changed since install wrote it: left as it is.
+    LeftChanged,
+}
+
+/// What a change is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum What {
+    /// An agent's hook handlers.
+    Hooks {
+        /// `claude-code`, `codex`, `cursor`.
+        agent: String,
+        /// The events added to (install) or all ours (uninstall).
+        events: Vec<String>,
+    },
+    /// Codex's `[features]` flag for lifecycle hooks.
+    CodexFeature {
+        /// `codex_hooks` or `hooks`.
+        key: String,
+    },
+    /// Codex's top-level `notify`.
+    CodexNotify {
+        /// The user's notifier run after ours (install), or put back (uninstall).
+        then: Vec<String>,
+        /// Tables a misplaced `notify` of ours was taken out of.
+        moved_from: Vec<String>,
+    },
+    /// The opencode plugin file.
+    OpencodePlugin,
+    /// The git `pre-push` block.
+    GitPrePush,
+}
+
+/// One file's change.
+#[derive(Debug, Clone, Serialize)]
+pub struct Change {
+    /// The file.
+    pub path: PathBuf,
+    /// What in it.
+    pub what: What,
+    /// What happened.
+    pub action: Action,
+}
+
+impl Change {
+    fn new(path: &Path, what: What, action: Action) -> Self {
+        Change {
+            path: path.to_owned(),
+            what,
+            action,
+        }
+    }
+}
+
+/// Something the user should know or do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Notice {
+    /// Codex runs new or changed hooks only after the user trusts them.
+    CodexTrust,
+    /// Our hooks for `agent` are also (install) or only (uninstall) in the
+    /// configuration at another scope.
+    Elsewhere {
+        /// The agent's flag.
+        agent: String,
+        /// That scope.
+        scope: Scope,
+        /// That file.
+        path: PathBuf,
+        /// Found by install (the hooks would run twice) or uninstall.
+        installing: bool,
+    },
+    /// The Codex feature flag was false: install turned it on.
+    FeatureWasOff {
+        /// The key.
+        key: String,
+    },
+}
+
+/// What was done.
+#[derive(Debug, Default, Serialize)]
+pub struct InstallOutcome {
+    /// Every file looked at, with what happened to it.
+    pub changes: Vec<Change>,
+    /// What the user should know or do next.
+    pub notices: Vec<Notice>,
+}
+
+const CLAUDE: Spec = Spec {
+    agent: "claude-code",
+    command: "git t3 hook claude-code",
+    events: &[("UserPromptSubmit", 30), ("Stop", 60), ("StopFailure", 60)],
+    shape: Shape::Grouped,
+    version: false,
+};
+
+const CODEX: Spec = Spec {
+    agent: "codex",
+    command: "git t3 hook codex",
+    events: &[("SessionStart", 30), ("UserPromptSubmit", 30), ("Stop", 60)],
+    shape: Shape::Grouped,
+    version: false,
+};
+
+const CURSOR: Spec = Spec {
+    agent: "cursor",
+    command: "git t3 hook cursor",
+    events: &[("beforeSubmitPrompt", 30), ("stop", 60)],
+    shape: Shape::Flat,
+    version: true,
+};
+
+/// Configuration files larger than this are refused, not read.
+const MAX_CONFIG: u64 = 16 << 20;
+
+fn bad(path: &Path, problem: impl Into<String>) -> Error {
+    Error::BadInput {
+        source_name: path.display().to_string(),
+        problem: problem.into(),
+    }
+}
+
+/// A configuration file's text; `None` when it does not exist.
+fn read_text(path: &Path) -> Result<Option<String>> {
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if std::fs::symlink_metadata(path).is_ok() {
+                return Err(bad(path, "is a symbolic link to nothing; not touched"));
+            }
+            return Ok(None);
+        }
+        Err(e) => return Err(e).at("could not read", path),
+    };
+    if !meta.is_file() {
+        return Err(bad(path, "is not a file; not touched"));
+    }
+    if meta.len() > MAX_CONFIG {
+        return Err(bad(path, "is larger than 16 MiB; not touched"));
+    }
+    let bytes = std::fs::read(path).at("could not read", path)?;
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| bad(path, "is not UTF-8 text; not touched"))
+}
+
+/// Replace the file's text atomically; a symbolic link (a dotfiles
+/// manager's) stays one, and the file it points to is written.
+fn write_text(path: &Path, text: &str) -> Result<()> {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    let target = if is_link {
+        std::fs::canonicalize(path).at("could not follow the link", path)?
+    } else {
+        path.to_owned()
+    };
+    atomic::write(&target, text.as_bytes(), None, Durability::Flushed)
+}
+
+fn is_plain_file(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file())
+}
+
+/// Folders that writing `path` will create, deepest first.
+fn missing_dirs(path: &Path) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if d.as_os_str().is_empty() || std::fs::symlink_metadata(d).is_ok() {
+            break;
+        }
+        dirs.push(d.to_owned());
+        dir = d.parent();
+    }
+    dirs
+}
+
+/// Delete a file install created (the folders it created for it go when
+/// the record is removed, if empty).
+fn delete(path: &Path) -> Result<()> {
+    std::fs::remove_file(path).at("could not remove", path)
+}
+
+struct Run<'a> {
+    repo: Option<&'a gix::Repository>,
+    workdir: Option<PathBuf>,
+    places: &'a Places,
+    out: InstallOutcome,
+}
+
+impl Run<'_> {
+    fn workdir(&self) -> Result<&Path> {
+        self.workdir
+            .as_deref()
+            .ok_or_else(|| Error::Internal("a repository-scoped install without a repository".into()))
+    }
+
+    fn codex_dir(&self) -> Result<PathBuf> {
+        self.places
+            .under_home(self.places.codex_home.as_ref(), ".codex", "~/.codex")
+    }
+
+    fn codex_config(&self) -> Result<PathBuf> {
+        Ok(self.codex_dir()?.join("config.toml"))
+    }
+
+    /// The file that holds `agent`'s hooks at `scope`.
+    fn target(&self, agent: Agent, scope: Scope) -> Result<PathBuf> {
+        let p = self.places;
+        Ok(match (agent, scope) {
+            (Agent::ClaudeCode, Scope::Local) => self.workdir()?.join(".claude/settings.local.json"),
+            (Agent::ClaudeCode, Scope::Project) => self.workdir()?.join(".claude/settings.json"),
+            (Agent::ClaudeCode, Scope::User) => p
+                .under_home(p.claude_config_dir.as_ref(), ".claude", "~/.claude")?
+                .join("settings.json"),
+            (Agent::Codex, Scope::Project) => self.workdir()?.join(".codex/hooks.json"),
+            (Agent::Codex, _) => self.codex_dir()?.join("hooks.json"),
+            (Agent::CodexNotify, _) => self.codex_config()?,
+            (Agent::Cursor, Scope::Project) => self.workdir()?.join(".cursor/hooks.json"),
+            (Agent::Cursor, _) => p.under_home(None, ".cursor", "~/.cursor")?.join("hooks.json"),
+            (Agent::Opencode, Scope::Project) => self.workdir()?.join(".opencode/plugins/git-t3.js"),
+            (Agent::Opencode, _) => p
+                .under_home(p.xdg_config_home.as_ref(), ".config", "~/.config")?
+                .join("opencode/plugins/git-t3.js"),
+        })
+    }
+
+    /// Where the record of a change to `path` is kept.
+    fn store_for(&self, path: &Path) -> Result<Store> {
+        if let (Some(repo), Some(workdir)) = (self.repo, &self.workdir)
+            && path.starts_with(workdir)
+        {
+            return Ok(Store::new(
+                repo::t3_common_dir(repo).join("install").join("records.json"),
+            ));
+        }
+        let p = self.places;
+        let state = p.under_home(p.xdg_state_home.as_ref(), ".local/state", "~/.local/state")?;
+        Ok(Store::new(state.join("git-t3").join("install-records.json")))
+    }
+
+    fn push(&mut self, path: &Path, what: What, action: Action) {
+        self.out.changes.push(Change::new(path, what, action));
+    }
+
+    /// Our hooks for `agent` at the scopes other than `scope`.
+    fn elsewhere(&mut self, agent: Agent, spec: &Spec, scope: Scope, installing: bool) {
+        for other in agent.scopes() {
+            if *other == scope || (self.workdir.is_none() && *other != Scope::User) {
+                continue;
+            }
+            let Ok(path) = self.target(agent, *other) else {
+                continue;
+            };
+            if let Ok(Some(text)) = read_text(&path)
+                && json::has_ours(&text, spec)
+            {
+                self.out.notices.push(Notice::Elsewhere {
+                    agent: agent.flag().to_owned(),
+                    scope: *other,
+                    path,
+                    installing,
                 });
             }
-            Ok(Some((bytes, value)))
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e).context(|| format!("could not read {}", path.display())),
+    }
+
+    fn install_json(&mut self, part: &str, path: &Path, spec: &Spec) -> Result<bool> {
+        let hooks = |events: Vec<String>| What::Hooks {
+            agent: spec.agent.to_owned(),
+            events,
+        };
+        let store = self.store_for(path)?;
+        let current = read_text(path)?;
+        let (text, events, created) = match &current {
+            None => (
+                json::fresh(spec),
+                spec.events.iter().map(|(e, _)| (*e).to_owned()).collect(),
+                std::iter::once("hooks".to_owned())
+                    .chain(spec.events.iter().map(|(e, _)| format!("hooks.{e}")))
+                    .collect(),
+            ),
+            Some(text) => match json::install(path, text, spec)? {
+                None => {
+                    self.push(path, hooks(Vec::new()), Action::AlreadyThere);
+                    return Ok(false);
+                }
+                Some(added) => (added.text, added.events, added.created),
+            },
+        };
+        let dirs = missing_dirs(path);
+        // A record left from an earlier install whose file changed since:
+        // what to give back is the file as it is now, less our entries.
+        let previous = store.get(part, path)?;
+        let before = match (&current, &previous) {
+            (Some(now), Some(old)) => Some(
+                json::uninstall(path, now, spec, Some(&old.created))?.map_or_else(|| now.clone(), |r| r.text),
+            ),
+            _ => current.clone(),
+        };
+        write_text(path, &text)?;
+        store.add_dirs(dirs)?;
+        let mut record = Record {
+            part: part.to_owned(),
+            path: path.to_owned(),
+            before,
+            after: text,
+            file_created: current.is_none(),
+            created,
+            previous: None,
+            key: None,
+            users: Vec::new(),
+        };
+        if let Some(old) = previous {
+            record.created.extend(old.created);
+            record.file_created |= old.file_created;
+        }
+        store.put(record)?;
+        self.push(path, hooks(events), Action::Added);
+        Ok(true)
+    }
+
+    fn uninstall_json(
+        &mut self,
+        part: &str,
+        path: &Path,
+        spec: &Spec,
+        legacy: Option<Record>,
+    ) -> Result<Action> {
+        let events = spec.events.iter().map(|(e, _)| (*e).to_owned()).collect();
+        let what = What::Hooks {
+            agent: spec.agent.to_owned(),
+            events,
+        };
+        let store = self.store_for(path)?;
+        let record = store.get(part, path)?;
+        let legacy_used = record.is_none() && legacy.is_some();
+        let record = record.or(legacy);
+        let action = match read_text(path)? {
+            None => Action::NotThere,
+            Some(current) => {
+                self.take_out(path, &current, record.as_ref(), legacy_used, |text, created| {
+                    Ok(json::uninstall(path, text, spec, created)?.map(|r| (r.text, r.empty)))
+                })?
+            }
+        };
+        store.remove(part, path)?;
+        self.push(path, what, action);
+        Ok(action)
+    }
+
+    /// Give `path` back: byte for byte when it is still what install wrote,
+    /// else through `surgery` (our entries out; `true`: nothing else left).
+    fn take_out(
+        &mut self,
+        path: &Path,
+        current: &str,
+        record: Option<&Record>,
+        legacy: bool,
+        surgery: impl Fn(&str, Option<&[String]>) -> Result<Option<(String, bool)>>,
+    ) -> Result<Action> {
+        if let Some(r) = record
+            && r.after == current
+        {
+            match &r.before {
+                // A file git t3 created that another install changed
+                // since goes once nothing else is left in it (below).
+                Some(before) if !r.file_created => {
+                    write_text(path, before)?;
+                    return Ok(Action::Restored);
+                }
+                None if is_plain_file(path) => {
+                    delete(path)?;
+                    return Ok(Action::Deleted);
+                }
+                _ => {}
+            }
+        }
+        let created = record.filter(|_| !legacy).map(|r| r.created.as_slice());
+        let Some((text, empty)) = surgery(current, created)? else {
+            return Ok(Action::NotThere);
+        };
+        if let Some(r) = record {
+            if (r.before.is_none() || r.file_created) && empty && is_plain_file(path) {
+                delete(path)?;
+                return Ok(Action::Deleted);
+            }
+            if let Some(before) = &r.before
+                && (*before == text || (legacy && same_json(before, &text)))
+            {
+                write_text(path, before)?;
+                return Ok(Action::Restored);
+            }
+        }
+        write_text(path, &text)?;
+        Ok(Action::Removed)
+    }
+
+    /// Read and parse every file `agent` would change, so that a file that
+    /// cannot be edited stops the command before anything is written.
+    fn preflight(&self, agent: Agent, scope: Scope, installing: bool) -> Result<()> {
+        let check_json = |path: &Path, spec: &Spec| -> Result<()> {
+            if let Some(text) = read_text(path)? {
+                if installing {
+                    json::install(path, &text, spec)?;
+                } else {
+                    json::uninstall(path, &text, spec, None)?;
+                }
+            }
+            Ok(())
+        };
+        let path = self.target(agent, scope)?;
+        match agent {
+            Agent::ClaudeCode => check_json(&path, &CLAUDE),
+            Agent::Cursor => check_json(&path, &CURSOR),
+            Agent::Codex => {
+                check_json(&path, &CODEX)?;
+                let config = self.codex_config()?;
+                if let Some(text) = read_text(&config)? {
+                    codex::enable_hooks(&config, &text)?;
+                }
+                Ok(())
+            }
+            Agent::CodexNotify => {
+                if let Some(text) = read_text(&path)? {
+                    codex::set_notify(&path, &text)?;
+                }
+                Ok(())
+            }
+            Agent::Opencode => {
+                if installing
+                    && let Some(text) = read_text(&path)?
+                    && !text.starts_with(opencode::MARKER)
+                {
+                    return Err(Error::Refused(format!(
+                        "{} exists and is not git t3's plugin; move it away, then run the command again",
+                        path.display()
+                    )));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ agents
+
+    fn install_claude(&mut self, scope: Scope) -> Result<()> {
+        let path = self.target(Agent::ClaudeCode, scope)?;
+        self.install_json("claude-code", &path, &CLAUDE)?;
+        Ok(())
+    }
+
+    fn uninstall_claude(&mut self, scope: Scope) -> Result<()> {
+        let path = self.target(Agent::ClaudeCode, scope)?;
+        let legacy = if scope == Scope::Project {
+            self.legacy_claude_record(&path)
+        } else {
+            None
+        };
+        let action = self.uninstall_json("claude-code", &path, &CLAUDE, legacy)?;
+        if scope == Scope::Project
+            && let Some(repo) = self.repo
+        {
+            let dir = repo::t3_common_dir(repo).join("install");
+            let _ = std::fs::remove_file(dir.join("claude-settings.json.orig"));
+            let _ = std::fs::remove_file(dir.join("claude-settings.json.absent"));
+        }
+        if action == Action::NotThere {
+            self.elsewhere(Agent::ClaudeCode, &CLAUDE, scope, false);
+        }
+        Ok(())
+    }
+
+    /// What git-t3 0.1 kept when it wrote `.claude/settings.json`: the file
+    /// as it was (`.orig`), or that there was none (`.absent`).
+    fn legacy_claude_record(&self, path: &Path) -> Option<Record> {
+        let dir = repo::t3_common_dir(self.repo?).join("install");
+        let before = if dir.join("claude-settings.json.absent").exists() {
+            None
+        } else {
+            Some(std::fs::read_to_string(dir.join("claude-settings.json.orig")).ok()?)
+        };
+        Some(Record {
+            part: "claude-code".into(),
+            path: path.to_owned(),
+            before,
+            // Never equal to a file: the text it wrote was not kept.
+            after: "\0".into(),
+            file_created: false,
+            created: Vec::new(),
+            previous: None,
+            key: None,
+            users: Vec::new(),
+        })
+    }
+
+    fn install_codex(&mut self, scope: Scope) -> Result<()> {
+        let hooks = self.target(Agent::Codex, scope)?;
+        let added = self.install_json("codex", &hooks, &CODEX)?;
+        self.elsewhere(Agent::Codex, &CODEX, scope, true);
+        let flag = self.enable_codex_feature(&hooks)?;
+        if added || flag {
+            self.out.notices.push(Notice::CodexTrust);
+        }
+        Ok(())
+    }
+
+    /// `[features]` in `~/.codex/config.toml`, on for as long as one of our
+    /// hooks files needs it.
+    fn enable_codex_feature(&mut self, hooks: &Path) -> Result<bool> {
+        let config = self.codex_config()?;
+        let store = self.store_for(&config)?;
+        let current = read_text(&config)?;
+        let record = store.get("codex-feature", &config)?;
+        let Some(edit) = codex::enable_hooks(&config, current.as_deref().unwrap_or(""))? else {
+            if let Some(mut r) = record
+                && !r.users.iter().any(|u| u == hooks)
+            {
+                r.users.push(hooks.to_owned());
+                store.put(r)?;
+            }
+            let key = codex::FEATURE.to_owned();
+            self.push(&config, What::CodexFeature { key }, Action::AlreadyThere);
+            return Ok(false);
+        };
+        let dirs = missing_dirs(&config);
+        write_text(&config, &edit.text)?;
+        store.add_dirs(dirs)?;
+        let mut users = record.map(|r| r.users).unwrap_or_default();
+        if !users.iter().any(|u| u == hooks) {
+            users.push(hooks.to_owned());
+        }
+        if edit.previous.is_some() {
+            self.out.notices.push(Notice::FeatureWasOff {
+                key: edit.key.clone(),
+            });
+        }
+        store.put(Record {
+            part: "codex-feature".into(),
+            path: config.clone(),
+            file_created: current.is_none(),
+            before: current,
+            after: edit.text,
+            created: if edit.created_table {
+                vec!["features".into()]
+            } else {
+                Vec::new()
+            },
+            previous: edit.previous,
+            key: Some(edit.key.clone()),
+            users,
+        })?;
+        self.push(&config, What::CodexFeature { key: edit.key }, Action::Added);
+        Ok(true)
+    }
+
+    fn uninstall_codex(&mut self, scope: Scope) -> Result<()> {
+        let hooks = self.target(Agent::Codex, scope)?;
+        let action = self.uninstall_json("codex", &hooks, &CODEX, None)?;
+        if action == Action::NotThere {
+            self.elsewhere(Agent::Codex, &CODEX, scope, false);
+        }
+        let config = self.codex_config()?;
+        let store = self.store_for(&config)?;
+        let Some(mut record) = store.get("codex-feature", &config)? else {
+            return Ok(());
+        };
+        let key = record.key.clone().unwrap_or_else(|| codex::FEATURE.to_owned());
+        let what = What::CodexFeature { key: key.clone() };
+        record.users.retain(|u| u != &hooks);
+        if !record.users.is_empty() {
+            store.put(record)?;
+            self.push(&config, what, Action::KeptForOthers);
+            return Ok(());
+        }
+        let action = match read_text(&config)? {
+            None => Action::NotThere,
+            Some(current) => {
+                let previous = record.previous.clone();
+                self.take_out(&config, &current, Some(&record), false, |text, created| {
+                    let created_table = created.is_some_and(|c| c.iter().any(|k| k == "features"));
+                    Ok(
+                        codex::restore_feature(&config, text, &key, previous.as_deref(), created_table)?.map(
+                            |t| {
+                                let empty = t.trim().is_empty();
+                                (t, empty)
+                            },
+                        ),
+                    )
+                })?
+            }
+        };
+        store.remove("codex-feature", &config)?;
+        self.push(&config, what, action);
+        Ok(())
+    }
+
+    fn install_codex_notify(&mut self) -> Result<()> {
+        let config = self.codex_config()?;
+        let store = self.store_for(&config)?;
+        let current = read_text(&config)?;
+        let Some(edit) = codex::set_notify(&config, current.as_deref().unwrap_or(""))? else {
+            let what = What::CodexNotify {
+                then: Vec::new(),
+                moved_from: Vec::new(),
+            };
+            self.push(&config, what, Action::AlreadyThere);
+            return Ok(());
+        };
+        let dirs = missing_dirs(&config);
+        write_text(&config, &edit.text)?;
+        store.add_dirs(dirs)?;
+        store.put(Record {
+            part: "codex-notify".into(),
+            path: config.clone(),
+            file_created: current.is_none(),
+            before: current,
+            after: edit.text,
+            created: Vec::new(),
+            previous: edit.previous,
+            key: None,
+            users: Vec::new(),
+        })?;
+        let what = What::CodexNotify {
+            then: edit.chained,
+            moved_from: edit.moved_from,
+        };
+        self.push(&config, what, Action::Added);
+        Ok(())
+    }
+
+    fn uninstall_codex_notify(&mut self) -> Result<()> {
+        let config = self.codex_config()?;
+        let store = self.store_for(&config)?;
+        let record = store.get("codex-notify", &config)?;
+        let mut then = Vec::new();
+        let action = match read_text(&config)? {
+            None => Action::NotThere,
+            Some(current) => {
+                let previous = record.as_ref().and_then(|r| r.previous.clone());
+                let restored = std::cell::RefCell::new(Vec::new());
+                let action = self.take_out(&config, &current, record.as_ref(), false, |text, _| {
+                    Ok(
+                        codex::restore_notify(&config, text, previous.as_deref())?.map(|(t, now)| {
+                            *restored.borrow_mut() = now;
+                            let empty = t.trim().is_empty();
+                            (t, empty)
+                        }),
+                    )
+                })?;
+                then = restored.into_inner();
+                if action == Action::Restored {
+                    then = previous.as_deref().map(notify_argv).unwrap_or_default();
+                }
+                action
+            }
+        };
+        store.remove("codex-notify", &config)?;
+        let what = What::CodexNotify {
+            then,
+            moved_from: Vec::new(),
+        };
+        self.push(&config, what, action);
+        Ok(())
+    }
+
+    fn install_cursor(&mut self, scope: Scope) -> Result<()> {
+        let path = self.target(Agent::Cursor, scope)?;
+        self.install_json("cursor", &path, &CURSOR)?;
+        self.elsewhere(Agent::Cursor, &CURSOR, scope, true);
+        Ok(())
+    }
+
+    fn uninstall_cursor(&mut self, scope: Scope) -> Result<()> {
+        let path = self.target(Agent::Cursor, scope)?;
+        if self.uninstall_json("cursor", &path, &CURSOR, None)? == Action::NotThere {
+            self.elsewhere(Agent::Cursor, &CURSOR, scope, false);
+        }
+        Ok(())
+    }
+
+    fn install_opencode(&mut self, scope: Scope) -> Result<()> {
+        let path = self.target(Agent::Opencode, scope)?;
+        let store = self.store_for(&path)?;
+        let current = read_text(&path)?;
+        match &current {
+            Some(text) if text == opencode::PLUGIN => {
+                self.push(&path, What::OpencodePlugin, Action::AlreadyThere);
+                return Ok(());
+            }
+            Some(text) if !text.starts_with(opencode::MARKER) => {
+                return Err(Error::Refused(format!(
+                    "{} exists and is not git t3's plugin; move it away, then run the command again",
+                    path.display()
+                )));
+            }
+            _ => {}
+        }
+        let dirs = missing_dirs(&path);
+        write_text(&path, opencode::PLUGIN)?;
+        store.add_dirs(dirs)?;
+        // An older version of ours is replaced: uninstall removes the file.
+        store.put(Record {
+            part: "opencode".into(),
+            path: path.clone(),
+            before: None,
+            after: opencode::PLUGIN.to_owned(),
+            file_created: true,
+            created: Vec::new(),
+            previous: None,
+            key: None,
+            users: Vec::new(),
+        })?;
+        self.push(&path, What::OpencodePlugin, Action::Added);
+        Ok(())
+    }
+
+    fn uninstall_opencode(&mut self, scope: Scope) -> Result<()> {
+        let path = self.target(Agent::Opencode, scope)?;
+        let store = self.store_for(&path)?;
+        let record = store.get("opencode", &path)?;
+        let action = match read_text(&path)? {
+            None => Action::NotThere,
+            Some(text) if text == opencode::PLUGIN || record.as_ref().is_some_and(|r| r.after == text) => {
+                // A link to our plugin: the link goes, its target stays.
+                delete(&path)?;
+                Action::Deleted
+            }
+            Some(text) if text.starts_with(opencode::MARKER) => Action::LeftChanged,
+            Some(_) => Action::NotThere,
+        };
+        if action != Action::LeftChanged {
+            store.remove("opencode", &path)?;
+        }
+        self.push(&path, What::OpencodePlugin, action);
+        Ok(())
     }
 }
 
-fn write_json(path: &Path, value: &Value) -> Result<()> {
-    let mut text = serde_json::to_string_pretty(value).map_err(|e| Error::Internal(e.to_string()))?;
-    text.push('\n');
-    atomic::write(path, text.as_bytes(), None, Durability::Flushed)
+/// The strings of a TOML array as written (`previous` of a record).
+fn notify_argv(repr: &str) -> Vec<String> {
+    format!("notify ={repr}")
+        .parse::<toml_edit::DocumentMut>()
+        .ok()
+        .and_then(|d| {
+            d.get("notify")
+                .and_then(toml_edit::Item::as_array)
+                .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+        })
+        .unwrap_or_default()
 }
 
-/// Install the chosen integrations.
-pub fn install(repo: &gix::Repository, opts: Options) -> Result<InstallOutcome> {
-    let workdir = repo::workdir(repo)?;
-    let mut out = InstallOutcome::default();
-    if opts.claude_code {
-        install_claude(repo, &workdir, &mut out)?;
+fn same_json(a: &str, b: &str) -> bool {
+    match (
+        serde_json::from_str::<serde_json::Value>(a),
+        serde_json::from_str::<serde_json::Value>(b),
+    ) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
     }
-    if opts.codex {
-        out.snippets
-            .push(format!("# add to ~/.codex/config.toml\n{CODEX_SNIPPET}"));
+}
+
+fn run(
+    repo: Option<&gix::Repository>,
+    places: &Places,
+    opts: &Options,
+    installing: bool,
+) -> Result<InstallOutcome> {
+    opts.check()?;
+    // Absolute, so that records name the same file from any directory.
+    let workdir = match repo {
+        Some(repo) => {
+            let dir = repo::workdir(repo)?;
+            Some(std::fs::canonicalize(&dir).at("could not find", &dir)?)
+        }
+        None => None,
+    };
+    let mut run = Run {
+        repo,
+        workdir,
+        places,
+        out: InstallOutcome::default(),
+    };
+    // Uninstalling goes the other way round, so that changes to one file
+    // (Codex's config.toml) come off in the order they went on.
+    let mut agents = opts.agents.clone();
+    if !installing {
+        agents.reverse();
+    }
+    let scope_of = |agent: Agent| match (opts.scope, agent) {
+        (None, Agent::ClaudeCode) if claude_settings_untracked(repo) => Scope::Project,
+        _ => opts.scope_of(agent),
+    };
+    for agent in &agents {
+        run.preflight(*agent, scope_of(*agent), installing)?;
+    }
+    for agent in &agents {
+        let scope = scope_of(*agent);
+        match (agent, installing) {
+            (Agent::ClaudeCode, true) => run.install_claude(scope)?,
+            (Agent::ClaudeCode, false) => run.uninstall_claude(scope)?,
+            (Agent::Codex, true) => run.install_codex(scope)?,
+            (Agent::Codex, false) => run.uninstall_codex(scope)?,
+            (Agent::CodexNotify, true) => run.install_codex_notify()?,
+            (Agent::CodexNotify, false) => run.uninstall_codex_notify()?,
+            (Agent::Cursor, true) => run.install_cursor(scope)?,
+            (Agent::Cursor, false) => run.uninstall_cursor(scope)?,
+            (Agent::Opencode, true) => run.install_opencode(scope)?,
+            (Agent::Opencode, false) => run.uninstall_opencode(scope)?,
+        }
     }
     if opts.git {
-        install_pre_push(repo, &workdir, &mut out)?;
+        let repo = repo.ok_or_else(|| Error::Internal("--git without a repository".into()))?;
+        if installing {
+            pre_push::install(repo, &mut run.out)?;
+        } else {
+            pre_push::uninstall(repo, &mut run.out)?;
+        }
     }
-    Ok(out)
+    run.out.notices.dedup();
+    Ok(run.out)
 }
 
-/// Merge our hook entries into `.claude/settings.json`, keeping a copy of
-/// the file as it was for a byte-for-byte uninstall.
-fn install_claude(repo: &gix::Repository, workdir: &Path, out: &mut InstallOutcome) -> Result<()> {
-    let path = workdir.join(".claude/settings.json");
-    let bad = |problem: &str| Error::BadInput {
-        source_name: path.display().to_string(),
-        problem: problem.to_owned(),
+/// Whether the repository has a `.claude/settings.json` that git does not
+/// track: then it is this checkout's own file, not the team's, and Claude
+/// Code's hooks go there when no `--scope` is given (else into the
+/// per-checkout `settings.local.json`, never into a shared file).
+fn claude_settings_untracked(repo: Option<&gix::Repository>) -> bool {
+    let Some(repo) = repo else { return false };
+    let Some(workdir) = repo.workdir() else {
+        return false;
     };
-    let existing = read_settings(&path)?;
-    let mut settings = existing.as_ref().map_or_else(|| json!({}), |(_, v)| v.clone());
-    let hooks = settings
-        .as_object_mut()
-        .ok_or_else(|| bad("not a JSON object"))?
-        .entry("hooks")
-        .or_insert_with(|| json!({}))
-        .as_object_mut()
-        .ok_or_else(|| bad("\"hooks\" is not an object"))?;
-    let mut added = false;
-    for event in EVENTS {
-        let groups = hooks.entry(event).or_insert_with(|| json!([]));
-        if !has_our_entry(groups) {
-            let arr = groups
-                .as_array_mut()
-                .ok_or_else(|| bad(&format!("hooks.{event} is not a list")))?;
-            arr.push(json!({"hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": 60}]}));
-            added = true;
-        }
+    if !workdir.join(".claude").join("settings.json").is_file() {
+        return false;
     }
-    if !added {
-        return Ok(());
-    }
-    let backup = backup_path(repo);
-    if !backup.exists() && !backup.with_extension("absent").exists() {
-        // "absent" is recorded as an empty backup file with a marker name.
-        match &existing {
-            Some((bytes, _)) => atomic::write(&backup, bytes, None, Durability::Flushed)?,
-            None => atomic::write(&backup.with_extension("absent"), b"", None, Durability::Flushed)?,
-        }
-    }
-    write_json(&path, &settings)?;
-    out.changed
-        .push(format!("{}: added the git t3 hooks", path.display()));
-    Ok(())
+    let path = gix::bstr::BStr::new(".claude/settings.json");
+    let in_index = repo
+        .index_or_empty()
+        .is_ok_and(|index| index.entry_by_path(path).is_some());
+    !in_index
 }
 
-/// Append our block to the `pre-push` hook (creating it when there is none).
-fn install_pre_push(repo: &gix::Repository, workdir: &Path, out: &mut InstallOutcome) -> Result<()> {
-    let hook = hooks_dir(repo, workdir).join("pre-push");
-    let current = std::fs::read(&hook).ok();
-    if current
-        .as_ref()
-        .is_some_and(|c| c.windows(BEGIN.len()).any(|w| w == BEGIN.as_bytes()))
-    {
-        return Ok(());
-    }
-    // The block brings its own leading newline, so that removing exactly
-    // what was added gives the file back byte for byte.
-    let mut text = current.clone().unwrap_or_else(|| b"#!/bin/sh\n".to_vec());
-    text.extend_from_slice(block().as_bytes());
-    if current.is_none() {
-        let marker = repo::t3_common_dir(repo).join("install").join("pre-push.created");
-        atomic::write(&marker, b"", None, Durability::Flushed)?;
-    }
-    use std::os::unix::fs::PermissionsExt as _;
-    let mode = std::fs::metadata(&hook).map_or(0o644, |m| m.permissions().mode() & 0o7777) | 0o755;
-    atomic::write(&hook, &text, Some(mode), Durability::Flushed)?;
-    out.changed.push(format!(
-        "{}: added the git t3 block (active when `git config t3.pushCheckpoints true`)",
-        hook.display()
-    ));
-    Ok(())
+/// Install what `opts` names. `repo` is needed when
+/// [`Options::needs_repository`].
+pub fn install(repo: Option<&gix::Repository>, places: &Places, opts: &Options) -> Result<InstallOutcome> {
+    run(repo, places, opts, true)
 }
 
 /// Remove exactly what [`install`] added.
-pub fn uninstall(repo: &gix::Repository, opts: Options) -> Result<InstallOutcome> {
-    let workdir = repo::workdir(repo)?;
-    let mut out = InstallOutcome::default();
-    if opts.claude_code {
-        uninstall_claude(repo, &workdir, &mut out)?;
-    }
-    if opts.git {
-        uninstall_pre_push(repo, &workdir, &mut out)?;
-    }
-    if opts.codex {
-        out.snippets
-            .push(format!("# remove from ~/.codex/config.toml\n{CODEX_SNIPPET}"));
-    }
-    Ok(out)
+pub fn uninstall(repo: Option<&gix::Repository>, places: &Places, opts: &Options) -> Result<InstallOutcome> {
+    run(repo, places, opts, false)
 }
 
-fn uninstall_claude(repo: &gix::Repository, workdir: &Path, out: &mut InstallOutcome) -> Result<()> {
-    let path = workdir.join(".claude/settings.json");
-    let Some((_, current)) = read_settings(&path)? else {
-        return Ok(());
-    };
-    let stripped = without_our_entries(current.clone());
-    if stripped == current {
-        return Ok(());
-    }
-    let backup = backup_path(repo);
-    let absent = backup.with_extension("absent");
-    let original = std::fs::read(&backup).ok();
-    let original_value = original
-        .as_ref()
-        .and_then(|b| serde_json::from_slice::<Value>(b).ok());
-    if let Some(bytes) = original.filter(|_| original_value.as_ref() == Some(&stripped)) {
-        // Nothing else changed: put the file back byte for byte.
-        atomic::write(&path, &bytes, None, Durability::Flushed)?;
-    } else if absent.exists() && stripped == json!({}) {
-        std::fs::remove_file(&path).at("could not remove", &path)?;
-        if let Some(dir) = path.parent() {
-            let _ = std::fs::remove_dir(dir);
-        }
-    } else {
-        write_json(&path, &stripped)?;
-    }
-    let _ = std::fs::remove_file(&backup);
-    let _ = std::fs::remove_file(&absent);
-    out.changed
-        .push(format!("{}: removed the git t3 hooks", path.display()));
-    Ok(())
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn uninstall_pre_push(repo: &gix::Repository, workdir: &Path, out: &mut InstallOutcome) -> Result<()> {
-    let hook = hooks_dir(repo, workdir).join("pre-push");
-    let Ok(text) = std::fs::read(&hook) else {
-        return Ok(());
-    };
-    let block = block();
-    let created = repo::t3_common_dir(repo).join("install").join("pre-push.created");
-    let Some(at) = text.windows(block.len()).position(|w| w == block.as_bytes()) else {
-        return Ok(());
-    };
-    let mut rest = text.get(..at).unwrap_or_default().to_vec();
-    rest.extend_from_slice(text.get(at + block.len()..).unwrap_or_default());
-    if created.exists() && rest == b"#!/bin/sh\n" {
-        std::fs::remove_file(&hook).at("could not remove", &hook)?;
-    } else {
-        atomic::write(&hook, &rest, None, Durability::Flushed)?;
+    /// The ready-made files under hooks/ are what install-hooks writes.
+    #[test]
+    fn shipped_files_are_what_install_writes() {
+        assert_eq!(
+            json::fresh(&CLAUDE),
+            include_str!("../../hooks/claude-code/settings.json")
+        );
+        assert_eq!(json::fresh(&CODEX), include_str!("../../hooks/codex/hooks.json"));
+        assert_eq!(
+            json::fresh(&CURSOR),
+            include_str!("../../hooks/cursor/hooks.json")
+        );
+        assert_eq!(
+            opencode::PLUGIN,
+            include_str!("../../hooks/opencode/plugins/git-t3.js")
+        );
     }
-    let _ = std::fs::remove_file(&created);
-    out.changed
-        .push(format!("{}: removed the git t3 block", hook.display()));
-    Ok(())
 }

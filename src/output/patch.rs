@@ -14,7 +14,9 @@ use gix::ObjectId;
 use gix::bstr::{BStr, ByteSlice};
 use gix::objs::tree::EntryKind;
 
-use crate::diff::patch::{Binary, Body, Event, FilePatch, Header, Hunk, Line, LineKind, Payload, PayloadKind};
+use crate::diff::patch::{
+    Binary, Body, Event, FilePatch, Header, Hunk, Line, LineKind, Payload, PayloadKind,
+};
 use crate::diff::style::Look;
 use crate::model::color::RESET;
 use crate::model::whitespace::{self, Paint};

@@ -12,6 +12,7 @@ mod extension;
 mod fuzz;
 mod hook;
 mod hostile;
+mod install;
 mod layers;
 mod property;
 mod providers;
