@@ -48,21 +48,16 @@ impl Environment {
                 crate::provider::parse_seconds(&v).or((v.trim() == "0").then_some(Duration::ZERO))
             })
         };
+        let places = places_from_process();
         Environment {
             lock_timeout: seconds("T3_LOCK_TIMEOUT"),
             provider_timeout: seconds("T3_PROVIDER_TIMEOUT"),
             trace: std::env::var_os("T3_TRACE").is_some(),
             path: std::env::var_os("PATH"),
             agent_homes: crate::provider::AgentHomes {
-                home: std::env::var_os("HOME")
-                    .filter(|v| !v.is_empty())
-                    .map(PathBuf::from),
-                claude_config_dir: std::env::var_os("CLAUDE_CONFIG_DIR")
-                    .filter(|v| !v.is_empty())
-                    .map(PathBuf::from),
-                codex_home: std::env::var_os("CODEX_HOME")
-                    .filter(|v| !v.is_empty())
-                    .map(PathBuf::from),
+                home: places.home.clone(),
+                claude_config_dir: places.claude_config_dir.clone(),
+                codex_home: places.codex_home.clone(),
             },
             terminal: crate::output::pager::Terminal {
                 stdout_is_terminal: std::io::IsTerminal::is_terminal(&std::io::stdout()),
@@ -88,7 +83,7 @@ impl Environment {
                     .filter(|v| !v.is_empty())
                     .map(PathBuf::from),
             },
-            places: places_from_process(),
+            places,
         }
     }
 

@@ -1076,9 +1076,6 @@ mod tests {
             json::fresh(&CURSOR),
             include_str!("../../hooks/cursor/hooks.json")
         );
-        assert_eq!(
-            opencode::PLUGIN,
-            include_str!("../../hooks/opencode/plugins/git-t3.js")
-        );
+        assert!(opencode::PLUGIN.starts_with(opencode::MARKER));
     }
 }
