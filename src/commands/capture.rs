@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::model::note::{self, Note, Status};
 use crate::model::thread::ThreadId;
 use crate::repo::{self, Expect, Locked, NotesReader, Recorder};
-use crate::snapshot as capture;
+use crate::snapshot::{self as capture, Skipped};
 use crate::store::{self, Checkpoint};
 
 /// Inputs of `capture`.
@@ -190,6 +190,9 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
         }
     };
     drop(t);
+    if let Some(n) = skipped_notice(&snapshot.skipped, snapshot.max_file_size) {
+        notices.push(n);
+    }
     let (worktree, branch, head) = whereabouts(repo)?;
     let note = Note {
         status: Status::from_turn_state(state.as_deref()),
@@ -206,6 +209,11 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
         prompt_id,
         from_turn,
         warnings,
+        skipped: snapshot
+            .skipped
+            .iter()
+            .map(|s| note::SkippedFile::new(&s.path, s.size))
+            .collect(),
         files,
         ..Note::new(&thread, turn)
     };
@@ -223,4 +231,37 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
         created: true,
         notices,
     })
+}
+
+/// At most this many skipped files are named in the notice.
+const SKIPPED_NAMED: usize = 5;
+
+/// The notice for files left out for their size: "skipped 1 file over 10
+/// MiB: dataset.bin (200 MiB); raise t3.maxFileSize to keep it".
+fn skipped_notice(skipped: &[Skipped], cap: Option<u64>) -> Option<String> {
+    skipped.first()?;
+    let cap = cap?;
+    let n = skipped.len();
+    let mut named: Vec<String> = skipped
+        .iter()
+        .take(SKIPPED_NAMED)
+        .map(|s| {
+            format!(
+                "{} ({})",
+                crate::output::quote_path(&s.path),
+                crate::output::human_size(s.size)
+            )
+        })
+        .collect();
+    if n > SKIPPED_NAMED {
+        named.push(format!("and {} more", n - SKIPPED_NAMED));
+    }
+    Some(format!(
+        "skipped {n} file{} over {}: {}; raise {} to keep {}",
+        if n == 1 { "" } else { "s" },
+        crate::output::human_size(cap),
+        named.join(", "),
+        capture::scope::MAX_FILE_SIZE_KEY,
+        if n == 1 { "it" } else { "them" },
+    ))
 }
