@@ -323,3 +323,26 @@ fn t3_ignored_files_are_kept_by_revert_undo_and_restore() {
     r.t3(&["op", "undo"]).ok();
     check("op undo");
 }
+
+#[test]
+fn a_file_the_targets_t3ignore_excludes_is_not_deleted() {
+    let r = TestRepo::seeded();
+    // Turn 0's .t3ignore leaves *.cache out; then the rule goes and the file
+    // is captured. Reverting to turn 0 must not delete it: its rules ignore it.
+    r.write(".t3ignore", "*.cache\n");
+    r.write("a.cache", "precious\n");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write(".t3ignore", "# nothing\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    assert!(paths(&r, &r.ref_tree(&ref_for(THREAD, 1))).contains(&"a.cache".to_owned()));
+    r.t3(&["revert", "--thread", THREAD, "--to", "0"]).ok();
+    assert_eq!(
+        std::fs::read_to_string(r.root.join("a.cache")).ok().as_deref(),
+        Some("precious\n"),
+        "revert deleted a file the target's .t3ignore excludes"
+    );
+    assert_eq!(
+        std::fs::read_to_string(r.root.join(".t3ignore")).unwrap(),
+        "*.cache\n"
+    );
+}
