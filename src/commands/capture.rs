@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::model::note::{self, Note, Status};
 use crate::model::thread::ThreadId;
 use crate::repo::{self, Expect, Locked, NotesReader, Recorder};
-use crate::snapshot::{self as capture, Skipped};
+use crate::snapshot::{self as capture, Skipped, secrets};
 use crate::store::{self, Checkpoint};
 
 /// Inputs of `capture`.
@@ -171,7 +171,7 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
     drop(t);
     let t = crate::trace::span("summary");
     let mut notices = Vec::new();
-    let (files, from_turn, warnings) = match base {
+    let (files, from_turn, mut warnings) = match base {
         Some(base) => {
             let (exact, squeezed) = summary::summarize_both(repo, base.tree, snapshot.tree)?;
             // The cache holds git's default counts only.
@@ -192,6 +192,17 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
     drop(t);
     if let Some(n) = skipped_notice(&snapshot.skipped, snapshot.max_file_size) {
         notices.push(n);
+    }
+    if !snapshot.secrets.is_empty() {
+        let warning = secrets::warning(&snapshot.secrets);
+        // Said once per thread: a checkpoint of it that warned already says so.
+        if !warned_before(repo, &mut notes, &thread, &refs) {
+            notices.push(format!(
+                "turn {turn} {warning}; leave them out with .t3ignore (or .gitignore) — \
+                 `git t3 push` refuses to send them unless --allow-secrets (said once per thread)"
+            ));
+        }
+        warnings.push(warning);
     }
     let (worktree, branch, head) = whereabouts(repo)?;
     let note = Note {
@@ -264,4 +275,22 @@ fn skipped_notice(skipped: &[Skipped], cap: Option<u64>) -> Option<String> {
         capture::scope::MAX_FILE_SIZE_KEY,
         if n == 1 { "it" } else { "them" },
     ))
+}
+
+/// Whether a checkpoint of `thread` (`refs`, newest first) already warned
+/// about secret-looking paths. A note that cannot be read counts as not.
+fn warned_before(
+    repo: &gix::Repository,
+    notes: &mut NotesReader<'_>,
+    thread: &crate::model::thread::ThreadId,
+    refs: &[store::TurnRef],
+) -> bool {
+    refs.iter().rev().any(|t| {
+        store::load(repo, notes, thread, *t).is_ok_and(|cp| {
+            cp.note
+                .warnings
+                .iter()
+                .any(|w| w.starts_with(secrets::WARNING_PREFIX))
+        })
+    })
 }

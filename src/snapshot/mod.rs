@@ -38,7 +38,8 @@
 //! - `hash.rs`: what a capture hashes, and what it reuses from the last one;
 //! - `tree.rs`: the tree edits, applied to the base tree;
 //! - `scope.rs`: what a capture leaves out besides git's ignored files
-//!   (`t3.maxFileSize`, `.t3ignore`, `info/t3-exclude`).
+//!   (`t3.maxFileSize`, `.t3ignore`, `info/t3-exclude`);
+//! - `secrets.rs`: which recorded paths look like secrets.
 
 use std::path::Path;
 use std::time::SystemTime;
@@ -52,6 +53,7 @@ use crate::repo::{self, Recorder};
 mod cache;
 mod hash;
 pub mod scope;
+pub mod secrets;
 mod stream;
 mod tree;
 mod walk;
@@ -73,6 +75,8 @@ pub struct Snapshot {
     pub skipped: Vec<Skipped>,
     /// The cap they were over (`None`: no cap).
     pub max_file_size: Option<u64>,
+    /// Untracked files captured whose paths look like secrets, by path.
+    pub secrets: Vec<gix::bstr::BString>,
     /// The cache being written in the background; joined on drop, which
     /// callers let happen before they release the repository lock.
     _cache_write: CacheWrite,
@@ -182,6 +186,14 @@ impl Ctx<'_, '_> {
         hashed += n;
         tree::untracked_edits(&untracked, old_untracked, incremental, &mut edits);
         drop(t);
+        let t = crate::trace::span("secret patterns");
+        let patterns = secrets::Secrets::of(self.repo);
+        let secrets = untracked
+            .iter()
+            .filter(|f| f.mode != gix::index::entry::Mode::COMMIT && patterns.matches(f.path.as_ref()))
+            .map(|f| f.path.clone())
+            .collect();
+        drop(t);
 
         // 4. The tree.
         let t = crate::trace::span("tree edit");
@@ -201,6 +213,7 @@ impl Ctx<'_, '_> {
             rebuilt,
             skipped,
             max_file_size: self.max_file_size,
+            secrets,
             _cache_write: cache_write,
         })
     }

@@ -1,5 +1,6 @@
 //! What goes into a checkpoint besides git's rules: the size cap
-//! (`t3.maxFileSize`), `.t3ignore` and `info/t3-exclude`.
+//! (`t3.maxFileSize`), `.t3ignore` and `info/t3-exclude`, and the secret
+//! warnings of `capture`.
 
 use crate::util::{THREAD, TestRepo, ref_for};
 
@@ -345,4 +346,57 @@ fn a_file_the_targets_t3ignore_excludes_is_not_deleted() {
         std::fs::read_to_string(r.root.join(".t3ignore")).unwrap(),
         "*.cache\n"
     );
+}
+
+#[test]
+fn capture_warns_about_secrets_once_per_thread() {
+    let r = TestRepo::seeded();
+    r.git(&["config", "--add", "t3.secretPattern", "*.token"]);
+    r.git(&["config", "--add", "t3.secretPattern", "!.env.example"]);
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write(".env.example", "A=\n");
+    let quiet = r.t3(&["capture", "--thread", THREAD]).ok();
+    assert!(!quiet.stderr.contains("secret"), "{}", quiet.stderr);
+    r.write(".env", "API_KEY=1\n");
+    r.write("keys/deploy.token", "t\n");
+    let first = r.t3(&["capture", "--thread", THREAD]).ok();
+    assert!(
+        first
+            .stderr
+            .contains("turn 2 records paths that look like secrets: .env, keys/deploy.token")
+            && first.stderr.contains("--allow-secrets"),
+        "{}",
+        first.stderr
+    );
+    r.write("README.md", "turn 3\n");
+    let second = r.t3(&["capture", "--thread", THREAD]).ok();
+    assert!(
+        !second.stderr.contains("secret"),
+        "warned twice: {}",
+        second.stderr
+    );
+    // The notes of both turns say so; the marker makes it once.
+    for turn in [2, 3] {
+        let warnings = note_of(&r, turn)["warnings"].clone();
+        assert!(
+            warnings.to_string().contains("look like secrets: .env"),
+            "turn {turn}: {warnings}"
+        );
+    }
+    // Another thread is warned on its own (its baseline records them).
+    let other = r.t3(&["baseline", "--thread", "other"]).ok();
+    assert!(
+        other
+            .stderr
+            .contains("turn 0 records paths that look like secrets"),
+        "{}",
+        other.stderr
+    );
+    let again = r.t3(&["capture", "--thread", "other"]).ok();
+    assert!(!again.stderr.contains("secret"), "{}", again.stderr);
+    // An ignored secret is never recorded, so never warned about.
+    r.write(".t3ignore", ".env\nkeys/\n");
+    r.t3(&["baseline", "--thread", "third"]).ok();
+    let third = r.t3(&["capture", "--thread", "third"]).ok();
+    assert!(!third.stderr.contains("secret"), "{}", third.stderr);
 }
