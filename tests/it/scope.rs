@@ -1,6 +1,6 @@
 //! What goes into a checkpoint besides git's rules: the size cap
 //! (`t3.maxFileSize`), `.t3ignore` and `info/t3-exclude`, and the secret
-//! warnings of `capture`.
+//! warnings of `capture` and the secret scan of `push`.
 
 use crate::util::{THREAD, TestRepo, ref_for};
 
@@ -399,4 +399,60 @@ fn capture_warns_about_secrets_once_per_thread() {
     r.t3(&["baseline", "--thread", "third"]).ok();
     let third = r.t3(&["capture", "--thread", "third"]).ok();
     assert!(!third.stderr.contains("secret"), "{}", third.stderr);
+}
+
+/// A repository with a bare remote in the same temporary directory.
+fn with_remote() -> (TestRepo, std::path::PathBuf) {
+    let r = TestRepo::seeded();
+    let remote = r.tmp().join("remote.git");
+    r.git_in(r.tmp(), &["init", "-q", "--bare", remote.to_str().unwrap()])
+        .ok();
+    r.git(&["remote", "add", "origin", remote.to_str().unwrap()]);
+    (r, remote)
+}
+
+fn remote_refs(r: &TestRepo) -> String {
+    r.git(&["ls-remote", "origin"])
+}
+
+#[test]
+fn push_refuses_secret_looking_files_unless_allowed() {
+    let (r, _remote) = with_remote();
+    // Committed in the branch: the user's own history, not reported.
+    r.write("tests/fixtures/server.pem", "fixture\n");
+    r.commit_all("a test certificate");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("notes.txt", "turn 1\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    r.t3(&["push", "origin"]).ok();
+    r.write(".env", "API_KEY=1\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let before = remote_refs(&r);
+    let refused = r.t3(&["push", "origin"]).fails(1);
+    assert!(
+        refused.stderr.contains(".env (turn 2 of thread 'thread-7f3c')")
+            && refused.stderr.contains("--allow-secrets"),
+        "{}",
+        refused.stderr
+    );
+    assert!(!refused.stderr.contains("server.pem"), "{}", refused.stderr);
+    assert_eq!(remote_refs(&r), before, "a refused push changed the remote");
+    let json = r.t3(&["--json", "push", "origin"]).fails(1);
+    assert!(json.stderr.contains("\"kind\":\"refused\""), "{}", json.stderr);
+    // A later turn without it still sends turn 2: still refused.
+    r.remove(".env");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    r.t3(&["push", "origin"]).fails(1);
+    r.t3(&["push", "origin", "--allow-secrets"]).ok();
+    let after = remote_refs(&r);
+    assert!(after.contains(&ref_for(THREAD, 3)), "{after}");
+    // What the remote has is not scanned again.
+    r.write("notes.txt", "turn 4\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    r.t3(&["push", "origin"]).ok();
+    // A changed secret is new content: refused again.
+    r.write(".env", "API_KEY=2\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let again = r.t3(&["push", "origin", "--thread", THREAD]).fails(1);
+    assert!(again.stderr.contains(".env (turn 5"), "{}", again.stderr);
 }
