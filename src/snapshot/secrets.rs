@@ -1,6 +1,6 @@
 //! Paths that look like secrets: `capture` warns (once per thread) when a
-//! checkpoint records one, and `push` refuses to send one (see
-//! [`crate::sync`]) unless `--allow-secrets`.
+//! checkpoint records one, and `push` refuses to send one (its scan is in
+//! `sync/secrets.rs`) unless `--allow-secrets`.
 //!
 //! The patterns are gitignore patterns, matched by gix against each file's
 //! worktree-relative path (a pattern without `/` matches the file name in
@@ -96,7 +96,11 @@ impl Secrets {
 /// first few, C-quoted, and how many more.
 pub fn warning(paths: &[BString]) -> String {
     let mut text = String::from(WARNING_PREFIX);
-    let named: Vec<String> = paths.iter().take(NAMED).map(crate::output::quote_path).collect();
+    let named: Vec<String> = paths
+        .iter()
+        .take(NAMED)
+        .map(|p| crate::model::path::to_text(p).0)
+        .collect();
     text.push_str(&named.join(", "));
     if paths.len() > NAMED {
         text.push_str(&format!(" and {} more", paths.len() - NAMED));

@@ -143,7 +143,8 @@ pub fn remote_commits(listing: &[u8]) -> HashSet<ObjectId> {
         .collect()
 }
 
-/// One line naming what was found: the first few, and how many more.
+/// One line naming what was found: the first few, and how many more (paths
+/// in their display form; output escapes control characters).
 pub fn describe(found: &[Finding]) -> String {
     const NAMED: usize = 3;
     let mut parts: Vec<String> = found
@@ -152,9 +153,9 @@ pub fn describe(found: &[Finding]) -> String {
         .map(|f| {
             format!(
                 "{} (turn {} of thread '{}')",
-                crate::output::quote_path(&f.path),
+                crate::model::path::to_text(&f.path).0,
                 f.turn,
-                crate::output::safe(&f.thread)
+                f.thread
             )
         })
         .collect();
