@@ -196,7 +196,7 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
     if !snapshot.secrets.is_empty() {
         let warning = secrets::warning(&snapshot.secrets);
         // Said once per thread: a checkpoint of it that warned already says so.
-        if !warned_before(repo, &mut notes, &thread, &refs) {
+        if !warned_before(&mut notes, &refs) {
             notices.push(format!(
                 "turn {turn} {warning}; leave them out with .t3ignore (or .gitignore) — \
                  `git t3 push` refuses to send them unless --allow-secrets (said once per thread)"
@@ -277,20 +277,17 @@ fn skipped_notice(skipped: &[Skipped], cap: Option<u64>) -> Option<String> {
     ))
 }
 
-/// Whether a checkpoint of `thread` (`refs`, newest first) already warned
-/// about secret-looking paths. A note that cannot be read counts as not.
-fn warned_before(
-    repo: &gix::Repository,
-    notes: &mut NotesReader<'_>,
-    thread: &crate::model::thread::ThreadId,
-    refs: &[store::TurnRef],
-) -> bool {
+/// Whether a checkpoint of the thread (`refs`, read newest first) already
+/// warned about secret-looking paths. Only stored notes are read (a
+/// checkpoint without one never warned); one that does not parse counts as
+/// not.
+fn warned_before(notes: &mut NotesReader<'_>, refs: &[store::TurnRef]) -> bool {
     refs.iter().rev().any(|t| {
-        store::load(repo, notes, thread, *t).is_ok_and(|cp| {
-            cp.note
-                .warnings
-                .iter()
-                .any(|w| w.starts_with(secrets::WARNING_PREFIX))
-        })
+        notes
+            .get(t.commit)
+            .ok()
+            .flatten()
+            .and_then(|data| Note::parse(&data).ok())
+            .is_some_and(|n| n.warnings.iter().any(|w| w.starts_with(secrets::WARNING_PREFIX)))
     })
 }
