@@ -188,7 +188,6 @@ fn repository_command(
 ) -> Result<Outcome> {
     let thread = |raw: &str| ThreadId::parse(raw);
     let optional = |raw: Option<&str>| raw.map(ThreadId::parse).transpose();
-    let is_push = matches!(command, Command::Push(_));
     Ok(match command {
         Command::Baseline(a) => {
             let opts = commands::baseline::Options {
@@ -256,19 +255,12 @@ fn repository_command(
             opts.thread = opts.thread.map(|t| ctx.resolve(t)).transpose()?;
             Outcome::Verify(commands::verify::run(&ctx.repo, opts)?)
         }
-        Command::Push(a) | Command::Fetch(a) => {
-            let dir = if is_push {
-                commands::sync::Direction::Push
-            } else {
-                commands::sync::Direction::Fetch
-            };
-            let t = optional(a.thread.as_deref())?;
-            // Usage first, before a repository is looked for.
-            commands::sync::check_remote(a.remote.as_deref())?;
-            let ctx = open()?;
-            let t = t.map(|t| ctx.resolve(t)).transpose()?;
-            Outcome::Sync(commands::sync::run(&ctx, dir, a.remote.as_deref(), t.as_ref())?)
-        }
+        Command::Push(crate::cli::PushArgs { sync, allow_secrets }) => Outcome::Sync(sync_command(
+            commands::sync::Direction::Push { allow_secrets },
+            sync,
+            open,
+        )?),
+        Command::Fetch(a) => Outcome::Sync(sync_command(commands::sync::Direction::Fetch, a, open)?),
         Command::Op(a) => Outcome::Op(op(a.action, open)?),
         Command::Notes(a) => {
             let crate::cli::NotesAction::Backfill { thread, dry_run } = a.action;
@@ -295,6 +287,20 @@ fn repository_command(
             ));
         }
     })
+}
+
+/// `push` and `fetch`.
+fn sync_command(
+    dir: commands::sync::Direction,
+    a: crate::cli::SyncArgs,
+    open: &dyn Fn() -> Result<Context>,
+) -> Result<commands::sync::SyncOutcome> {
+    let t = a.thread.as_deref().map(ThreadId::parse).transpose()?;
+    // Usage first, before a repository is looked for.
+    commands::sync::check_remote(a.remote.as_deref())?;
+    let ctx = open()?;
+    let t = t.map(|t| ctx.resolve(t)).transpose()?;
+    commands::sync::run(&ctx, dir, a.remote.as_deref(), t.as_ref())
 }
 
 /// `log`, `status`, `rev` and `restore`.

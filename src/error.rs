@@ -178,6 +178,19 @@ pub enum Error {
         /// git's own words.
         message: String,
     },
+    /// `push` found checkpoints about to leave the machine that record paths
+    /// looking like secrets; nothing was sent.
+    #[error(
+        "refusing to push to {remote}: the checkpoints record files that look like secrets: {found}; \
+         leave such files out with .t3ignore, remove the checkpoints that hold them \
+         (git t3 drop --thread <id>), or push them anyway with --allow-secrets"
+    )]
+    SecretsInPush {
+        /// The remote.
+        remote: String,
+        /// What was found, for a person (see `sync::secrets::describe`).
+        found: String,
+    },
     /// Data read from a hook payload, a settings file or another outside
     /// source is malformed.
     #[error("{source_name}: {problem}")]
@@ -335,6 +348,7 @@ impl Error {
             | Error::RevertInProgress { .. }
             | Error::NoRevertInProgress { .. }
             | Error::NothingToUndo { .. }
+            | Error::SecretsInPush { .. }
             | Error::Refused(_) => ErrorKind::Refused,
             Error::BadMetadata { .. } | Error::BadInput { .. } | Error::BadConfig { .. } => {
                 ErrorKind::UntrustedData

@@ -57,8 +57,8 @@ pub enum Command {
     Notes(NotesArgs),
     /// Check refs and notes under refs/t3/ (for CI): exit 1 with one line per problem
     Verify(VerifyArgs),
-    /// Push checkpoint refs and notes (merging the remote's notes first)
-    Push(SyncArgs),
+    /// Push checkpoint refs and notes (merging the remote's notes first); refuses checkpoints recording secret-looking files
+    Push(PushArgs),
     /// Fetch checkpoint refs and notes (merging them into yours)
     Fetch(SyncArgs),
     /// Entry point for agent hooks (claude-code, codex, opencode, cursor: JSON on stdin; codex notify: JSON argument)
@@ -411,6 +411,17 @@ pub struct SyncArgs {
     /// Only this thread's checkpoints (notes always travel whole)
     #[arg(long, value_name = "ID", add = thread_completer())]
     pub thread: Option<String>,
+}
+
+/// Arguments of `push`.
+#[derive(Debug, Args)]
+pub struct PushArgs {
+    #[allow(missing_docs)]
+    #[command(flatten)]
+    pub sync: SyncArgs,
+    /// Push even checkpoints that record files looking like secrets (.env, *.pem, id_rsa…, t3.secretPattern)
+    #[arg(long)]
+    pub allow_secrets: bool,
 }
 
 /// Arguments of `hook`.

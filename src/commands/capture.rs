@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::model::note::{self, Note, Status};
 use crate::model::thread::ThreadId;
 use crate::repo::{self, Expect, Locked, NotesReader, Recorder};
-use crate::snapshot as capture;
+use crate::snapshot::{self as capture, Skipped, secrets};
 use crate::store::{self, Checkpoint};
 
 /// Inputs of `capture`.
@@ -171,7 +171,7 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
     drop(t);
     let t = crate::trace::span("summary");
     let mut notices = Vec::new();
-    let (files, from_turn, warnings) = match base {
+    let (files, from_turn, mut warnings) = match base {
         Some(base) => {
             let (exact, squeezed) = summary::summarize_both(repo, base.tree, snapshot.tree)?;
             // The cache holds git's default counts only.
@@ -190,6 +190,20 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
         }
     };
     drop(t);
+    if let Some(n) = skipped_notice(&snapshot.skipped, snapshot.max_file_size) {
+        notices.push(n);
+    }
+    if !snapshot.secrets.is_empty() {
+        let warning = secrets::warning(&snapshot.secrets);
+        // Said once per thread: a checkpoint of it that warned already says so.
+        if !warned_before(&mut notes, &refs) {
+            notices.push(format!(
+                "turn {turn} {warning}; leave them out with .t3ignore (or .gitignore) — \
+                 `git t3 push` refuses to send them unless --allow-secrets (said once per thread)"
+            ));
+        }
+        warnings.push(warning);
+    }
     let (worktree, branch, head) = whereabouts(repo)?;
     let note = Note {
         status: Status::from_turn_state(state.as_deref()),
@@ -206,6 +220,11 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
         prompt_id,
         from_turn,
         warnings,
+        skipped: snapshot
+            .skipped
+            .iter()
+            .map(|s| note::SkippedFile::new(&s.path, s.size))
+            .collect(),
         files,
         ..Note::new(&thread, turn)
     };
@@ -222,5 +241,53 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
         checkpoint,
         created: true,
         notices,
+    })
+}
+
+/// At most this many skipped files are named in the notice.
+const SKIPPED_NAMED: usize = 5;
+
+/// The notice for files left out for their size: "skipped 1 file over 10
+/// MiB: dataset.bin (200 MiB); raise t3.maxFileSize to keep it".
+fn skipped_notice(skipped: &[Skipped], cap: Option<u64>) -> Option<String> {
+    skipped.first()?;
+    let cap = cap?;
+    let n = skipped.len();
+    let mut named: Vec<String> = skipped
+        .iter()
+        .take(SKIPPED_NAMED)
+        .map(|s| {
+            format!(
+                "{} ({})",
+                crate::output::quote_path(&s.path),
+                crate::output::human_size(s.size)
+            )
+        })
+        .collect();
+    if n > SKIPPED_NAMED {
+        named.push(format!("and {} more", n - SKIPPED_NAMED));
+    }
+    Some(format!(
+        "skipped {n} file{} over {}: {}; raise {} to keep {}",
+        if n == 1 { "" } else { "s" },
+        crate::output::human_size(cap),
+        named.join(", "),
+        capture::scope::MAX_FILE_SIZE_KEY,
+        if n == 1 { "it" } else { "them" },
+    ))
+}
+
+/// Whether a checkpoint of the thread (`refs`, read newest first) already
+/// warned about secret-looking paths. Only stored notes are read (a
+/// checkpoint without one never warned); one that does not parse counts as
+/// not.
+fn warned_before(notes: &mut NotesReader<'_>, refs: &[store::TurnRef]) -> bool {
+    refs.iter().rev().any(|t| {
+        notes
+            .get(t.commit)
+            .ok()
+            .flatten()
+            .and_then(|data| Note::parse(&data).ok())
+            .is_some_and(|n| n.warnings.iter().any(|w| w.starts_with(secrets::WARNING_PREFIX)))
     })
 }

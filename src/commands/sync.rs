@@ -10,7 +10,10 @@ use crate::sync;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {
     /// `git t3 push`.
-    Push,
+    Push {
+        /// `--allow-secrets`: send checkpoints that record secret-looking files.
+        allow_secrets: bool,
+    },
     /// `git t3 fetch`.
     Fetch,
 }
@@ -37,7 +40,12 @@ pub fn run(
     check_remote(remote)?;
     let remote = sync::default_remote(&ctx.repo, remote);
     let report = match direction {
-        Direction::Push => sync::push(&ctx.lock("push")?, &remote, thread)?,
+        Direction::Push { allow_secrets } => sync::push(
+            &ctx.lock("push")?,
+            &remote,
+            thread,
+            sync::PushOptions { allow_secrets },
+        )?,
         Direction::Fetch => sync::fetch(&ctx.lock("fetch")?, &remote, thread)?,
     };
     Ok(report)

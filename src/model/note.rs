@@ -166,6 +166,34 @@ impl FileChange {
     }
 }
 
+/// An untracked file a capture left out for its size (`t3.maxFileSize`).
+///
+/// Paths are stored like [`FileChange`]'s: `path` for display, `path_b64`
+/// with the exact bytes only when they are not UTF-8.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedFile {
+    /// Path relative to the worktree root, for display.
+    pub path: String,
+    /// The path's bytes in base64, only when they are not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_b64: Option<String>,
+    /// Its size on disk, in bytes.
+    pub size: u64,
+}
+
+impl SkippedFile {
+    /// The file at `path` of `size` bytes.
+    pub fn new(path: &[u8], size: u64) -> Self {
+        let (path, path_b64) = crate::model::path::to_text(path);
+        SkippedFile { path, path_b64, size }
+    }
+
+    /// The path's exact bytes.
+    pub fn path_bytes(&self) -> std::borrow::Cow<'_, [u8]> {
+        crate::model::path::from_text(&self.path, self.path_b64.as_deref())
+    }
+}
+
 /// A revert that landed on this checkpoint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RevertRecord {
@@ -260,6 +288,10 @@ pub struct Note {
     /// Reverts that landed on this checkpoint.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reverts: Vec<RevertRecord>,
+    /// Untracked files left out of the snapshot for their size, sorted by
+    /// path bytes (a revert never deletes or overwrites them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<SkippedFile>,
     /// Changed files against `from_turn`, sorted by path bytes.
     #[serde(default)]
     pub files: Vec<FileChange>,
@@ -317,6 +349,7 @@ impl Note {
             prompt_id: None,
             warnings: Vec::new(),
             reverts: Vec::new(),
+            skipped: Vec::new(),
             files: Vec::new(),
             files_omitted: None,
         }
@@ -457,6 +490,10 @@ mod tests {
             prompt_id: Some("p-1".into()),
             warnings: vec![],
             reverts: vec![],
+            skipped: vec![
+                SkippedFile::new(b"data/big.bin", 209_715_200),
+                SkippedFile::new(b"raw\xff.bin", 11 << 20),
+            ],
             files: vec![
                 FileChange::new(
                     "new\nline \u{1F600}.txt".as_bytes(),
@@ -482,6 +519,8 @@ mod tests {
         assert_eq!(back.files[1].path_bytes(), b"caf\xe9".as_slice());
         assert_eq!(back.files[1].old_path_bytes().unwrap(), b"\xff\n".as_slice());
         assert_eq!(back.files[0].path_b64, None, "UTF-8 paths need no bytes");
+        assert_eq!(back.skipped[1].path_bytes(), b"raw\xff.bin".as_slice());
+        assert_eq!(back.skipped[0].size, 209_715_200);
         // Fields this build does not know are ignored (schema 1 grows).
         let newer = text.replace("binary = true", "binary = true\nfuture = 1");
         assert_eq!(Note::parse(newer.as_bytes()).unwrap(), n);

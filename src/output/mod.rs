@@ -181,9 +181,43 @@ pub fn quote_path(path: impl AsRef<[u8]>) -> String {
     String::from_utf8_lossy(&patch::quote(gix::bstr::BStr::new(path.as_ref()))).into_owned()
 }
 
+/// A size for a person, in git's binary units: `512 bytes`, `10 MiB`,
+/// `1.5 GiB` (one decimal when it is not whole).
+pub fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} byte{}", if bytes == 1 { "" } else { "s" });
+    }
+    let mut unit = 0;
+    let mut scale = 1024u64;
+    while unit + 1 < UNITS.len() && bytes >= scale * 1024 {
+        scale *= 1024;
+        unit += 1;
+    }
+    // Tenths, rounded down, so a size never reads as more than it is.
+    let tenths = u128::from(bytes) * 10 / u128::from(scale);
+    if tenths % 10 == 0 {
+        format!("{} {}", tenths / 10, UNITS[unit])
+    } else {
+        format!("{}.{} {}", tenths / 10, tenths % 10, UNITS[unit])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::quote_path;
+
+    #[test]
+    fn sizes_read_like_git() {
+        use super::human_size;
+        assert_eq!(human_size(1), "1 byte");
+        assert_eq!(human_size(1000), "1000 bytes");
+        assert_eq!(human_size(10 << 20), "10 MiB");
+        assert_eq!(human_size(200 << 20), "200 MiB");
+        assert_eq!(human_size((3 << 30) / 2), "1.5 GiB");
+        assert_eq!(human_size((10 << 20) + 1), "10 MiB");
+        assert_eq!(human_size(u64::MAX), "16777215.9 TiB");
+    }
 
     #[test]
     fn quotes_like_git() {

@@ -3,9 +3,11 @@
 //! the index is handled by [`index`].
 //!
 //! What a restore never does:
-//! - delete an untracked file that the target's ignore rules ignore (the
-//!   snapshot it is compared with leaves out what the current rules ignore,
-//!   so neither set of rules' ignored files is touched);
+//! - delete an untracked file that the target's ignore rules ignore, its
+//!   `.gitignore` files or its t3 rules (`.t3ignore`, `info/t3-exclude`)
+//!   (the snapshot it is compared with leaves out what the current rules
+//!   ignore, and the files over `t3.maxFileSize`, so neither set of rules'
+//!   ignored files nor a skipped file is touched);
 //! - write a path that is skip-worktree in the user's index and absent from
 //!   the worktree (a sparse checkout's out-of-cone files), or drop that bit;
 //! - delete a nested repository (a gitlink only names its commit).
@@ -127,11 +129,21 @@ pub fn plan(repo: &gix::Repository, current: ObjectId, target: ObjectId) -> Resu
 
 /// Which of `paths` the ignore rules of tree `tree` (its `.gitignore` files,
 /// plus `info/exclude` and `core.excludesFile`) ignore, a parent directory
-/// included.
+/// included; or its t3 rules (its `.t3ignore`, plus `info/t3-exclude`),
+/// matched on their own so that a `!` line in them never takes back what
+/// git's rules ignore.
 fn ignored_by(repo: &gix::Repository, tree: ObjectId, paths: &[BString]) -> Result<HashSet<BString>> {
     let mut out = HashSet::new();
     if paths.is_empty() {
         return Ok(out);
+    }
+    if let Some(t3) = crate::snapshot::scope::Excludes::of_tree(repo, tree)? {
+        let mut matcher = t3.matcher(repo);
+        for path in paths {
+            if matcher.is_excluded(path.as_bstr(), false)? {
+                out.insert(path.clone());
+            }
+        }
     }
     let index = ignore_files_of(repo, tree, paths)?;
     let mut excludes = repo

@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 
 use gix::ObjectId;
-use gix::bstr::{BStr, BString, ByteSlice};
+use gix::bstr::{BString, ByteSlice};
 
 use crate::error::{Context as _, Error, Result, git_err};
 use crate::oplog::{self, MovedAside};
@@ -215,12 +215,13 @@ fn add_files(
         .filter_pipeline(None)
         .context(|| "could not set up clean filters".into())?;
     let no_index = gix::index::State::new(repo.object_hash());
+    let workdir = repo::workdir(repo)?;
     let mut editor = repo::tree_editor(repo, Some(base))?;
     for path in paths {
-        let hashed = pipeline
-            .worktree_file_to_object(BStr::new(path.as_slice()), &no_index)
+        // Streamed: a file skipped for its size is kept in bounded memory.
+        let hashed = crate::snapshot::hash_file(repo, &mut pipeline, &no_index, &workdir, path.as_bstr())
             .context(|| format!("could not keep {} in the safety checkpoint", path.to_str_lossy()))?;
-        if let Some((id, kind, _)) = hashed {
+        if let Some((id, kind)) = hashed {
             rec.note_written([id]);
             editor
                 .upsert(path.split(|b| *b == b'/'), kind, id)

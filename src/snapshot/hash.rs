@@ -18,7 +18,10 @@
 //! Untracked, not ignored files (see [`untracked`]) reuse the id and mode of
 //! their entry in the last capture's `index.untracked` when the file's stat
 //! data matches that entry, is not racy against that index's timestamp, and
-//! the file's kind and executable bit still match the mode. All others are
+//! the file's kind and executable bit still match the mode. A regular file
+//! larger than `t3.maxFileSize` is left out (and reported as skipped) unless
+//! the user's index has it; that one `lstat` per untracked file serves the
+//! cap, the reuse check and the choice to stream. All others are
 //! hashed here, in parallel (up to 8 threads) when there are at least 64;
 //! a nested repository is never reused: it is read again each time and
 //! recorded by its HEAD commit. Ignored files are never read.
@@ -119,31 +122,57 @@ impl<'c, 'a, 'r> Rehash<'c, 'a, 'r> {
     }
 }
 
+/// What [`untracked`] found.
+pub(super) struct UntrackedOutcome {
+    /// The untracked files captured, sorted by path.
+    pub(super) files: Vec<Untracked>,
+    /// How many of them were hashed.
+    pub(super) hashed: usize,
+    /// The files left out for their size, sorted by path.
+    pub(super) skipped: Vec<super::Skipped>,
+}
+
 /// The untracked files the walk found, each with its id: reused from `old`
 /// (the last capture's `index.untracked`) where allowed, hashed otherwise
-/// (see the module docs). Sorted by path; also returns how many were hashed.
+/// (see the module docs); a file larger than the cap is left out unless the
+/// user's index has it. Each file is `lstat`ed once here, for both.
 pub(super) fn untracked(
     ctx: &Ctx<'_, '_>,
     found: Vec<(BString, Option<gix::dir::entry::Kind>)>,
     old: Option<&gix::index::File>,
     index: &gix::index::State,
-) -> Result<(Vec<Untracked>, usize)> {
+) -> Result<UntrackedOutcome> {
     let stat_opts = ctx
         .repo
         .stat_options()
         .context(|| "could not read core.checkStat".into())?;
     let mut fresh = Vec::with_capacity(found.len());
     let mut to_hash = Vec::new();
+    let mut over = Vec::new();
     for (path, disk_kind) in found {
-        if disk_kind != Some(gix::dir::entry::Kind::Repository)
-            && let Some(old) = old
+        if disk_kind == Some(gix::dir::entry::Kind::Repository) {
+            to_hash.push((path, None));
+            continue;
+        }
+        // Gone since the walk: hashing finds that out and leaves it out.
+        let Ok(md) = metadata(ctx.workdir, &path) else {
+            to_hash.push((path, None));
+            continue;
+        };
+        let known = Known::of(&md);
+        if let Some(cap) = ctx.max_file_size
+            && known.is_file
+            && known.len > cap
+        {
+            over.push((path, known));
+            continue;
+        }
+        if let Some(old) = old
             && let Some(e) = old.entry_by_path(path.as_bstr())
-            && let Some(stat) = lstat(ctx.workdir, &path)
+            && let Ok(stat) = Stat::from_fs(&md)
             && stat.matches(&e.stat, stat_opts)
             && !stat.is_racy(old.timestamp(), stat_opts)
-            && e.mode
-                .change_to_match_fs(&metadata(ctx.workdir, &path)?, true, true)
-                .is_none()
+            && e.mode.change_to_match_fs(&md, true, true).is_none()
         {
             fresh.push(Untracked {
                 path,
@@ -153,8 +182,9 @@ pub(super) fn untracked(
             });
             continue;
         }
-        to_hash.push(path);
+        to_hash.push((path, Some(known)));
     }
+    let skipped = over_the_cap(ctx, over, &mut to_hash)?;
     let hashed = to_hash.len();
     for (path, id, kind, stat) in hash_untracked(ctx, to_hash, index)? {
         fresh.push(Untracked {
@@ -165,14 +195,78 @@ pub(super) fn untracked(
         });
     }
     fresh.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok((fresh, hashed))
+    Ok(UntrackedOutcome {
+        files: fresh,
+        hashed,
+        skipped,
+    })
+}
+
+/// Of the untracked files over the cap, those the user's index has (added,
+/// not committed yet: tracked, so captured) go to `to_hash`; the others are
+/// the skipped ones, sorted by path. The user's index is read only when
+/// some file is over the cap.
+fn over_the_cap(
+    ctx: &Ctx<'_, '_>,
+    over: Vec<(BString, Known)>,
+    to_hash: &mut Vec<(BString, Option<Known>)>,
+) -> Result<Vec<super::Skipped>> {
+    if over.is_empty() {
+        return Ok(Vec::new());
+    }
+    let user = match ctx.repo.index_path() {
+        p if p.is_file() => Some(
+            ctx.repo
+                .open_index()
+                .context(|| format!("could not read the index {}", p.display()))?,
+        ),
+        _ => None,
+    };
+    let mut skipped = Vec::new();
+    for (path, known) in over {
+        if user
+            .as_ref()
+            .is_some_and(|u| u.entry_by_path(path.as_bstr()).is_some())
+        {
+            to_hash.push((path, Some(known)));
+        } else {
+            skipped.push(super::Skipped {
+                path,
+                size: known.len,
+            });
+        }
+    }
+    skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(skipped)
+}
+
+/// What the one `lstat` of an untracked file told: enough to decide on the
+/// cap and on streaming without another.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Known {
+    /// A regular file (not a symlink).
+    pub(super) is_file: bool,
+    /// Its size in bytes.
+    pub(super) len: u64,
+    /// Its executable bit.
+    pub(super) executable: bool,
+}
+
+impl Known {
+    pub(super) fn of(md: &gix::index::fs::Metadata) -> Self {
+        Known {
+            is_file: md.is_file(),
+            len: md.len(),
+            executable: md.is_executable(),
+        }
+    }
 }
 
 /// Hash untracked files (in parallel when there are many); a file gone in
 /// the meantime is left out.
 fn hash_untracked(
     ctx: &Ctx<'_, '_>,
-    paths: Vec<BString>,
+    paths: Vec<(BString, Option<Known>)>,
     index: &gix::index::State,
 ) -> Result<Vec<(BString, ObjectId, EntryKind, Stat)>> {
     let threads = std::thread::available_parallelism()
@@ -211,15 +305,15 @@ fn hash_paths(
     repo: &gix::Repository,
     workdir: &Path,
     index: &gix::index::State,
-    paths: &[BString],
+    paths: &[(BString, Option<Known>)],
 ) -> Result<Vec<(BString, ObjectId, EntryKind, Stat)>> {
     let (mut pipeline, _) = repo
         .filter_pipeline(None)
         .context(|| "could not set up clean filters".into())?;
     let mut out = Vec::with_capacity(paths.len());
-    for path in paths {
+    for (path, known) in paths {
         if let Some((id, kind)) =
-            super::stream::to_object(repo, &mut pipeline, index, workdir, path.as_bstr())
+            super::stream::to_object_known(repo, &mut pipeline, index, workdir, path.as_bstr(), *known)
                 .context(|| format!("could not hash {}", path.to_str_lossy()))?
         {
             out.push((path.clone(), id, kind, lstat(workdir, path).unwrap_or_default()));

@@ -36,7 +36,10 @@
 //! - `walk.rs`: the status walk, and folding what it found for tracked files
 //!   into `index.tracked` and tree edits;
 //! - `hash.rs`: what a capture hashes, and what it reuses from the last one;
-//! - `tree.rs`: the tree edits, applied to the base tree.
+//! - `tree.rs`: the tree edits, applied to the base tree;
+//! - `scope.rs`: what a capture leaves out besides git's ignored files
+//!   (`t3.maxFileSize`, `.t3ignore`, `info/t3-exclude`);
+//! - `secrets.rs`: which recorded paths look like secrets.
 
 use std::path::Path;
 use std::time::SystemTime;
@@ -49,9 +52,13 @@ use crate::repo::{self, Recorder};
 
 mod cache;
 mod hash;
+pub mod scope;
+pub mod secrets;
 mod stream;
 mod tree;
 mod walk;
+
+pub use scope::Skipped;
 
 use cache::{Cache, CacheWrite};
 
@@ -64,6 +71,12 @@ pub struct Snapshot {
     pub hashed: usize,
     /// Whether the private cache had to be rebuilt from HEAD.
     pub rebuilt: bool,
+    /// Untracked files left out for their size (`t3.maxFileSize`), by path.
+    pub skipped: Vec<Skipped>,
+    /// The cap they were over (`None`: no cap).
+    pub max_file_size: Option<u64>,
+    /// Untracked files captured whose paths look like secrets, by path.
+    pub secrets: Vec<gix::bstr::BString>,
     /// The cache being written in the background; joined on drop, which
     /// callers let happen before they release the repository lock.
     _cache_write: CacheWrite,
@@ -95,6 +108,8 @@ pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
         dir: &dir,
         walk_started,
         interrupt: lock.interrupt(),
+        max_file_size: scope::max_file_size(repo)?,
+        excludes: scope::Excludes::of_worktree(repo, &workdir)?,
     };
     if incremental {
         match ctx.run(head, cache.as_ref(), true) {
@@ -106,6 +121,19 @@ pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
         }
     }
     ctx.run(head, cache.as_ref(), false)
+}
+
+/// Hash and write the worktree file `rela` like `git add` (clean filters,
+/// symlinks, nested repositories as their HEAD commit), streaming a large
+/// one so memory stays bounded; `None` when there is nothing to record.
+pub fn hash_file(
+    repo: &gix::Repository,
+    pipeline: &mut gix::filter::Pipeline<'_>,
+    index: &gix::index::State,
+    workdir: &Path,
+    rela: &gix::bstr::BStr,
+) -> gix::Result<Option<(ObjectId, gix::objs::tree::EntryKind)>> {
+    stream::to_object(repo, pipeline, index, workdir, rela)
 }
 
 /// What every phase of one capture needs.
@@ -120,6 +148,10 @@ struct Ctx<'a, 'r> {
     walk_started: SystemTime,
     /// When to stop walking (SIGINT, SIGTERM).
     interrupt: crate::interrupt::Interrupt,
+    /// The largest untracked file captured (`None`: no cap).
+    max_file_size: Option<u64>,
+    /// The t3 exclusion rules, if any.
+    excludes: Option<scope::Excludes>,
 }
 
 impl Ctx<'_, '_> {
@@ -140,11 +172,28 @@ impl Ctx<'_, '_> {
         let (mut edits, rehashed) = walk::fold_tracked(self, &mut tracked, found.tracked, incremental)?;
         hashed += rehashed;
 
-        // 3. Untracked files: reuse the last capture's ids where stat agrees.
+        // 3. Untracked files: what the t3 rules leave out when the walk
+        //    could not apply them, then the size cap; reuse the last
+        //    capture's ids where stat agrees.
+        let t = crate::trace::span("untracked files");
+        let found_untracked = self.t3_filter(found.untracked)?;
         let old_untracked = cache.map(|c| &c.untracked);
-        let (untracked, n) = hash::untracked(self, found.untracked, old_untracked, &tracked)?;
+        let hash::UntrackedOutcome {
+            files: untracked,
+            hashed: n,
+            skipped,
+        } = hash::untracked(self, found_untracked, old_untracked, &tracked)?;
         hashed += n;
         tree::untracked_edits(&untracked, old_untracked, incremental, &mut edits);
+        drop(t);
+        let t = crate::trace::span("secret patterns");
+        let patterns = secrets::Secrets::of(self.repo);
+        let secrets = untracked
+            .iter()
+            .filter(|f| f.mode != gix::index::entry::Mode::COMMIT && patterns.matches(f.path.as_ref()))
+            .map(|f| f.path.clone())
+            .collect();
+        drop(t);
 
         // 4. The tree.
         let t = crate::trace::span("tree edit");
@@ -162,8 +211,32 @@ impl Ctx<'_, '_> {
             tree,
             hashed,
             rebuilt,
+            skipped,
+            max_file_size: self.max_file_size,
+            secrets,
             _cache_write: cache_write,
         })
+    }
+
+    /// The untracked paths the walk found, less those the t3 rules exclude
+    /// when the walk could not apply them itself (rules with `!` lines: see
+    /// [`scope`]).
+    fn t3_filter(
+        &self,
+        found: Vec<(gix::bstr::BString, Option<gix::dir::entry::Kind>)>,
+    ) -> Result<Vec<(gix::bstr::BString, Option<gix::dir::entry::Kind>)>> {
+        let Some(excludes) = self.excludes.as_ref().filter(|e| e.has_negations()) else {
+            return Ok(found);
+        };
+        let mut matcher = excludes.matcher(self.repo);
+        let mut kept = Vec::with_capacity(found.len());
+        for (path, kind) in found {
+            let is_dir = kind == Some(gix::dir::entry::Kind::Repository);
+            if !matcher.is_excluded(path.as_ref(), is_dir)? {
+                kept.push((path, kind));
+            }
+        }
+        Ok(kept)
     }
 
     /// The next `index.tracked`, to compare the worktree with, and the tree

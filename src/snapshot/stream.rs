@@ -13,6 +13,8 @@ use gix::ObjectId;
 use gix::bstr::BStr;
 use gix::objs::tree::EntryKind;
 
+use super::hash::Known;
+
 /// Files up to this size are hashed in memory (fewer system calls).
 pub(super) const STREAM_ABOVE: u64 = 8 << 20;
 
@@ -50,20 +52,26 @@ impl<R: Read> Read for Exact<R> {
 /// by streaming it through the clean filters, when they leave it unchanged;
 /// `None` when it must be hashed in memory (a filter changed it, or it is
 /// small). Returns the id and whether it is executable.
+/// `known` is what an `lstat` taken just before told (else one is taken).
 pub(super) fn large_file(
     repo: &gix::Repository,
     pipeline: &mut gix::filter::Pipeline<'_>,
     index: &gix::index::State,
     workdir: &std::path::Path,
     rela: &BStr,
+    known: Option<Known>,
 ) -> gix::Result<Option<(ObjectId, EntryKind)>> {
     use gix::filter::plumbing::pipeline::convert::ToGitOutcome;
     let rel = gix::path::from_bstr(rela).map_err(gix::Error::from_error)?;
     let path = workdir.join(&rel);
-    let Ok(md) = std::fs::symlink_metadata(&path) else {
-        return Ok(None);
+    let md = match known {
+        Some(k) => k,
+        None => match gix::index::fs::Metadata::from_path_no_follow(&path) {
+            Ok(md) => Known::of(&md),
+            Err(_) => return Ok(None),
+        },
     };
-    if !md.is_file() || md.len() <= STREAM_ABOVE {
+    if !md.is_file || md.len <= STREAM_ABOVE {
         return Ok(None);
     }
     let file = std::fs::File::open(&path).map_err(gix::Error::from_error)?;
@@ -74,11 +82,10 @@ pub(super) fn large_file(
     let id = gix::objs::Write::write_stream(
         &repo.objects,
         gix::objs::Kind::Blob,
-        md.len(),
-        &mut Exact::new(file, md.len()),
+        md.len,
+        &mut Exact::new(file, md.len),
     )?;
-    use std::os::unix::fs::PermissionsExt as _;
-    let kind = if md.permissions().mode() & 0o111 != 0 {
+    let kind = if md.executable {
         EntryKind::BlobExecutable
     } else {
         EntryKind::Blob
@@ -96,7 +103,19 @@ pub(super) fn to_object(
     workdir: &std::path::Path,
     rela: &BStr,
 ) -> gix::Result<Option<(ObjectId, EntryKind)>> {
-    if let Some(found) = large_file(repo, pipeline, index, workdir, rela)? {
+    to_object_known(repo, pipeline, index, workdir, rela, None)
+}
+
+/// [`to_object`], with what an `lstat` taken just before told, if any.
+pub(super) fn to_object_known(
+    repo: &gix::Repository,
+    pipeline: &mut gix::filter::Pipeline<'_>,
+    index: &gix::index::State,
+    workdir: &std::path::Path,
+    rela: &BStr,
+    known: Option<Known>,
+) -> gix::Result<Option<(ObjectId, EntryKind)>> {
+    if let Some(found) = large_file(repo, pipeline, index, workdir, rela, known)? {
         return Ok(Some(found));
     }
     Ok(pipeline

@@ -61,14 +61,20 @@ pub(super) fn status(ctx: &Ctx<'_, '_>, tracked: &gix::index::File) -> Result<Fo
     };
     let dirwalk = untracked_walk(repo)?;
     let t = crate::trace::span("status walk");
-    repo.index_worktree_status(
+    // The t3 rules go to the walk as exclude overrides when they only
+    // exclude (see `scope`): a t3-ignored folder is then never walked into.
+    let overrides = ctx
+        .excludes
+        .as_ref()
+        .filter(|e| !e.has_negations())
+        .map(super::scope::Excludes::search);
+    index_worktree_status(
+        ctx,
         tracked,
-        None::<&BStr>,
+        overrides,
         &mut collect,
         compare,
         submodules,
-        &mut gix::progress::Discard,
-        ctx.interrupt.flag(),
         gix::status::index_worktree::Options {
             sorting: None,
             dirwalk_options: Some(dirwalk),
@@ -102,6 +108,91 @@ pub(super) fn status(ctx: &Ctx<'_, '_>, tracked: &gix::index::File) -> Result<Fo
         untracked: collect.untracked,
         written,
     })
+}
+
+/// gix's `Repository::index_worktree_status`, with `overrides` added to the
+/// exclude stack of the untracked walk (gix's own passes none): the same
+/// attribute and exclude stacks, pathspec, resource cache and options.
+fn index_worktree_status(
+    ctx: &Ctx<'_, '_>,
+    index: &gix::index::State,
+    overrides: Option<gix::ignore::Search>,
+    delegate: &mut Collect,
+    compare: HashAndWrite,
+    submodules: GitlinkHead,
+    options: gix::status::index_worktree::Options,
+) -> gix::Result<gix::status::plumbing::index_as_worktree_with_renames::Outcome> {
+    use gix::status::plumbing::index_as_worktree_with_renames as plumbing;
+    use gix::worktree::stack::state::{attributes, ignore};
+    let repo = ctx.repo;
+    let attrs_and_excludes = repo.attributes(
+        index,
+        attributes::Source::WorktreeThenIdMapping,
+        ignore::Source::WorktreeThenIdMappingIfNotSkipped,
+        overrides,
+    )?;
+    // `untracked_walk` sets `empty_patterns_match_prefix(false)`.
+    let pathspec = repo
+        .pathspec(
+            false,
+            None::<&BStr>,
+            true,
+            index,
+            attributes::Source::WorktreeThenIdMapping,
+        )?
+        .into_parts()
+        .0;
+    let cwd = repo.current_dir();
+    let git_dir_realpath = gix::path::realpath_opts(repo.git_dir(), cwd, gix::path::realpath::MAX_SYMLINKS)
+        .map_err(gix::Error::from_error)?;
+    let fs_caps = repo.filesystem_options()?;
+    // gix's default: on where the Git for Windows installation turns it on.
+    let fscache = repo
+        .config_snapshot()
+        .boolean("core.fscache")
+        .unwrap_or(cfg!(windows));
+    let accelerate_lookup = fs_caps.ignore_case.then(|| index.prepare_icase_backing());
+    let resource_cache = gix::diff::resource_cache(
+        repo,
+        gix::diff::blob::pipeline::Mode::ToGit,
+        attrs_and_excludes.detach(),
+        gix::diff::blob::pipeline::WorktreeRoots {
+            old_root: None,
+            new_root: Some(ctx.workdir.to_owned()),
+        },
+    )?;
+    let objects = repo.objects.clone().into_arc().map_err(gix::Error::from_error)?;
+    gix::status::plumbing::index_as_worktree_with_renames(
+        index,
+        ctx.workdir,
+        delegate,
+        compare,
+        submodules,
+        objects,
+        &mut gix::progress::Discard,
+        plumbing::Context {
+            pathspec,
+            resource_cache,
+            should_interrupt: ctx.interrupt.flag(),
+            dirwalk: plumbing::DirwalkContext {
+                git_dir_realpath: git_dir_realpath.as_path(),
+                current_dir: cwd,
+                ignore_case_index_lookup: accelerate_lookup.as_ref(),
+            },
+        },
+        plumbing::Options {
+            sorting: options.sorting,
+            tracked_file_modifications: gix::status::plumbing::index_as_worktree::Options {
+                fs: fs_caps,
+                thread_limit: options.thread_limit,
+                stat: repo.stat_options()?,
+                fscache,
+            },
+            fscache,
+            dirwalk: options.dirwalk_options.map(Into::into),
+            rewrites: options.rewrites,
+        },
+    )
 }
 
 /// Options of the directory walk: emit the untracked, not ignored files

@@ -13,9 +13,14 @@
 //!   with a lease, so only when the remote still has the commit we removed.
 //!
 //! Notes are merged as a union ([`notes`]).
+//!
+//! Before anything is sent, `push` scans the checkpoints the remote does
+//! not have for paths that look like secrets ([`secrets`]) and refuses
+//! (nothing sent, nothing changed) unless `--allow-secrets`.
 
 pub mod git;
 pub mod notes;
+pub mod secrets;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
@@ -202,19 +207,48 @@ fn clear_staging(lock: &Locked<'_>) -> Result<()> {
     repo::update_refs(lock, &updates, "t3: fetch staging cleared")
 }
 
+/// What `push` may send.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PushOptions {
+    /// Send checkpoints that record paths looking like secrets.
+    pub allow_secrets: bool,
+}
+
 /// Push checkpoint refs and notes to `remote`, under `lock`: the other side's
 /// notes merged first, turns removed here removed there (with a lease).
-pub fn push(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>) -> Result<Report> {
+/// Refused before anything happens when the checkpoints to send record
+/// secret-looking paths, unless `opts.allow_secrets`.
+pub fn push(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>, opts: PushOptions) -> Result<Report> {
     let repo = lock.repo();
     let dir = workdir(repo);
+    let prefix = prefix_of(thread);
+    let removed = removed_by_log(repo)?;
+    // What the remote has under the prefix: for the scan and the leases.
+    let listing = if !opts.allow_secrets || !removed.is_empty() {
+        Some(ls_remote(&dir, remote, &prefix)?)
+    } else {
+        None
+    };
+    if !opts.allow_secrets {
+        let remote_has = secrets::remote_commits(listing.as_deref().unwrap_or_default());
+        let found = secrets::scan(repo, &prefix, &remote_has)?;
+        if !found.is_empty() {
+            return Err(Error::SecretsInPush {
+                remote: remote.to_owned(),
+                found: secrets::describe(&found),
+            });
+        }
+    }
     let mut report = Report::new("push", remote);
     // Bring the other side's notes in first, so the notes push fast-forwards.
     let args = fetch_args(remote, [format!("+{NOTES_REF}:{}", notes::INCOMING)]);
     if run_git(&dir, &args).is_ok() {
         (report.notes_merged, report.note_conflicts) = notes::merge_incoming(lock)?;
     }
-    let prefix = prefix_of(thread);
-    let leased = leased_updates(lock, &dir, remote, &prefix)?;
+    let leased = match &listing {
+        Some(listing) => leased_updates(repo, listing, &removed)?,
+        None => BTreeMap::new(),
+    };
     if !leased.is_empty() {
         let mut args = vec!["push".to_owned(), "--quiet".into(), "--no-verify".into()];
         for (name, (old, _)) in &leased {
@@ -246,6 +280,21 @@ pub fn push(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>) -> Resul
     Ok(report)
 }
 
+/// `git ls-remote` of the refs under `prefix` on `remote`.
+fn ls_remote(dir: &std::path::Path, remote: &str, prefix: &str) -> Result<Vec<u8>> {
+    git_output(
+        dir,
+        &[
+            "ls-remote".into(),
+            "--refs".into(),
+            "--end-of-options".into(),
+            remote.to_owned(),
+            format!("{prefix}*"),
+        ],
+    )
+    .map_err(|e| as_push(e, remote))
+}
+
 fn as_push(e: Error, remote: &str) -> Error {
     match e {
         Error::Remote { message, .. } => Error::Remote {
@@ -257,30 +306,18 @@ fn as_push(e: Error, remote: &str) -> Error {
     }
 }
 
-/// Refs under `prefix` whose remote value is a commit the local log removed:
-/// `name -> (that commit, the local value now)`.
+/// Refs in the remote's `listing` (`ls-remote` output) whose remote value
+/// is a commit the local log removed: `name -> (that commit, the local
+/// value now)`.
 fn leased_updates(
-    lock: &Locked<'_>,
-    dir: &std::path::Path,
-    remote: &str,
-    prefix: &str,
+    repo: &gix::Repository,
+    listing: &[u8],
+    removed: &HashSet<(String, ObjectId)>,
 ) -> Result<BTreeMap<String, (ObjectId, Option<ObjectId>)>> {
-    let repo = lock.repo();
-    let removed = removed_by_log(repo)?;
     let mut out = BTreeMap::new();
     if removed.is_empty() {
         return Ok(out);
     }
-    let listing = git_output(
-        dir,
-        &[
-            "ls-remote".into(),
-            "--refs".into(),
-            remote.to_owned(),
-            format!("{prefix}*"),
-        ],
-    )
-    .map_err(|e| as_push(e, remote))?;
     for line in listing.lines() {
         let Some((id, name)) = line.to_str().ok().and_then(|l| l.split_once('\t')) else {
             continue;

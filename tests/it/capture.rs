@@ -341,6 +341,8 @@ fn large_files_are_captured_in_bounded_memory() {
     };
     write_sparse("big.dat", b"version 1");
     r.commit_all("a big file");
+    // No cap: the untracked one is captured too (default: over 10 MiB, skipped).
+    r.git(&["config", "t3.maxFileSize", "0"]);
     r.t3(&["baseline", "--thread", THREAD]).ok();
     write_sparse("big.dat", b"version 2");
     write_sparse("new-big.dat", b"untracked");

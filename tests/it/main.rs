@@ -21,6 +21,7 @@ mod relative;
 mod revert;
 mod review;
 mod safety;
+mod scope;
 mod store;
 mod sync;
 mod util;
