@@ -332,8 +332,9 @@ fn refs_by_thread(repo: &gix::Repository) -> Result<std::collections::BTreeMap<T
 /// An id that matches nothing is returned as given, for the command to
 /// report; one that abbreviates several threads is refused with their ids.
 pub fn resolve_thread(repo: &gix::Repository, given: ThreadId) -> Result<ThreadId> {
-    // The common case, an exact id, lists only that thread's refs.
-    if !thread_refs(repo, &given)?.is_empty() {
+    // The common case, an exact id with its baseline, is one ref lookup;
+    // else only that thread's refs are listed.
+    if turn_ref(repo, &given, 0)?.is_some() || !thread_refs(repo, &given)?.is_empty() {
         return Ok(given);
     }
     let threads = refs_by_thread(repo)?;
