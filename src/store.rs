@@ -374,7 +374,7 @@ pub fn bound_worktree(
 /// Whether `bound` (a worktree path or git dir from a note) is the
 /// worktree `repo` works in.
 pub fn is_here(repo: &gix::Repository, bound: &str) -> bool {
-    let canonical = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
+    let canonical = repo::canonical;
     let bound = canonical(std::path::Path::new(bound));
     repo.workdir().is_some_and(|w| canonical(w) == bound) || canonical(repo.git_dir()) == bound
 }

@@ -82,7 +82,7 @@ pub fn title_of(prompt: &str) -> Option<String> {
 /// (`""` when detached) and HEAD's commit (unborn: none).
 pub fn whereabouts(repo: &gix::Repository) -> Result<(String, Option<String>, Option<String>)> {
     let workdir = repo::workdir(repo)?;
-    let worktree = std::fs::canonicalize(&workdir).unwrap_or(workdir);
+    let worktree = repo::canonical(&workdir);
     let branch = match repo.head_name() {
         Ok(Some(name)) => Some(name.shorten().to_string()),
         Ok(None) => Some(String::new()),

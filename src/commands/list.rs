@@ -113,12 +113,9 @@ pub fn threads(repo: &gix::Repository) -> Result<ThreadsOutcome> {
         view: ListView {
             now: Some(jiff::Timestamp::now()),
             time_zone: None,
-            here: repo.workdir().map(|w| {
-                std::fs::canonicalize(w)
-                    .unwrap_or_else(|_| w.to_owned())
-                    .to_string_lossy()
-                    .into_owned()
-            }),
+            here: repo
+                .workdir()
+                .map(|w| crate::repo::canonical(w).to_string_lossy().into_owned()),
         },
     })
 }

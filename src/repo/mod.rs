@@ -78,6 +78,12 @@ pub fn workdir(repo: &gix::Repository) -> Result<PathBuf> {
     })
 }
 
+/// `path` with links resolved (as it is when that fails): how a worktree
+/// is named in notes and compared with the one a command runs in.
+pub fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
+}
+
 /// Where git-t3 keeps its private files shared by all worktrees (lock, caches).
 pub fn t3_common_dir(repo: &gix::Repository) -> PathBuf {
     repo.common_dir().join("t3")

@@ -99,7 +99,7 @@ impl<'c, 'a, 'r> Rehash<'c, 'a, 'r> {
         let Some(p) = self.pipeline.as_mut() else {
             return Ok(None);
         };
-        match super::stream::to_object(ctx.repo, p, index, ctx.workdir, path.as_bstr())
+        match super::stream::to_object(ctx.repo, p, index, ctx.workdir, path.as_bstr(), None)
             .context(|| format!("could not hash {}", path.to_str_lossy()))?
         {
             Some((id, kind)) => {
@@ -313,7 +313,7 @@ fn hash_paths(
     let mut out = Vec::with_capacity(paths.len());
     for (path, known) in paths {
         if let Some((id, kind)) =
-            super::stream::to_object_known(repo, &mut pipeline, index, workdir, path.as_bstr(), *known)
+            super::stream::to_object(repo, &mut pipeline, index, workdir, path.as_bstr(), *known)
                 .context(|| format!("could not hash {}", path.to_str_lossy()))?
         {
             out.push((path.clone(), id, kind, lstat(workdir, path).unwrap_or_default()));

@@ -133,7 +133,7 @@ pub fn hash_file(
     workdir: &Path,
     rela: &gix::bstr::BStr,
 ) -> gix::Result<Option<(ObjectId, gix::objs::tree::EntryKind)>> {
-    stream::to_object(repo, pipeline, index, workdir, rela)
+    stream::to_object(repo, pipeline, index, workdir, rela, None)
 }
 
 /// What every phase of one capture needs.

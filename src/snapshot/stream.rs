@@ -95,19 +95,9 @@ pub(super) fn large_file(
 
 /// Hash and write the worktree file `rela` like `git add`: streamed when it
 /// is large ([`large_file`]), in memory otherwise (gix's own way, which also
-/// handles symlinks and nested repositories).
+/// handles symlinks and nested repositories). `known` is what an `lstat`
+/// taken just before told, if any.
 pub(super) fn to_object(
-    repo: &gix::Repository,
-    pipeline: &mut gix::filter::Pipeline<'_>,
-    index: &gix::index::State,
-    workdir: &std::path::Path,
-    rela: &BStr,
-) -> gix::Result<Option<(ObjectId, EntryKind)>> {
-    to_object_known(repo, pipeline, index, workdir, rela, None)
-}
-
-/// [`to_object`], with what an `lstat` taken just before told, if any.
-pub(super) fn to_object_known(
     repo: &gix::Repository,
     pipeline: &mut gix::filter::Pipeline<'_>,
     index: &gix::index::State,
