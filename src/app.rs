@@ -250,10 +250,11 @@ fn repository_command(
             let mut opts = commands::verify::Options {
                 thread: optional(a.thread.as_deref())?,
                 max_journal_age_secs: parse_age(&a.max_journal_age)?,
+                fix: a.fix,
             };
             let ctx = open()?;
             opts.thread = opts.thread.map(|t| ctx.resolve(t)).transpose()?;
-            Outcome::Verify(commands::verify::run(&ctx.repo, opts)?)
+            Outcome::Verify(commands::verify::run(&ctx, opts)?)
         }
         Command::Push(crate::cli::PushArgs { sync, allow_secrets }) => Outcome::Sync(sync_command(
             commands::sync::Direction::Push { allow_secrets },
@@ -272,6 +273,24 @@ fn repository_command(
             };
             Outcome::Notes(commands::notes::backfill(&ctx, opts)?)
         }
+        Command::Du(a) => {
+            let ctx = open()?;
+            let only = optional(a.thread.as_deref())?
+                .map(|t| ctx.resolve(t))
+                .transpose()?;
+            Outcome::Du(commands::du::run(&ctx.repo, only.as_ref())?)
+        }
+        Command::Prune(a) => {
+            let opts = commands::prune::Options {
+                older_than: a.older_than.as_deref().map(parse_age).transpose()?,
+                keep_last: a.keep_last,
+                dry_run: a.dry_run,
+                force: a.force,
+                start_maintenance: true,
+            };
+            Outcome::Prune(commands::prune::run(&open()?, opts)?)
+        }
+        Command::Maintenance(a) => Outcome::Maintenance(commands::maintenance::run(&open()?, a.prune)?),
         Command::Drop(a) => {
             let t = thread(&a.thread.thread)?;
             let ctx = open()?;
@@ -652,19 +671,7 @@ fn stat_widths(
 
 /// `30s`, `30m`, `12h`, `2d` or plain seconds.
 fn parse_age(raw: &str) -> Result<u64> {
-    let raw = raw.trim();
-    let (digits, unit) = raw.split_at(raw.find(|c: char| !c.is_ascii_digit()).unwrap_or(raw.len()));
-    let bad = || Error::usage(format!("'{raw}' is not an age like 30m, 12h or 2d"));
-    let n: u64 = digits.parse().map_err(|_| bad())?;
-    let factor = match unit {
-        "" | "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        "d" => 86_400,
-        _ => return Err(bad()),
-    };
-    n.checked_mul(factor)
-        .ok_or_else(|| Error::usage(format!("'{raw}' is too long an age")))
+    crate::model::age::parse(raw).map_err(Error::usage)
 }
 
 fn install_options(a: &crate::cli::InstallArgs) -> Result<commands::install::Options> {

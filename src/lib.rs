@@ -7,8 +7,8 @@
 //! - [`store`], [`snapshot`], [`diff`], [`restore`]: the checkpoint store and
 //!   the engines that capture, compare and put back trees; [`oplog`] and
 //!   [`prompts`]: the operation log and the prompts agents' hooks record;
-//! - [`revert`], [`sync`], [`provider`]: the revert saga, push/fetch, and
-//!   provider helpers;
+//! - [`revert`], [`sync`], [`provider`], [`retention`]: the revert saga,
+//!   push/fetch, provider helpers, and disk usage, pruning and maintenance;
 //! - [`commands`]: one use case per subcommand, returning typed outcomes;
 //!   [`output`] renders them;
 //! - [`cli`], [`app`]: the command line and the environment (the edge).
@@ -26,6 +26,7 @@ pub mod diff;
 pub mod oplog;
 pub mod prompts;
 pub mod restore;
+pub mod retention;
 pub mod snapshot;
 pub mod store;
 

@@ -307,47 +307,26 @@ pub fn record(lock: &Locked<'_>, op: &Op, keep: &[ObjectId]) -> Result<ObjectId>
 pub fn record_with(lock: &Locked<'_>, op: &Op, keep: &[ObjectId], pending: bool) -> Result<ObjectId> {
     let repo = lock.repo();
     let rec = Recorder::new(repo);
-    let text =
-        toml::to_string(op).map_err(|e| Error::Internal(format!("could not serialize op.toml: {e}")))?;
-    let blob = rec.write_blob(text.as_bytes())?;
-    let mut tree = gix::objs::Tree::empty();
-    if let Some(index) = op.index_tree()? {
-        tree.entries.push(gix::objs::tree::Entry {
-            mode: EntryKind::Tree.into(),
-            filename: "index".into(),
-            oid: index,
-        });
-    }
-    tree.entries.push(gix::objs::tree::Entry {
-        mode: EntryKind::Blob.into(),
-        filename: "op.toml".into(),
-        oid: blob,
-    });
-    if let Some(transcripts) = transcripts_tree(&rec, &op.transcripts)? {
-        tree.entries.push(gix::objs::tree::Entry {
-            mode: EntryKind::Tree.into(),
-            filename: "transcripts".into(),
-            oid: transcripts,
-        });
-    }
-    let tree = rec.write_object(&tree)?;
-    let message = match &op.thread {
-        Some(t) => format!("t3 op {} thread={t}", op.kind.as_str()),
-        None => format!("t3 op {}", op.kind.as_str()),
-    };
-    for _ in 0..5 {
-        let prev = repo::find_direct_ref(repo, OPS_REF)?;
-        let mut parents: Vec<ObjectId> = prev.into_iter().collect();
-        let removed = op
+    let tree = op_tree(&rec, op)?;
+    let message = message(op);
+    // A prune's removed commits are not kept: letting git collect them is
+    // its point (it is not undone).
+    let removed = match op.kind {
+        Kind::Prune => Vec::new(),
+        _ => op
             .refs
             .iter()
             .filter_map(|r| r.old.as_deref())
             .map(id)
-            .collect::<Result<Vec<_>>>()?;
+            .collect::<Result<Vec<_>>>()?,
+    };
+    for _ in 0..5 {
+        let prev = repo::find_direct_ref(repo, OPS_REF)?;
+        let mut parents: Vec<ObjectId> = prev.into_iter().collect();
         for c in op
             .safety_commit()?
             .into_iter()
-            .chain(removed)
+            .chain(removed.iter().copied())
             .chain(keep.iter().copied())
         {
             if !parents.contains(&c) && repo.has_object(c) {
@@ -377,6 +356,91 @@ pub fn record_with(lock: &Locked<'_>, op: &Op, keep: &[ObjectId], pending: bool)
     Err(Error::Conflict {
         reference: OPS_REF.into(),
     })
+}
+
+/// The tree of an op commit: `op.toml`, the index subtree, the transcripts.
+fn op_tree(rec: &Recorder<'_>, op: &Op) -> Result<ObjectId> {
+    let text =
+        toml::to_string(op).map_err(|e| Error::Internal(format!("could not serialize op.toml: {e}")))?;
+    let blob = rec.write_blob(text.as_bytes())?;
+    let mut tree = gix::objs::Tree::empty();
+    if let Some(index) = op.index_tree()? {
+        tree.entries.push(gix::objs::tree::Entry {
+            mode: EntryKind::Tree.into(),
+            filename: "index".into(),
+            oid: index,
+        });
+    }
+    tree.entries.push(gix::objs::tree::Entry {
+        mode: EntryKind::Blob.into(),
+        filename: "op.toml".into(),
+        oid: blob,
+    });
+    if let Some(transcripts) = transcripts_tree(rec, &op.transcripts)? {
+        tree.entries.push(gix::objs::tree::Entry {
+            mode: EntryKind::Tree.into(),
+            filename: "transcripts".into(),
+            oid: transcripts,
+        });
+    }
+    rec.write_object(&tree)
+}
+
+/// An op commit's message.
+fn message(op: &Op) -> String {
+    match &op.thread {
+        Some(t) => format!("t3 op {} thread={t}", op.kind.as_str()),
+        None => format!("t3 op {}", op.kind.as_str()),
+    }
+}
+
+/// Drop from the log every op older than `cutoff` (and the commits only
+/// they kept become collectable): the newer ops are written again on a
+/// shorter history, `undoes` following them. Nothing is trimmed while an op
+/// is pending. Returns how many ops were dropped.
+pub fn trim(lock: &Locked<'_>, cutoff: jiff::Timestamp) -> Result<usize> {
+    let repo = lock.repo();
+    if repo::find_direct_ref(repo, PENDING_REF)?.is_some() {
+        return Ok(0);
+    }
+    let Some(head) = repo::find_direct_ref(repo, OPS_REF)? else {
+        return Ok(0);
+    };
+    let entries = log(repo, MAX_LOG)?;
+    let old = |e: &Entry| e.op.time.parse::<jiff::Timestamp>().is_ok_and(|t| t < cutoff);
+    let keep = entries.iter().position(old).unwrap_or(entries.len());
+    if keep == entries.len() {
+        return Ok(0);
+    }
+    let rec = Recorder::new(repo);
+    let mut renamed: std::collections::HashMap<String, String> = Default::default();
+    let mut prev: Option<ObjectId> = None;
+    for e in entries[..keep].iter().rev() {
+        let commit = repo
+            .find_commit(e.id)
+            .context(|| format!("op {} is not a commit", e.id))?;
+        let mut parents: Vec<ObjectId> = commit.parent_ids().map(gix::Id::detach).collect();
+        if previous(repo, e.id)?.is_some() && !parents.is_empty() {
+            parents.remove(0);
+        }
+        parents.splice(0..0, prev);
+        let mut op = e.op.clone();
+        if let Some(new) = op.undoes.as_ref().and_then(|u| renamed.get(u)) {
+            op.undoes = Some(new.clone());
+        }
+        let tree = op_tree(&rec, &op)?;
+        let new = repo::write_commit(&rec, tree, parents, &message(&op))?;
+        renamed.insert(e.id.to_string(), new.to_string());
+        prev = Some(new);
+    }
+    rec.sync()?;
+    let update = RefUpdate {
+        name: OPS_REF.into(),
+        new: prev,
+        expect: Expect::Is(head),
+    };
+    repo::update_refs(lock, &[update], "t3: operation log trimmed")?;
+    Ok(entries.len() - keep)
 }
 
 /// The op that was recorded but not carried out to its end, if any.

@@ -402,6 +402,16 @@ pub fn require_bound_here(repo: &gix::Repository, thread: &ThreadId, what: &str,
     )))
 }
 
+/// The refs a thread has beside its checkpoints: a revert's journal, the
+/// undo slot of older versions, the pending prompt of an agent hook.
+pub fn side_refs(thread: &ThreadId) -> [String; 3] {
+    [
+        thread.revert_journal_ref(),
+        thread.undo_ref(),
+        crate::prompts::prompts_ref(thread),
+    ]
+}
+
 /// Every thread's checkpoint refs, sorted by thread and turn.
 pub fn all_thread_refs(repo: &gix::Repository) -> Result<Vec<(ThreadId, Vec<TurnRef>)>> {
     Ok(refs_by_thread(repo)?

@@ -254,9 +254,9 @@ git t3 fetch origin
 The command did what it was asked.
 .TP
 .B 1
-It failed; one line on standard error says why (with \fB\-\-json\fR, a JSON
-document with the error's kind). \fBdiff \-\-exit\-code\fR and
-\fBdiff \-\-quiet\fR exit 1 when there are differences; \fBverify\fR exits 1
+It failed; one line on standard error says why (with \fB--json\fR, a JSON
+document with the error's kind). \fBdiff --exit\-code\fR and
+\fBdiff --quiet\fR exit 1 when there are differences; \fBverify\fR exits 1
 when it finds a problem.
 .TP
 .B 2
@@ -265,11 +265,11 @@ thread id).
 .TP
 .B 128+N
 Stopped by signal N (130 for Ctrl-C) at a safe point; a revert can be
-resumed with \fBrevert \-\-continue\fR or undone with \fBrevert \-\-abort\fR.
+resumed with \fBrevert --continue\fR or undone with \fBrevert --abort\fR.
 .SH ENVIRONMENT
 .TP
 .B T3_THREAD
-The thread id when \fB\-\-thread\fR is not given.
+The thread id when \fB--thread\fR is not given.
 .TP
 .B T3_LOCK_TIMEOUT
 Seconds to wait for another git-t3 holding the repository lock.
@@ -295,7 +295,7 @@ Set by \fBgit \-p\fR: output goes to git's pager, coloured unless
 .TP
 .B NO_COLOR, TERM, COLUMNS
 No automatic colour when \fBNO_COLOR\fR is set or \fBTERM\fR is unset or
-dumb; \fBCOLUMNS\fR sets the width of \fB\-\-stat\fR.
+dumb; \fBCOLUMNS\fR sets the width of \fB--stat\fR.
 .TP
 .B GIT_T3_COMPLETE
 Used by the completion scripts (\fBgit t3 completions\fR) to ask for
@@ -307,7 +307,7 @@ Which repository, as for git.
 Read with git's rules (system, global, repository, worktree, \fBgit \-c\fR).
 .TP
 .B t3.diff.ignoreWhitespace
-Whether turn diffs ignore whitespace (default true; \fB\-\-keep\-whitespace\fR
+Whether turn diffs ignore whitespace (default true; \fB--keep\-whitespace\fR
 for one command).
 .TP
 .B t3.provider.<name>.command
@@ -316,6 +316,19 @@ The helper that rolls a conversation back for provider \fIname\fR
 .TP
 .B t3.providerTimeout
 Seconds a provider helper may run (default 120).
+.TP
+.B t3.maxFileSize
+Untracked files larger than this are left out of checkpoints and listed
+in the note (default 10m; 0 for no limit).
+.TP
+.B t3.pruneAfter
+Threads whose latest checkpoint is older than this (30d, 2w, 12h) are
+pruned, at most once a day, in the background after a capture (default
+30d; \fBnever\fR to keep every thread).
+.TP
+.B gc.auto
+As for git: when a capture finds more loose objects than this, it starts
+\fBgit gc --auto\fR in the background.
 .TP
 .B diff.algorithm, diff.renames, diff.statGraphWidth, diff.statNameWidth
 As for \fBgit diff\fR.
@@ -333,12 +346,27 @@ and the changed files.
 .TP
 .B .t3ignore, $GIT_DIR/info/t3\-exclude
 Paths never captured (same syntax as .gitignore).
+.TP
+.B $GIT_COMMON_DIR/t3/prune\-stamp, $GIT_COMMON_DIR/t3/maintenance.lock
+When the daily prune last ran; the lock that keeps two background
+maintenance runs from overlapping.
 .SH "SEE ALSO"
 git(1), git-diff(1), git-notes(1), git-restore(1), git-difftool(1)
 "#;
 
 /// EXAMPLES for the commands people reach for most.
 const COMMAND_EXAMPLES: &[(&str, &str)] = &[
+    (
+        "prune",
+        r#".SH EXAMPLES
+.nf
+git t3 du                                   # what each thread holds on disk
+git t3 prune --older\-than 14d --dry\-run     # what would go
+git t3 prune --keep\-last 20                 # keep the 20 most recent threads
+git gc --prune=now                          # free their objects at once
+.fi
+"#,
+    ),
     (
         "diff",
         r#".SH EXAMPLES

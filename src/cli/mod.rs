@@ -51,6 +51,13 @@ pub enum Command {
     Revert(RevertArgs),
     /// Delete a thread's checkpoints (kept in the operation log until pruned)
     Drop(DropArgs),
+    /// Disk used by each thread (bytes only it holds), by all of git-t3, and loose objects
+    Du(DuArgs),
+    /// Remove old threads (by age or beyond the N most recent), their notes, old operation-log entries
+    Prune(PruneArgs),
+    /// Background housekeeping a capture starts when due: the daily prune, then `git gc --auto`
+    #[command(hide = true)]
+    Maintenance(MaintenanceArgs),
     /// The operation log: list, show or undo reverts, aborts, undos and drops
     Op(OpArgs),
     /// Checkpoint notes: `backfill` writes ours for checkpoints T3 Code wrote without one
@@ -401,6 +408,42 @@ pub struct VerifyArgs {
     /// A half-done revert older than this fails (e.g. 30m, 12h, 2d; default 1d)
     #[arg(long, value_name = "AGE", default_value = "1d")]
     pub max_journal_age: String,
+    /// Remove notes no ref or operation keeps (left by killed captures and old threads)
+    #[arg(long)]
+    pub fix: bool,
+}
+
+/// Arguments of `du`.
+#[derive(Debug, Args)]
+pub struct DuArgs {
+    /// Only this thread's line (still measured against the others)
+    #[arg(long, value_name = "ID", add = thread_completer())]
+    pub thread: Option<String>,
+}
+
+/// Arguments of `prune`.
+#[derive(Debug, Args)]
+pub struct PruneArgs {
+    /// Threads whose latest checkpoint is older than AGE (30m, 12h, 30d, 2w; default: t3.pruneAfter, 30d)
+    #[arg(long, value_name = "AGE")]
+    pub older_than: Option<String>,
+    /// Keep the N most recently used threads (with --older-than: only older ones beyond them go)
+    #[arg(long, value_name = "N")]
+    pub keep_last: Option<usize>,
+    /// Show what would be removed; change nothing
+    #[arg(long, short = 'n')]
+    pub dry_run: bool,
+    /// Also threads with checkpoints T3 Code wrote
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Arguments of `maintenance`.
+#[derive(Debug, Args)]
+pub struct MaintenanceArgs {
+    /// Prune threads older than t3.pruneAfter first
+    #[arg(long)]
+    pub prune: bool,
 }
 
 /// Arguments of `push` and `fetch`.

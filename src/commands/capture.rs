@@ -231,6 +231,9 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
     let t = crate::trace::span("write commit, note, ref");
     let checkpoint = store::write(lock, &rec, &thread, snapshot.tree, note, expect)?;
     drop(t);
+    // The daily prune and git's packing, in the background when due (a
+    // stat and a directory listing when not).
+    crate::retention::maintenance::start_if_due(repo);
     if let Some(o) = checkpoint.note.files_omitted {
         notices.push(format!(
             "the summary of turn {turn} is too large to store whole: {} of its files are counted but not listed",

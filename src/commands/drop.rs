@@ -49,11 +49,7 @@ pub fn run(ctx: &Context, thread: &ThreadId, force: bool) -> Result<DropOutcome>
         .into_iter()
         .map(|t| (thread.checkpoint_ref(t.turn), t.commit))
         .collect();
-    for name in [
-        thread.revert_journal_ref(),
-        thread.undo_ref(),
-        crate::prompts::prompts_ref(thread),
-    ] {
+    for name in store::side_refs(thread) {
         if let Some(id) = repo::find_ref(repo, &name)? {
             targets.push((name, id));
         }

@@ -7,13 +7,16 @@ pub mod capture;
 pub mod context;
 pub mod diff;
 pub mod drop;
+pub mod du;
 pub mod hook;
 pub mod install;
 pub mod list;
 pub mod log;
+pub mod maintenance;
 pub mod notes;
 pub mod op;
 pub mod placeholder;
+pub mod prune;
 pub mod restore;
 pub mod rev;
 pub mod revert;
@@ -52,6 +55,12 @@ pub enum Outcome {
     Revert(revert::RevertOutcome),
     /// `drop`.
     Drop(drop::DropOutcome),
+    /// `du`.
+    Du(du::DuOutcome),
+    /// `prune`.
+    Prune(prune::PruneOutcome),
+    /// `maintenance`.
+    Maintenance(maintenance::MaintenanceOutcome),
     /// `notes backfill`.
     Notes(notes::BackfillOutcome),
     /// `op log`, `op show`, `op undo`.

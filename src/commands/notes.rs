@@ -93,6 +93,7 @@ pub fn backfill(ctx: &Context, opts: Options) -> Result<BackfillOutcome> {
             Ok((!edits.is_empty()).then_some(repo::NotesChange {
                 edits,
                 extra_parents: Vec::new(),
+                squash: false,
             }))
         })?;
     }

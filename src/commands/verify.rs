@@ -9,12 +9,11 @@
 //! Notes on commits no ref points to (left by a killed capture) are reported
 //! as information, not as failures.
 
-use std::collections::HashSet;
-
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 use serde::Serialize;
 
+use crate::commands::Context;
 use crate::diff::summary;
 use crate::error::Result;
 use crate::model::note::Note;
@@ -22,6 +21,7 @@ use crate::model::thread::{CHECKPOINTS_PREFIX, NOTES_REF, T3_PREFIX, ThreadId, p
 use crate::oplog;
 use crate::prompts;
 use crate::repo::{self, IDENTITY_EMAIL, IDENTITY_NAME, NotesReader};
+use crate::retention::kept;
 use crate::store;
 
 /// Inputs of `verify`.
@@ -31,6 +31,8 @@ pub struct Options {
     pub thread: Option<ThreadId>,
     /// Journals older than this many seconds are problems.
     pub max_journal_age_secs: u64,
+    /// Remove the orphaned notes found (under the lock).
+    pub fix: bool,
 }
 
 /// One finding.
@@ -53,6 +55,8 @@ pub struct VerifyOutcome {
     pub findings: Vec<Finding>,
     /// Whether no error was found.
     pub ok: bool,
+    /// Orphaned notes removed (`--fix`).
+    pub notes_removed: usize,
 }
 
 struct Check<'r> {
@@ -199,17 +203,10 @@ impl Check<'_> {
         }
     }
 
-    /// Every op of the log parses; the commits the ops keep count as referenced.
-    fn op_log(&mut self, name: &str, referenced: &mut HashSet<ObjectId>) {
-        match oplog::log(self.repo, oplog::MAX_LOG) {
-            Err(e) => self.error(name, e.to_string()),
-            Ok(entries) => {
-                for e in entries {
-                    if let Ok(c) = self.repo.find_commit(e.id) {
-                        referenced.extend(c.parent_ids().map(gix::Id::detach));
-                    }
-                }
-            }
+    /// Every op of the log parses.
+    fn op_log(&mut self, name: &str) {
+        if let Err(e) = oplog::log(self.repo, oplog::MAX_LOG) {
+            self.error(name, e.to_string());
         }
     }
 
@@ -264,33 +261,34 @@ fn same_summary(files: &[crate::model::note::FileChange], note: &Note) -> bool {
     }
 }
 
-/// Verify refs under `refs/t3/` (one thread's, or all) and their notes.
-pub fn run(repo: &gix::Repository, opts: Options) -> Result<VerifyOutcome> {
+/// Verify refs under `refs/t3/` (one thread's, or all) and their notes;
+/// with `fix`, remove the orphaned notes.
+pub fn run(ctx: &Context, opts: Options) -> Result<VerifyOutcome> {
+    let repo = &ctx.repo;
     let Options {
         thread,
         max_journal_age_secs,
+        fix,
     } = opts;
+    // `--fix` reads and removes under the lock, so no capture publishes
+    // meanwhile (its note is written just before its ref).
+    let lock = if fix {
+        Some(ctx.lock("verify --fix")?)
+    } else {
+        None
+    };
     let refs = repo::list_refs(repo, T3_PREFIX)?;
     let mut check = Check {
         repo,
         notes: NotesReader::open(repo)?,
         findings: Vec::new(),
     };
-    let mut referenced = HashSet::new();
     let mut checked = 0;
     for r in &refs {
         let name = r.name.to_str_lossy().into_owned();
-        if let Some(id) = r.target {
-            referenced.insert(id);
-        }
         if let Some(t) = &thread {
-            let mine = [
-                t.checkpoints_prefix(),
-                t.revert_journal_ref(),
-                t.undo_ref(),
-                prompts::prompts_ref(t),
-            ];
-            if !mine.iter().any(|p| name.starts_with(p.as_str())) {
+            let mine = store::side_refs(t);
+            if !name.starts_with(&t.checkpoints_prefix()) && !mine.contains(&name) {
                 continue;
             }
         }
@@ -308,7 +306,7 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<VerifyOutcome> {
         } else if name.starts_with(prompts::PROMPTS_PREFIX) {
             check.prompts(&name, id);
         } else if name == oplog::OPS_REF {
-            check.op_log(&name, &mut referenced);
+            check.op_log(&name);
         } else if name == oplog::PENDING_REF {
             check.error(
                 &name,
@@ -329,16 +327,18 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<VerifyOutcome> {
             thread: t.to_string(),
         });
     }
+    let mut notes_removed = 0;
     if thread.is_none() {
-        let annotated = match repo::find_ref(repo, NOTES_REF)? {
-            Some(commit) => repo::list_notes(repo, commit)?,
-            None => Vec::new(),
-        };
-        for (id, _) in annotated {
-            if !referenced.contains(&id) {
+        let orphans = kept::orphaned_notes(repo)?;
+        if let Some(lock) = &lock {
+            repo::remove_notes_for_good(lock, &orphans, "t3: verify --fix: orphaned notes")?;
+            notes_removed = orphans.len();
+        } else {
+            for id in orphans {
                 check.info(
                     &id.to_string(),
-                    "has a note but no ref or operation keeps it (a capture stopped before its ref)",
+                    "has a note but no ref or operation keeps it (a capture stopped before its ref, or a \
+                     thread removed); `git t3 verify --fix` removes it",
                 );
             }
         }
@@ -350,5 +350,6 @@ pub fn run(repo: &gix::Repository, opts: Options) -> Result<VerifyOutcome> {
         checked,
         findings,
         ok,
+        notes_removed,
     })
 }

@@ -15,6 +15,9 @@ use crate::model::note::FileChange;
 const VERSION: &str = "summaries-v2";
 /// Entries kept; older ones are pruned now and then.
 const KEEP: usize = 2048;
+/// Bytes the entries may take in all (a summary of 100,000 files is a few
+/// MiB); the oldest go first.
+const KEEP_BYTES: u64 = 64 << 20;
 
 /// The entry of one summary.
 fn path(repo: &gix::Repository, from: ObjectId, to: ObjectId, ignore_whitespace: bool) -> PathBuf {
@@ -57,20 +60,46 @@ pub fn put(
     }
 }
 
-/// Delete the oldest entries beyond [`KEEP`].
-fn prune(dir: &std::path::Path) {
+/// Bound the cache now (what `prune` does): entries beyond [`KEEP`] or
+/// [`KEEP_BYTES`] go, oldest first, and so do the directories of older
+/// versions. Returns how many files were removed.
+pub fn trim(repo: &gix::Repository) -> usize {
+    let root = crate::repo::t3_common_dir(repo);
+    let mut removed = 0;
+    if let Ok(entries) = std::fs::read_dir(&root) {
+        for e in entries.filter_map(|e| e.ok()) {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with("summaries-") && name != VERSION && e.path().is_dir() {
+                removed += std::fs::read_dir(e.path()).map_or(0, |d| d.count());
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+    removed + prune(&root.join(VERSION))
+}
+
+/// Delete the oldest entries beyond [`KEEP`] entries or [`KEEP_BYTES`].
+fn prune(dir: &std::path::Path) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
+        return 0;
     };
     let mut all: Vec<_> = entries
         .filter_map(|e| e.ok())
-        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .filter_map(|e| {
+            let m = e.metadata().ok()?;
+            Some((m.modified().ok()?, m.len(), e.path()))
+        })
         .collect();
-    if all.len() <= KEEP {
-        return;
+    // Newest first: keep while within both bounds.
+    all.sort_by_key(|e| std::cmp::Reverse(e.0));
+    let mut bytes = 0u64;
+    let mut removed = 0;
+    for (i, (_, len, path)) in all.iter().enumerate() {
+        bytes = bytes.saturating_add(*len);
+        if (i >= KEEP || bytes > KEEP_BYTES) && std::fs::remove_file(path).is_ok() {
+            removed += 1;
+        }
     }
-    all.sort();
-    for (_, p) in &all[..all.len() - KEEP] {
-        let _ = std::fs::remove_file(p);
-    }
+    removed
 }

@@ -2,6 +2,7 @@
 //! the note schema, and git's colour and whitespace-error rules. No I/O
 //! happens here.
 
+pub mod age;
 pub mod color;
 pub mod config_params;
 pub mod note;

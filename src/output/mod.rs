@@ -13,6 +13,7 @@ use crate::error::{EXIT_FAILED, EXIT_OK, Error};
 
 mod checkpoints;
 mod diff;
+mod disk;
 mod op;
 pub mod pager;
 mod patch;
@@ -150,6 +151,9 @@ pub fn render(outcome: &Outcome, format: Format, quiet: bool, out: &mut dyn Writ
         Outcome::Sync(s) => reports::sync(s, quiet, out),
         Outcome::Drop(d) => reports::drop(d, quiet, out),
         Outcome::Notes(n) => reports::backfill(n, quiet, out),
+        Outcome::Du(d) => disk::du(d, out),
+        Outcome::Prune(p) => disk::prune(p, quiet, out),
+        Outcome::Maintenance(m) => disk::maintenance(m, quiet, out),
     }
 }
 

@@ -95,6 +95,9 @@ pub fn verify(v: &VerifyOutcome, quiet: bool, out: &mut dyn Write) -> io::Result
             super::safe(&f.problem)
         )?;
     }
+    if !quiet && v.notes_removed > 0 {
+        writeln!(out, "removed {} orphaned note(s)", v.notes_removed)?;
+    }
     if !quiet && v.ok {
         writeln!(out, "verified {} ref(s) under refs/t3/: ok", v.checked)?;
     }

@@ -10,6 +10,7 @@
 //! takes a [`Locked`] — the proof that the repository lock is held.
 
 pub mod blob_stream;
+pub mod disk;
 pub mod durable;
 pub mod inflight;
 pub mod lock;
@@ -23,7 +24,9 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 
 pub use lock::{Locked, RepoLock};
-pub use notes::{NoteEdit, NotesChange, NotesReader, commit_notes, edit_notes, list_notes};
+pub use notes::{
+    NoteEdit, NotesChange, NotesReader, commit_notes, edit_notes, list_notes, remove_notes_for_good,
+};
 pub use objects::{
     IDENTITY_EMAIL, IDENTITY_NAME, Recorder, T3CODE_EMAIL, T3CODE_NAME, commit_identity, commit_time,
     commit_tree, ensure_tree_object, hash_blob, head_tree, is_t3code_commit, read_blob, tree_editor,

@@ -94,6 +94,9 @@ pub struct NotesChange {
     pub edits: Vec<NoteEdit>,
     /// Parents beyond the current notes commit (the other side of a merge).
     pub extra_parents: Vec<ObjectId>,
+    /// Start the notes history anew: the commit has no parent, so notes
+    /// removed before it are no longer reachable and git can collect them.
+    pub squash: bool,
 }
 
 /// Commit to `refs/notes/t3` what `change` computes from the current notes
@@ -108,7 +111,12 @@ pub fn commit_notes(
     let repo = lock.repo();
     for attempt in 0..ATTEMPTS {
         let parent = find_ref(repo, NOTES_REF)?;
-        let Some(NotesChange { edits, extra_parents }) = change(parent)? else {
+        let Some(NotesChange {
+            edits,
+            extra_parents,
+            squash,
+        }) = change(parent)?
+        else {
             return Ok(());
         };
         let rec = Recorder::new(repo);
@@ -121,7 +129,11 @@ pub fn commit_notes(
             return Ok(());
         }
         ensure_tree_object(&rec, tree)?;
-        let parents = parent.into_iter().chain(extra_parents).collect();
+        let parents = parent
+            .filter(|_| !squash)
+            .into_iter()
+            .chain(extra_parents)
+            .collect();
         let commit = write_commit(&rec, tree, parents, message)?;
         rec.sync()?;
         let update = RefUpdate {
@@ -153,6 +165,23 @@ pub fn edit_notes(lock: &Locked<'_>, edits: &[NoteEdit], message: &str) -> Resul
         Ok(Some(NotesChange {
             edits: edits.to_vec(),
             extra_parents: Vec::new(),
+            squash: false,
+        }))
+    })
+}
+
+/// Remove the notes of `objects` in one notes commit that starts the notes
+/// history anew (see [`NotesChange::squash`]), so the removed notes, and
+/// every older version of every note, can be collected by git.
+pub fn remove_notes_for_good(lock: &Locked<'_>, objects: &[ObjectId], message: &str) -> Result<()> {
+    if objects.is_empty() {
+        return Ok(());
+    }
+    commit_notes(lock, message, |_| {
+        Ok(Some(NotesChange {
+            edits: objects.iter().map(|o| NoteEdit::Remove(*o)).collect(),
+            extra_parents: Vec::new(),
+            squash: true,
         }))
     })
 }

@@ -219,6 +219,13 @@ pub fn undo_op(lock: &Locked<'_>, entry: &Entry, force: bool, homes: &AgentHomes
     }
     let repo = lock.repo();
     let op = &entry.op;
+    if op.kind == Kind::Prune {
+        return Err(Error::Refused(format!(
+            "op {} is a prune, which is not undone: it removed its threads' notes and let git collect \
+             their objects",
+            short(entry.id)
+        )));
+    }
     let refs = op
         .refs
         .iter()

@@ -56,6 +56,7 @@ fn merge_notes(lock: &Locked<'_>, theirs: ObjectId) -> Result<(usize, Vec<String
         Ok(Some(NotesChange {
             edits,
             extra_parents: vec![theirs],
+            squash: false,
         }))
     })?;
     Ok(counted)

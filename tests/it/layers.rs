@@ -22,6 +22,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("provider", 3),
     ("revert", 3),
     ("sync", 3),
+    ("retention", 3),
     ("commands", 4),
     ("output", 4),
     ("cli", 5),

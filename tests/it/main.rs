@@ -18,6 +18,7 @@ mod property;
 mod providers;
 mod recovery;
 mod relative;
+mod retention;
 mod revert;
 mod review;
 mod safety;

@@ -1,0 +1,219 @@
+//! `git t3 prune`: remove whole threads that are old or beyond the N most
+//! recently used, their notes, operation-log entries older than the age,
+//! orphaned notes, and bound the summary cache; then let git pack and
+//! collect in the background.
+//!
+//! Unlike `drop`, a prune is final: its op in the log names the refs it
+//! removed but does not keep their commits, the notes go with a notes
+//! history started anew, and `op undo` refuses it. `--dry-run` shows what
+//! would go.
+
+use serde::Serialize;
+
+use crate::commands::Context;
+use crate::error::{Error, Result};
+use crate::model::thread::ThreadId;
+use crate::oplog::{self, Kind, Op, RefChange};
+use crate::repo::{self, Expect, RefUpdate};
+use crate::retention::{self, Candidate, Policy, kept, maintenance};
+use crate::revert::{self, Step};
+use crate::store;
+
+/// Inputs of `prune`.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Threads older than this many seconds (`None` with no `keep_last`:
+    /// `t3.pruneAfter`).
+    pub older_than: Option<u64>,
+    /// Keep the N most recently used threads.
+    pub keep_last: Option<usize>,
+    /// Only say what would go.
+    pub dry_run: bool,
+    /// Also threads with checkpoints T3 Code wrote.
+    pub force: bool,
+    /// Start git's maintenance in the background afterwards.
+    pub start_maintenance: bool,
+}
+
+/// A thread removed (or, with `--dry-run`, that would be).
+#[derive(Debug, Clone, Serialize)]
+pub struct PrunedThread {
+    /// The thread.
+    pub thread: String,
+    /// Its checkpoints.
+    pub turns: usize,
+    /// When its latest checkpoint was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<String>,
+}
+
+/// A thread the policy chose but that stays, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct KeptThread {
+    /// The thread.
+    pub thread: String,
+    /// Why it stays.
+    pub reason: String,
+}
+
+/// What `prune` did (or would do).
+#[derive(Debug, Serialize)]
+pub struct PruneOutcome {
+    /// Nothing was changed.
+    pub dry_run: bool,
+    /// Threads removed.
+    pub threads: Vec<PrunedThread>,
+    /// Threads chosen but kept.
+    pub kept: Vec<KeptThread>,
+    /// Refs deleted.
+    pub refs_removed: usize,
+    /// Notes removed (of pruned threads and orphaned ones).
+    pub notes_removed: usize,
+    /// Operation-log entries removed.
+    pub ops_removed: usize,
+    /// Summary-cache files removed.
+    pub cache_files_removed: usize,
+    /// The op recording the prune.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub op: Option<String>,
+    /// Whether git's maintenance was started in the background.
+    pub maintenance_started: bool,
+}
+
+/// Prune by `opts`.
+pub fn run(ctx: &Context, opts: Options) -> Result<PruneOutcome> {
+    let repo = &ctx.repo;
+    let configured = retention::prune_after(repo)?;
+    let policy = match (opts.older_than, opts.keep_last) {
+        (None, None) => Policy {
+            older_than: Some(configured.ok_or_else(|| {
+                Error::usage(
+                    "t3.pruneAfter is `never`: name an age with --older-than or a count with --keep-last",
+                )
+            })?),
+            keep_last: None,
+        },
+        (older_than, keep_last) => Policy {
+            older_than,
+            keep_last,
+        },
+    };
+    // The operation log is trimmed by the age given, else by t3.pruneAfter.
+    let log_age = policy.older_than.or(configured);
+
+    let lock = ctx.lock("prune")?;
+    let now = jiff::Timestamp::now();
+    let candidates = store::list_threads(repo)?
+        .iter()
+        .filter_map(|s| {
+            Candidate::of(s, || {
+                let t = ThreadId::parse(&s.thread).ok()?;
+                let latest = store::turn_ref(repo, &t, s.latest).ok()??;
+                repo::commit_time(repo, latest.commit).ok()?.parse().ok()
+            })
+        })
+        .collect();
+    let mut outcome = PruneOutcome {
+        dry_run: opts.dry_run,
+        threads: Vec::new(),
+        kept: Vec::new(),
+        refs_removed: 0,
+        notes_removed: 0,
+        ops_removed: 0,
+        cache_files_removed: 0,
+        op: None,
+        maintenance_started: false,
+    };
+    let mut targets: Vec<(String, gix::ObjectId)> = Vec::new();
+    for c in policy.select(candidates, now) {
+        if let Some(reason) = keep_reason(repo, &c.thread, opts.force)? {
+            outcome.kept.push(KeptThread {
+                thread: c.thread.to_string(),
+                reason,
+            });
+            continue;
+        }
+        for t in store::thread_refs(repo, &c.thread)? {
+            targets.push((c.thread.checkpoint_ref(t.turn), t.commit));
+        }
+        for name in store::side_refs(&c.thread) {
+            if let Some(id) = repo::find_direct_ref(repo, &name)? {
+                targets.push((name, id));
+            }
+        }
+        outcome.threads.push(PrunedThread {
+            thread: c.thread.to_string(),
+            turns: c.turns,
+            updated_at: c.updated_at.map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()),
+        });
+    }
+    outcome.refs_removed = targets.len();
+    if opts.dry_run {
+        return Ok(outcome);
+    }
+
+    if !targets.is_empty() {
+        let mut op = Op::new(Kind::Prune, None);
+        op.refs = targets
+            .iter()
+            .map(|(name, id)| RefChange {
+                reference: name.clone(),
+                old: Some(id.to_string()),
+                new: None,
+            })
+            .collect();
+        outcome.op = Some(oplog::record(&lock, &op, &[])?.to_string());
+        let updates: Vec<RefUpdate> = targets
+            .iter()
+            .map(|(name, id)| RefUpdate {
+                name: name.clone(),
+                new: None,
+                expect: Expect::Is(*id),
+            })
+            .collect();
+        repo::update_refs(&lock, &updates, "t3: prune")?;
+    }
+    if let Some(age) = log_age {
+        let cutoff = jiff::Timestamp::from_second(
+            now.as_second()
+                .saturating_sub(i64::try_from(age).unwrap_or(i64::MAX)),
+        )
+        .unwrap_or(jiff::Timestamp::MIN);
+        outcome.ops_removed = oplog::trim(&lock, cutoff)?;
+    }
+    let orphans = kept::orphaned_notes(repo)?;
+    outcome.notes_removed = orphans.len();
+    repo::remove_notes_for_good(&lock, &orphans, "t3: prune notes")?;
+    outcome.cache_files_removed = crate::diff::cache::trim(repo);
+    maintenance::touch_stamp(repo)?;
+    drop(lock);
+    if opts.start_maintenance
+        && (outcome.refs_removed > 0 || outcome.notes_removed > 0 || outcome.ops_removed > 0)
+    {
+        outcome.maintenance_started = maintenance::spawn(repo, false);
+    }
+    Ok(outcome)
+}
+
+/// Why `thread` stays although the policy chose it: a revert half-done
+/// (its journal keeps the user's worktree), or checkpoints T3 Code wrote
+/// (it may still use them) without `force`.
+fn keep_reason(repo: &gix::Repository, thread: &ThreadId, force: bool) -> Result<Option<String>> {
+    if let Some(j) = revert::in_progress(repo, thread)?
+        && j.step != Step::Done
+    {
+        return Ok(Some(
+            "a revert is half-done (finish it with `git t3 revert --continue` or `--abort`)".into(),
+        ));
+    }
+    if !force
+        && store::thread_refs(repo, thread)?
+            .iter()
+            .any(|t| repo::is_t3code_commit(repo, t.commit))
+    {
+        return Ok(Some(
+            "T3 Code wrote some of its checkpoints (prune them with --force)".into(),
+        ));
+    }
+    Ok(None)
+}

@@ -1,0 +1,52 @@
+//! What git-t3 still keeps, and the notes nothing keeps any more.
+//!
+//! A note is needed while its commit is kept: named by a ref under
+//! `refs/t3/`, a parent of such a commit (a revert's journal keeps the turns
+//! it removes), or a parent of an op in the operation log (what the op
+//! removed, its safety checkpoint). A note on any other commit — a capture
+//! killed between its note and its ref, a thread pruned or dropped long ago —
+//! is orphaned.
+
+use std::collections::HashSet;
+
+use gix::ObjectId;
+
+use crate::error::Result;
+use crate::model::thread::{NOTES_REF, T3_PREFIX};
+use crate::oplog;
+use crate::repo;
+
+/// Every commit whose note is still needed.
+pub fn kept_commits(repo: &gix::Repository) -> Result<HashSet<ObjectId>> {
+    let mut kept = HashSet::new();
+    for r in repo::list_refs(repo, T3_PREFIX)? {
+        let Some(id) = r.target else { continue };
+        kept.insert(id);
+        if let Ok(c) = repo.find_commit(id) {
+            kept.extend(c.parent_ids().map(gix::Id::detach));
+        }
+    }
+    for entry in oplog::walk(repo)? {
+        let entry = entry?;
+        if let Ok(c) = repo.find_commit(entry.id) {
+            kept.extend(c.parent_ids().map(gix::Id::detach));
+        }
+        kept.extend(entry.op.safety_commit()?);
+    }
+    Ok(kept)
+}
+
+/// The objects that have a note in `refs/notes/t3` but are not kept.
+pub fn orphaned_notes(repo: &gix::Repository) -> Result<Vec<ObjectId>> {
+    let Some(notes) = repo::find_ref(repo, NOTES_REF)? else {
+        return Ok(Vec::new());
+    };
+    let kept = kept_commits(repo)?;
+    let mut orphans: Vec<ObjectId> = repo::list_notes(repo, notes)?
+        .into_iter()
+        .map(|(object, _)| object)
+        .filter(|o| !kept.contains(o))
+        .collect();
+    orphans.sort();
+    Ok(orphans)
+}

@@ -1,0 +1,156 @@
+//! Housekeeping in the background: the daily prune (`t3.pruneAfter`) and
+//! git's own `gc --auto`, started by a capture when due and never running
+//! twice at once.
+//!
+//! A capture only makes the cheap check ([`start_if_due`]): one `stat` of
+//! the prune stamp and one directory listing (`objects/17`, git's estimate
+//! of the loose objects). When something is due it starts `git t3
+//! maintenance` detached (no terminal, no pipes the agent waits on), which
+//! takes `t3/maintenance.lock` without waiting — a second one finding it
+//! taken leaves at once — and runs the prune, then `git gc --auto` in the
+//! foreground (git itself packs only when `gc.auto` says so).
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::error::{Context as _, Result};
+use crate::repo;
+
+/// The lock a maintenance run holds (in the common git dir's `t3/`).
+pub const LOCK_FILE: &str = "maintenance.lock";
+/// Its modification time is when the daily prune last ran (or was due).
+pub const PRUNE_STAMP: &str = "prune-stamp";
+/// How often the daily prune runs at most.
+pub const PRUNE_INTERVAL: Duration = Duration::from_secs(86_400);
+/// `gc.auto` when unset, as git has it.
+const DEFAULT_GC_AUTO: u64 = 6700;
+
+/// What is due.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Due {
+    /// The daily prune: `t3.pruneAfter` is on and the stamp is a day old.
+    pub prune: bool,
+    /// Packing: more loose objects than `gc.auto`.
+    pub gc: bool,
+}
+
+fn stamp_path(repo: &gix::Repository) -> PathBuf {
+    repo::t3_common_dir(repo).join(PRUNE_STAMP)
+}
+
+/// Mark the daily prune as done now.
+pub fn touch_stamp(repo: &gix::Repository) -> Result<()> {
+    let path = stamp_path(repo);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).context(|| format!("could not create {}", dir.display()))?;
+    }
+    File::create(&path)
+        .and_then(|f| f.set_modified(std::time::SystemTime::now()))
+        .context(|| format!("could not write {}", path.display()))
+}
+
+/// What is due, from a `stat` and a directory listing. A repository
+/// without a stamp starts the clock now (its first day prunes nothing).
+pub fn due(repo: &gix::Repository) -> Due {
+    let prune = matches!(super::prune_after(repo), Ok(Some(_)))
+        && match std::fs::metadata(stamp_path(repo)).and_then(|m| m.modified()) {
+            Ok(t) => t.elapsed().is_ok_and(|age| age >= PRUNE_INTERVAL),
+            Err(_) => {
+                let _ = touch_stamp(repo);
+                false
+            }
+        };
+    let gc = gc_auto(repo).is_some_and(|limit| repo::disk::loose_estimate(repo) > limit);
+    Due { prune, gc }
+}
+
+/// `gc.auto`: the loose objects git tolerates before packing (`None`: off).
+fn gc_auto(repo: &gix::Repository) -> Option<u64> {
+    match repo.config_snapshot().try_integer("gc.auto") {
+        Ok(None) | Err(_) => Some(DEFAULT_GC_AUTO),
+        Ok(Some(n)) => u64::try_from(n).ok().filter(|n| *n > 0),
+    }
+}
+
+/// After a capture: start the background run when something is due.
+/// Returns what was due when a run was started. Never fails the capture.
+pub fn start_if_due(repo: &gix::Repository) -> Option<Due> {
+    let due = due(repo);
+    if !due.prune && !due.gc {
+        return None;
+    }
+    if due.prune {
+        // Claimed now, so the captures of the next day do not start it again.
+        touch_stamp(repo).ok()?;
+    }
+    spawn(repo, due.prune).then_some(due)
+}
+
+/// Start `git t3 maintenance [--prune]` for `repo`, detached: its own
+/// process group, no stdin, stdout or stderr (an agent's hook waits for
+/// its pipes to close). Returns whether it started.
+pub fn spawn(repo: &gix::Repository, prune: bool) -> bool {
+    let Ok(exe) = std::env::current_exe() else {
+        return false;
+    };
+    let dir = repo.workdir().unwrap_or_else(|| repo.git_dir());
+    let mut cmd = Command::new(exe);
+    cmd.arg("-C").arg(dir).args(["-q", "maintenance"]);
+    if prune {
+        cmd.arg("--prune");
+    }
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .env_remove("T3_TEST_FAULT");
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt as _;
+        cmd.process_group(0);
+    }
+    cmd.spawn().is_ok()
+}
+
+/// The maintenance lock, held while this value lives (released by the
+/// operating system if the process dies).
+#[derive(Debug)]
+pub struct MaintenanceLock {
+    _file: File,
+}
+
+/// Take the maintenance lock without waiting: `None` when another run
+/// holds it.
+pub fn try_lock(repo: &gix::Repository) -> Result<Option<MaintenanceLock>> {
+    let dir = repo::t3_common_dir(repo);
+    std::fs::create_dir_all(&dir).context(|| format!("could not create {}", dir.display()))?;
+    let path = dir.join(LOCK_FILE);
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .context(|| format!("could not open {}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(MaintenanceLock { _file: file })),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(e).context(|| format!("could not lock {}", path.display()))
+        }
+    }
+}
+
+/// Run `git gc --auto --quiet` in the foreground (git decides whether
+/// anything needs packing; `gc.autoDetach` is off so the lock covers it).
+/// git-t3 cannot pack objects itself, so this is git's own program.
+pub fn git_gc_auto(dir: &Path) -> Result<bool> {
+    let status = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"])
+        .stdin(Stdio::null())
+        .status()
+        .context(|| "could not run `git gc --auto`".into())?;
+    Ok(status.success())
+}
