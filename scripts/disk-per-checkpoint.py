@@ -2,6 +2,7 @@
 """What git-t3's checkpoints cost on disk, before and after git packs them.
 
 usage: scripts/disk-per-checkpoint.py [--files N] [--turns T] [--edits E] [--bin PATH]
+                                      [--auto-gc]
 
 Builds a repository of N tracked files (about 1 KiB each, nested three
 folders deep), commits them and packs (`git gc`), then takes a baseline and
@@ -11,6 +12,10 @@ T agent turns; each turn rewrites E files and adds one. It prints:
           (loose objects, zlib-compressed, and the notes)
   packed  the same after `git gc` (deltas between checkpoints)
   du      what `git t3 du` reports for the thread and in all
+
+With --auto-gc, git's `gc.auto` stays at its default, so captures start
+`git gc --auto` in the background as they would for a user, and it prints
+instead the loose objects and .git/objects bytes left after the turns.
 
 Python 3 standard library only. The binary is --bin, else $T3_BIN, else
 target/release/git-t3, else target/debug/git-t3.
@@ -31,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def binary(given):
     for c in [given, os.environ.get("T3_BIN"), ROOT / "target/release/git-t3", ROOT / "target/debug/git-t3"]:
         if c and Path(c).is_file():
-            return str(c)
+            return str(Path(c).resolve())
     sys.exit("no git-t3 binary: build it (cargo build --release) or pass --bin")
 
 
@@ -49,6 +54,7 @@ def main():
     ap.add_argument("--turns", type=int, default=50)
     ap.add_argument("--edits", type=int, default=10)
     ap.add_argument("--bin")
+    ap.add_argument("--auto-gc", action="store_true")
     a = ap.parse_args()
     t3 = binary(a.bin)
     rng = random.Random(7)
@@ -63,12 +69,15 @@ def main():
                                   capture_output=True).stdout.decode()
 
         def run_t3(*args):
-            return subprocess.run([t3, *args], cwd=repo, env=env, check=True,
-                                  capture_output=True).stdout.decode()
+            p = subprocess.run([t3, *args], cwd=repo, env=env, capture_output=True)
+            if p.returncode != 0:
+                sys.exit(f"git t3 {' '.join(args)} failed: {p.stderr.decode(errors='replace')}")
+            return p.stdout.decode()
 
         git("init", "-q")
-        # No background gc while measuring loose objects.
-        git("config", "gc.auto", "0")
+        if not a.auto_gc:
+            # No background gc while measuring loose objects.
+            git("config", "gc.auto", "0")
         git("config", "t3.pruneAfter", "never")
         paths = []
         for i in range(a.files):
@@ -89,6 +98,14 @@ def main():
             (repo / f"new/turn{turn}.txt").write_text(f"added in turn {turn}\n" * 20)
             run_t3("capture", "--thread", "disk")
         checkpoints = a.turns + 1
+        if a.auto_gc:
+            import time
+            time.sleep(5)  # a background gc may still be finishing
+            du = json.loads(run_t3("--json", "du"))
+            print(f"files {a.files}, turns {a.turns}, gc.auto default: {du['loose_objects']} loose "
+                  f"objects, .git/objects {objects_bytes(repo)} bytes, packs "
+                  f"{len(list((repo / '.git/objects/pack').glob('*.pack')))}")
+            return
         loose = objects_bytes(repo) - start
         du_loose = json.loads(run_t3("--json", "du"))
         git("gc", "-q")

@@ -122,6 +122,10 @@ pub struct Op {
     /// The refs it changed.
     #[serde(default)]
     pub refs: Vec<RefChange>,
+    /// The ids this op had before trims of the log wrote it again (an id
+    /// printed then still names it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub was: Vec<String>,
 }
 
 /// An agent's conversation transcript a revert's provider changed (or a
@@ -220,6 +224,7 @@ impl Op {
             provider: None,
             transcripts: Vec::new(),
             refs: Vec::new(),
+            was: Vec::new(),
         }
     }
 
@@ -247,6 +252,7 @@ impl Op {
             .chain(&op.restored)
             .chain(&op.restored_index)
             .chain(op.refs.iter().flat_map(|r| r.old.iter().chain(&r.new)))
+            .chain(&op.was)
             .chain(
                 op.transcripts
                     .iter()
@@ -322,7 +328,12 @@ pub fn record_with(lock: &Locked<'_>, op: &Op, keep: &[ObjectId], pending: bool)
     };
     for _ in 0..5 {
         let prev = repo::find_direct_ref(repo, OPS_REF)?;
-        let mut parents: Vec<ObjectId> = prev.into_iter().collect();
+        // The first parent is the previous op, or the log's root marker:
+        // never a commit that could pass for an op.
+        let mut parents: Vec<ObjectId> = vec![match prev {
+            Some(p) => p,
+            None => root_marker(&rec)?,
+        }];
         for c in op
             .safety_commit()?
             .into_iter()
@@ -386,6 +397,39 @@ fn op_tree(rec: &Recorder<'_>, op: &Op) -> Result<ObjectId> {
     rec.write_object(&tree)
 }
 
+/// How many of the newest ops stay, given which are old (newest first).
+/// Ops are appended in time order, but a clock may have jumped: every op up
+/// to the oldest one that is not old stays.
+fn keep_count(old: &[bool]) -> usize {
+    old.iter().rposition(|o| !o).map_or(0, |i| i + 1)
+}
+
+/// The message of the commit a log starts from.
+const ROOT_MESSAGE: &str = "t3 oplog root";
+
+/// A new root marker: the first parent of the oldest op, so that no commit
+/// an op keeps (a checkpoint fetched from anyone) is ever taken for an op.
+fn root_marker(rec: &Recorder<'_>) -> Result<ObjectId> {
+    // Not the empty tree: gix takes it as present without writing it, and
+    // git's fsck would find it missing.
+    let blob = rec.write_blob(b"the start of git-t3's operation log\n")?;
+    let mut tree = gix::objs::Tree::empty();
+    tree.entries.push(gix::objs::tree::Entry {
+        mode: EntryKind::Blob.into(),
+        filename: "README".into(),
+        oid: blob,
+    });
+    let tree = rec.write_object(&tree)?;
+    repo::write_commit(rec, tree, Vec::new(), ROOT_MESSAGE)
+}
+
+fn is_root_marker(repo: &gix::Repository, id: ObjectId) -> bool {
+    repo.find_commit(id)
+        .ok()
+        .and_then(|c| c.message_raw().ok().map(|m| m == ROOT_MESSAGE.as_bytes()))
+        .unwrap_or(false)
+}
+
 /// An op commit's message.
 fn message(op: &Op) -> String {
     match &op.thread {
@@ -408,7 +452,7 @@ pub fn trim(lock: &Locked<'_>, cutoff: jiff::Timestamp) -> Result<usize> {
     };
     let entries = log(repo, MAX_LOG)?;
     let old = |e: &Entry| e.op.time.parse::<jiff::Timestamp>().is_ok_and(|t| t < cutoff);
-    let keep = entries.iter().position(old).unwrap_or(entries.len());
+    let keep = keep_count(&entries.iter().map(old).collect::<Vec<_>>());
     if keep == entries.len() {
         return Ok(0);
     }
@@ -420,14 +464,28 @@ pub fn trim(lock: &Locked<'_>, cutoff: jiff::Timestamp) -> Result<usize> {
             .find_commit(e.id)
             .context(|| format!("op {} is not a commit", e.id))?;
         let mut parents: Vec<ObjectId> = commit.parent_ids().map(gix::Id::detach).collect();
-        if previous(repo, e.id)?.is_some() && !parents.is_empty() {
+        // The first parent is the previous op or the root marker (or, in a
+        // log from before markers, what the first op kept): it goes, and
+        // the previous op as written again, or a new marker, takes its place.
+        let first_is_link = match parents.first() {
+            Some(p) => previous(repo, e.id)?.is_some() || is_root_marker(repo, *p),
+            None => false,
+        };
+        if first_is_link {
             parents.remove(0);
         }
-        parents.splice(0..0, prev);
+        parents.insert(
+            0,
+            match prev {
+                Some(p) => p,
+                None => root_marker(&rec)?,
+            },
+        );
         let mut op = e.op.clone();
         if let Some(new) = op.undoes.as_ref().and_then(|u| renamed.get(u)) {
             op.undoes = Some(new.clone());
         }
+        op.was.push(e.id.to_string());
         let tree = op_tree(&rec, &op)?;
         let new = repo::write_commit(&rec, tree, parents, &message(&op))?;
         renamed.insert(e.id.to_string(), new.to_string());
@@ -541,7 +599,7 @@ pub fn find(repo: &gix::Repository, spec: &str) -> Result<Entry> {
     }
     let matching: Vec<Entry> = log(repo, MAX_LOG)?
         .into_iter()
-        .filter(|e| e.id.to_string().starts_with(&spec))
+        .filter(|e| e.id.to_string().starts_with(&spec) || e.op.was.iter().any(|w| w.starts_with(&spec)))
         .collect();
     match matching.len() {
         1 => Ok(matching.into_iter().next().expect("one element")),
@@ -553,6 +611,14 @@ pub fn find(repo: &gix::Repository, spec: &str) -> Result<Entry> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_old_op_between_newer_ones_stays() {
+        assert_eq!(keep_count(&[false, true, false, true, true]), 3);
+        assert_eq!(keep_count(&[false, false]), 2);
+        assert_eq!(keep_count(&[true, true]), 0);
+        assert_eq!(keep_count(&[]), 0);
+    }
 
     #[test]
     fn op_toml_round_trips_and_is_strict() {

@@ -20,30 +20,40 @@ pub struct MaintenanceOutcome {
     pub gc: bool,
 }
 
-/// Run maintenance (with the daily prune when `prune`).
+/// Run maintenance (with the daily prune when `prune`). A failed prune
+/// does not keep git from packing: gc runs, then the prune's error is
+/// returned.
 pub fn run(ctx: &Context, prune: bool) -> Result<MaintenanceOutcome> {
-    let Some(_held) = maintenance::try_lock(&ctx.repo)? else {
+    let repo = &ctx.repo;
+    let Some(_held) = maintenance::try_lock(repo)? else {
         return Ok(MaintenanceOutcome {
             already_running: true,
             pruned: None,
             gc: false,
         });
     };
-    let pruned = match (prune, retention::prune_after(&ctx.repo)?) {
-        (true, Some(age)) => Some(prune::run(
-            ctx,
-            prune::Options {
-                older_than: Some(age),
-                ..prune::Options::default()
-            },
-        )?),
-        _ => None,
+    let pruned = if prune {
+        maintenance::touch(repo, maintenance::Stamp::Prune)?;
+        match retention::prune_after(repo) {
+            Ok(Some(age)) => Some(prune::run(
+                ctx,
+                prune::Options {
+                    older_than: Some(age),
+                    ..prune::Options::default()
+                },
+            )),
+            Ok(None) => None,
+            Err(e) => Some(Err(e)),
+        }
+    } else {
+        None
     };
-    let dir = ctx.repo.workdir().unwrap_or_else(|| ctx.repo.git_dir());
+    maintenance::touch(repo, maintenance::Stamp::Gc)?;
+    let dir = repo.workdir().unwrap_or_else(|| repo.git_dir());
     let gc = maintenance::git_gc_auto(dir)?;
     Ok(MaintenanceOutcome {
         already_running: false,
-        pruned,
+        pruned: pruned.transpose()?,
         gc,
     })
 }

@@ -37,15 +37,16 @@ pub fn show(repo: &gix::Repository, spec: &str) -> Result<OpOutcome> {
     Ok(OpOutcome::Show(oplog::find(repo, spec)?))
 }
 
-/// Reverse the operation `spec` (default: the latest), under the lock.
+/// Reverse the operation `spec` (default: the latest one that can be
+/// undone: a prune, maybe run in the background, cannot), under the lock.
 pub fn undo(ctx: &Context, spec: Option<&str>, force: bool) -> Result<OpOutcome> {
     let lock = ctx.lock("op undo")?;
     let entry = match spec {
         Some(s) => oplog::find(&ctx.repo, s)?,
-        None => oplog::log(&ctx.repo, 1)?
-            .into_iter()
-            .next()
-            .ok_or_else(|| Error::Refused("the operation log is empty: nothing to undo".into()))?,
+        None => oplog::walk(&ctx.repo)?
+            .find(|e| !matches!(e, Ok(e) if e.op.kind == oplog::Kind::Prune))
+            .transpose()?
+            .ok_or_else(|| Error::Refused("the operation log has nothing to undo".into()))?,
     };
     let report = crate::revert::undo_op(&lock, &entry, force, &ctx.settings.provider.homes)?;
     Ok(OpOutcome::Undo(super::revert::outcome("undo", report)))

@@ -83,10 +83,9 @@ pub struct PruneOutcome {
 /// Prune by `opts`.
 pub fn run(ctx: &Context, opts: Options) -> Result<PruneOutcome> {
     let repo = &ctx.repo;
-    let configured = retention::prune_after(repo)?;
     let policy = match (opts.older_than, opts.keep_last) {
         (None, None) => Policy {
-            older_than: Some(configured.ok_or_else(|| {
+            older_than: Some(retention::prune_after(repo)?.ok_or_else(|| {
                 Error::usage(
                     "t3.pruneAfter is `never`: name an age with --older-than or a count with --keep-last",
                 )
@@ -98,18 +97,24 @@ pub fn run(ctx: &Context, opts: Options) -> Result<PruneOutcome> {
             keep_last,
         },
     };
-    // The operation log is trimmed by the age given, else by t3.pruneAfter.
-    let log_age = policy.older_than.or(configured);
+    // The operation log is trimmed by the age given, else by t3.pruneAfter
+    // (not at all when that is off or unreadable).
+    let log_age = policy
+        .older_than
+        .or_else(|| retention::prune_after(repo).ok().flatten());
 
     let lock = ctx.lock("prune")?;
     let now = jiff::Timestamp::now();
+    let mut notes = repo::NotesReader::open(repo)?;
     let candidates = store::list_threads(repo)?
         .iter()
         .filter_map(|s| {
-            Candidate::of(s, || {
-                let t = ThreadId::parse(&s.thread).ok()?;
-                let latest = store::turn_ref(repo, &t, s.latest).ok()??;
-                repo::commit_time(repo, latest.commit).ok()?.parse().ok()
+            let thread = ThreadId::parse(&s.thread).ok()?;
+            let updated_at = retention::last_used(repo, &mut notes, &thread, s.latest);
+            Some(Candidate {
+                thread,
+                turns: s.turns,
+                updated_at,
             })
         })
         .collect();
@@ -152,6 +157,15 @@ pub fn run(ctx: &Context, opts: Options) -> Result<PruneOutcome> {
         return Ok(outcome);
     }
 
+    // The log first: the op recorded below keeps the id it reports.
+    if let Some(age) = log_age {
+        let cutoff = jiff::Timestamp::from_second(
+            now.as_second()
+                .saturating_sub(i64::try_from(age).unwrap_or(i64::MAX)),
+        )
+        .unwrap_or(jiff::Timestamp::MIN);
+        outcome.ops_removed = oplog::trim(&lock, cutoff)?;
+    }
     if !targets.is_empty() {
         let mut op = Op::new(Kind::Prune, None);
         op.refs = targets
@@ -173,19 +187,11 @@ pub fn run(ctx: &Context, opts: Options) -> Result<PruneOutcome> {
             .collect();
         repo::update_refs(&lock, &updates, "t3: prune")?;
     }
-    if let Some(age) = log_age {
-        let cutoff = jiff::Timestamp::from_second(
-            now.as_second()
-                .saturating_sub(i64::try_from(age).unwrap_or(i64::MAX)),
-        )
-        .unwrap_or(jiff::Timestamp::MIN);
-        outcome.ops_removed = oplog::trim(&lock, cutoff)?;
-    }
     let orphans = kept::orphaned_notes(repo)?;
     outcome.notes_removed = orphans.len();
     repo::remove_notes_for_good(&lock, &orphans, "t3: prune notes")?;
     outcome.cache_files_removed = crate::diff::cache::trim(repo);
-    maintenance::touch_stamp(repo)?;
+    maintenance::touch(repo, maintenance::Stamp::Prune)?;
     drop(lock);
     if opts.start_maintenance
         && (outcome.refs_removed > 0 || outcome.notes_removed > 0 || outcome.ops_removed > 0)

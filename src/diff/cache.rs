@@ -81,6 +81,11 @@ pub fn trim(repo: &gix::Repository) -> usize {
 
 /// Delete the oldest entries beyond [`KEEP`] entries or [`KEEP_BYTES`].
 fn prune(dir: &std::path::Path) -> usize {
+    prune_to(dir, KEEP, KEEP_BYTES)
+}
+
+/// Delete the oldest entries of `dir` beyond `keep` entries or `keep_bytes`.
+fn prune_to(dir: &std::path::Path, keep: usize, keep_bytes: u64) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
     };
@@ -97,9 +102,44 @@ fn prune(dir: &std::path::Path) -> usize {
     let mut removed = 0;
     for (i, (_, len, path)) in all.iter().enumerate() {
         bytes = bytes.saturating_add(*len);
-        if (i >= KEEP || bytes > KEEP_BYTES) && std::fs::remove_file(path).is_ok() {
+        if (i >= keep || bytes > keep_bytes) && std::fs::remove_file(path).is_ok() {
             removed += 1;
         }
     }
     removed
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, SystemTime};
+
+    #[test]
+    fn pruning_keeps_the_newest_within_both_bounds() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = SystemTime::now();
+        for i in 0..6u64 {
+            let p = dir.path().join(format!("{i}.json"));
+            std::fs::write(&p, vec![b'x'; 100]).unwrap();
+            // 0 is the oldest, 5 the newest.
+            std::fs::File::options()
+                .write(true)
+                .open(&p)
+                .unwrap()
+                .set_modified(now - Duration::from_secs(100 - i))
+                .unwrap();
+        }
+        let left = |d: &std::path::Path| {
+            let mut v: Vec<String> = std::fs::read_dir(d)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(super::prune_to(dir.path(), 4, u64::MAX), 2);
+        assert_eq!(left(dir.path()), ["2.json", "3.json", "4.json", "5.json"]);
+        assert_eq!(super::prune_to(dir.path(), 10, 250), 2);
+        assert_eq!(left(dir.path()), ["4.json", "5.json"]);
+        assert_eq!(super::prune_to(dir.path(), 10, 250), 0);
+    }
 }

@@ -9,9 +9,17 @@ use gix::ObjectId;
 
 use crate::error::{Context as _, Error, Result};
 
+/// fsync `files`, then `dirs`. A path gone meanwhile is skipped: `git gc`
+/// (the user's, or the background one) packs loose objects and refs and
+/// deletes their files and emptied directories, and what it packed it
+/// flushed itself (see [`sync_refs`] for packed-refs).
 fn sync_paths(files: &[PathBuf], dirs: &BTreeSet<PathBuf>) -> Result<()> {
     let sync_one = |p: &Path, dir: bool| -> Result<()> {
-        let f = File::open(p).context(|| format!("could not open {} to flush it", p.display()))?;
+        let f = match File::open(p) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e).context(|| format!("could not open {} to flush it", p.display())),
+        };
         let res = if dir {
             f.sync_all().or_else(ignore_unsupported)
         } else {
@@ -115,17 +123,17 @@ pub fn sync_refs<'a>(
 ) -> Result<()> {
     let base = repo.common_dir();
     let mut files = Vec::new();
-    let mut deleted = false;
     for (name, exists) in refs {
-        deleted |= !exists;
         let path = base.join(name);
         if exists && path.is_file() {
             files.push(path);
         }
     }
-    // A deletion may have rewritten packed-refs.
+    // A deletion may have rewritten packed-refs; and `git pack-refs` may
+    // have moved a ref just written there (flushing an unchanged file
+    // costs next to nothing).
     let packed = base.join("packed-refs");
-    if deleted && packed.is_file() {
+    if packed.is_file() {
         files.push(packed);
     }
     let dirs: BTreeSet<PathBuf> = dirs.into_iter().filter(|d| d.is_dir()).collect();

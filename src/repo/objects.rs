@@ -19,6 +19,11 @@ pub const T3CODE_NAME: &str = "T3 Code";
 /// Its email.
 pub const T3CODE_EMAIL: &str = "t3code@users.noreply.github.com";
 
+/// Whether an author is git-t3's fixed identity or T3 Code's.
+pub fn is_t3_identity(name: &gix::bstr::BStr, email: &gix::bstr::BStr) -> bool {
+    (name == IDENTITY_NAME && email == IDENTITY_EMAIL) || (name == T3CODE_NAME && email == T3CODE_EMAIL)
+}
+
 /// Whether commit `id` is a checkpoint T3 Code wrote.
 pub fn is_t3code_commit(repo: &gix::Repository, id: ObjectId) -> bool {
     commit_identity(repo, id).is_ok_and(|(name, email, _)| name == T3CODE_NAME && email == T3CODE_EMAIL)

@@ -45,7 +45,26 @@ pub struct RefEntry {
 }
 
 /// All refs whose full name starts with `prefix` (which must end in `/`).
+///
+/// `git pack-refs` (run by `git gc`, maybe in the background) moves loose
+/// ref files into `packed-refs` and deletes them: a listing that finds a
+/// file gone between reading the directory and the file is read again.
 pub fn list_refs(repo: &gix::Repository, prefix: &str) -> Result<Vec<RefEntry>> {
+    let mut attempt = 0u32;
+    loop {
+        match list_refs_once(repo, prefix) {
+            // pack-refs deletes thousands of loose refs one by one: wait
+            // up to about a second in all for it.
+            Err(_) if attempt < 7 => {
+                attempt += 1;
+                std::thread::sleep(std::time::Duration::from_millis(5u64 << attempt));
+            }
+            other => return other,
+        }
+    }
+}
+
+fn list_refs_once(repo: &gix::Repository, prefix: &str) -> Result<Vec<RefEntry>> {
     let platform = repo.references().context(|| "could not list refs".into())?;
     let iter = platform
         .prefixed(prefix)

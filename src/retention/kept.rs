@@ -16,22 +16,33 @@ use crate::model::thread::{NOTES_REF, T3_PREFIX};
 use crate::oplog;
 use crate::repo;
 
-/// Every commit whose note is still needed.
+/// Every commit whose note is still needed: git-t3's (and T3 Code's)
+/// commits reachable from the refs under `refs/t3/` — the op log's chain
+/// and what each op keeps, a journal's kept turns, also when the journal
+/// itself is only kept by an op (a dropped thread's half-done revert).
+/// A commit by anyone else is not followed.
 pub fn kept_commits(repo: &gix::Repository) -> Result<HashSet<ObjectId>> {
     let mut kept = HashSet::new();
-    for r in repo::list_refs(repo, T3_PREFIX)? {
-        let Some(id) = r.target else { continue };
-        kept.insert(id);
-        if let Ok(c) = repo.find_commit(id) {
-            kept.extend(c.parent_ids().map(gix::Id::detach));
-        }
-    }
+    let mut stack: Vec<ObjectId> = repo::list_refs(repo, T3_PREFIX)?
+        .into_iter()
+        .filter_map(|r| r.target)
+        .collect();
     for entry in oplog::walk(repo)? {
-        let entry = entry?;
-        if let Ok(c) = repo.find_commit(entry.id) {
-            kept.extend(c.parent_ids().map(gix::Id::detach));
+        // Ids the op names without keeping them as parents (older logs).
+        stack.extend(entry?.op.safety_commit()?);
+    }
+    while let Some(id) = stack.pop() {
+        if !kept.insert(id) {
+            continue;
         }
-        kept.extend(entry.op.safety_commit()?);
+        let Ok(c) = repo.find_commit(id) else { continue };
+        let Ok(decoded) = c.decode() else { continue };
+        if decoded
+            .author()
+            .is_ok_and(|a| repo::is_t3_identity(a.name, a.email))
+        {
+            stack.extend(decoded.parents());
+        }
     }
     Ok(kept)
 }

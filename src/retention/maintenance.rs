@@ -20,29 +20,55 @@ use crate::repo;
 
 /// The lock a maintenance run holds (in the common git dir's `t3/`).
 pub const LOCK_FILE: &str = "maintenance.lock";
-/// Its modification time is when the daily prune last ran (or was due).
-pub const PRUNE_STAMP: &str = "prune-stamp";
 /// How often the daily prune runs at most.
 pub const PRUNE_INTERVAL: Duration = Duration::from_secs(86_400);
+/// How often `git gc --auto` is started at most: unreachable loose objects
+/// (kept by git for `gc.pruneExpire`) can keep git's estimate above
+/// `gc.auto` for weeks, and each run is a whole `gc --auto`.
+pub const GC_INTERVAL: Duration = Duration::from_secs(3600);
 /// `gc.auto` when unset, as git has it.
 const DEFAULT_GC_AUTO: u64 = 6700;
+
+/// A file whose modification time says when something last ran.
+#[derive(Debug, Clone, Copy)]
+pub enum Stamp {
+    /// The daily prune (`t3/prune-stamp`).
+    Prune,
+    /// `git gc --auto` (`t3/gc-stamp`).
+    Gc,
+}
+
+impl Stamp {
+    fn path(self, repo: &gix::Repository) -> PathBuf {
+        repo::t3_common_dir(repo).join(match self {
+            Stamp::Prune => "prune-stamp",
+            Stamp::Gc => "gc-stamp",
+        })
+    }
+
+    /// How old the stamp is (`None`: there is none).
+    fn age(self, repo: &gix::Repository) -> Option<Duration> {
+        let modified = std::fs::metadata(self.path(repo))
+            .and_then(|m| m.modified())
+            .ok()?;
+        // A stamp from the future (a clock set back) counts as old.
+        Some(modified.elapsed().unwrap_or(Duration::MAX))
+    }
+}
 
 /// What is due.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Due {
     /// The daily prune: `t3.pruneAfter` is on and the stamp is a day old.
     pub prune: bool,
-    /// Packing: more loose objects than `gc.auto`.
+    /// Packing: more loose objects than `gc.auto`, and no gc started
+    /// within the hour.
     pub gc: bool,
 }
 
-fn stamp_path(repo: &gix::Repository) -> PathBuf {
-    repo::t3_common_dir(repo).join(PRUNE_STAMP)
-}
-
-/// Mark the daily prune as done now.
-pub fn touch_stamp(repo: &gix::Repository) -> Result<()> {
-    let path = stamp_path(repo);
+/// Mark `stamp` as run now.
+pub fn touch(repo: &gix::Repository, stamp: Stamp) -> Result<()> {
+    let path = stamp.path(repo);
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).context(|| format!("could not create {}", dir.display()))?;
     }
@@ -51,18 +77,20 @@ pub fn touch_stamp(repo: &gix::Repository) -> Result<()> {
         .context(|| format!("could not write {}", path.display()))
 }
 
-/// What is due, from a `stat` and a directory listing. A repository
-/// without a stamp starts the clock now (its first day prunes nothing).
+/// What is due, from two `stat`s and a directory listing. A repository
+/// without a prune stamp starts the clock now (its first day prunes
+/// nothing).
 pub fn due(repo: &gix::Repository) -> Due {
     let prune = matches!(super::prune_after(repo), Ok(Some(_)))
-        && match std::fs::metadata(stamp_path(repo)).and_then(|m| m.modified()) {
-            Ok(t) => t.elapsed().is_ok_and(|age| age >= PRUNE_INTERVAL),
-            Err(_) => {
-                let _ = touch_stamp(repo);
+        && match Stamp::Prune.age(repo) {
+            Some(age) => age >= PRUNE_INTERVAL,
+            None => {
+                let _ = touch(repo, Stamp::Prune);
                 false
             }
         };
-    let gc = gc_auto(repo).is_some_and(|limit| repo::disk::loose_estimate(repo) > limit);
+    let gc = gc_auto(repo).is_some_and(|limit| repo::disk::loose_estimate(repo) > limit)
+        && Stamp::Gc.age(repo).is_none_or(|age| age >= GC_INTERVAL);
     Due { prune, gc }
 }
 
@@ -76,14 +104,12 @@ fn gc_auto(repo: &gix::Repository) -> Option<u64> {
 
 /// After a capture: start the background run when something is due.
 /// Returns what was due when a run was started. Never fails the capture.
+/// The stamps are renewed by the run itself, once it holds the lock, so a
+/// run that finds another one busy leaves the work due.
 pub fn start_if_due(repo: &gix::Repository) -> Option<Due> {
     let due = due(repo);
     if !due.prune && !due.gc {
         return None;
-    }
-    if due.prune {
-        // Claimed now, so the captures of the next day do not start it again.
-        touch_stamp(repo).ok()?;
     }
     spawn(repo, due.prune).then_some(due)
 }

@@ -16,7 +16,6 @@ pub mod usage;
 
 use crate::error::{Error, Result};
 use crate::model::thread::ThreadId;
-use crate::store::ThreadSummary;
 
 /// The config key of the age after which threads are pruned.
 pub const PRUNE_AFTER_KEY: &str = "t3.pruneAfter";
@@ -24,7 +23,7 @@ pub const PRUNE_AFTER_KEY: &str = "t3.pruneAfter";
 pub const DEFAULT_PRUNE_AFTER: u64 = 30 * 86_400;
 
 /// The age (seconds) after which threads are pruned, `None` when
-/// `t3.pruneAfter` is `never` (or `0`, `off`, `false`).
+/// `t3.pruneAfter` is `never` (or `off`, `false`, or any zero age).
 pub fn prune_after(repo: &gix::Repository) -> Result<Option<u64>> {
     let config = repo.config_snapshot();
     let Some(raw) = config.string(PRUNE_AFTER_KEY) else {
@@ -34,8 +33,10 @@ pub fn prune_after(repo: &gix::Repository) -> Result<Option<u64>> {
     if ["never", "off", "false", "0"].contains(&raw.trim().to_ascii_lowercase().as_str()) {
         return Ok(None);
     }
+    // An age of zero would prune every thread at the next capture: it
+    // means never, like `0`.
     crate::model::age::parse(&raw)
-        .map(Some)
+        .map(|secs| (secs > 0).then_some(secs))
         .map_err(|problem| Error::BadConfig {
             key: PRUNE_AFTER_KEY.into(),
             value: raw.clone(),
@@ -64,22 +65,33 @@ pub struct Candidate {
     pub updated_at: Option<jiff::Timestamp>,
 }
 
-impl Candidate {
-    /// A thread of `list`'s overview; `fallback` dates it when its latest
-    /// note does not (a checkpoint T3 Code wrote without one).
-    pub fn of(summary: &ThreadSummary, fallback: impl FnOnce() -> Option<jiff::Timestamp>) -> Option<Self> {
-        let thread = ThreadId::parse(&summary.thread).ok()?;
-        let updated_at = summary
-            .updated_at
-            .as_deref()
-            .and_then(|u| u.parse::<jiff::Timestamp>().ok())
-            .or_else(fallback);
-        Some(Candidate {
-            thread,
-            turns: summary.turns,
-            updated_at,
-        })
+/// When `thread` was last used: the newest of its latest checkpoint's
+/// time (its note's `completed_at`, else its commit's), the reverts that
+/// note records (a revert to an old turn is use), and its pending prompt
+/// (an agent resumed the thread). `None` when none of them is readable.
+pub fn last_used(
+    repo: &gix::Repository,
+    notes: &mut crate::repo::NotesReader<'_>,
+    thread: &ThreadId,
+    latest: u64,
+) -> Option<jiff::Timestamp> {
+    let mut times: Vec<String> = Vec::new();
+    if let Ok(Some(t)) = crate::store::turn_ref(repo, thread, latest) {
+        match crate::store::load(repo, notes, thread, t) {
+            Ok(cp) => {
+                times.push(cp.note.completed_at.clone());
+                times.extend(cp.note.reverts.iter().map(|r| r.at.clone()));
+            }
+            Err(_) => times.extend(crate::repo::commit_time(repo, t.commit).ok()),
+        }
     }
+    if let Ok(Some(prompt)) = crate::repo::find_direct_ref(repo, &crate::prompts::prompts_ref(thread)) {
+        times.extend(crate::repo::commit_time(repo, prompt).ok());
+    }
+    times
+        .iter()
+        .filter_map(|t| t.parse::<jiff::Timestamp>().ok())
+        .max()
 }
 
 impl Policy {

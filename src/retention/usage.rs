@@ -1,6 +1,7 @@
 //! `du`'s figures: per thread the bytes only its refs hold (objects not
 //! reachable from the branches', tags' and other refs' tips, nor from
-//! another thread), and the bytes everything git-t3 keeps holds.
+//! another thread or the operation log: what pruning it frees), and the
+//! bytes everything git-t3 keeps holds.
 //!
 //! The user's side is every object of the trees at the tips of refs outside
 //! `refs/t3/` and `refs/notes/t3` (and HEAD); like `git rev-list --objects
@@ -54,17 +55,19 @@ pub fn measure(repo: &gix::Repository) -> Result<Usage> {
         for name in store::side_refs(thread) {
             roots.extend(repo::find_direct_ref(repo, &name)?);
         }
-        walker.walk(roots, &mut |id| {
-            holders
-                .entry(id)
-                .and_modify(|h| {
-                    if *h != Some(i) {
-                        *h = None;
-                    }
-                })
-                .or_insert(Some(i));
-        })?;
+        walker.walk(roots, &mut |id| hold(&mut holders, id, i))?;
     }
+    // What the operation log keeps (removed turns, safety checkpoints)
+    // stays when a thread goes: a holder of its own.
+    let log_roots: Vec<ObjectId> = [crate::oplog::OPS_REF, crate::oplog::PENDING_REF]
+        .iter()
+        .map(|r| repo::find_direct_ref(repo, r))
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .flatten()
+        .collect();
+    let log = threads.len();
+    walker.walk(log_roots, &mut |id| hold(&mut holders, id, log))?;
     let mut per = vec![(0u64, 0u64); threads.len()];
     for (id, holder) in &holders {
         if let Some(slot) = holder.and_then(|i| per.get_mut(i)) {
@@ -97,6 +100,18 @@ pub fn measure(repo: &gix::Repository) -> Result<Usage> {
         total_bytes,
         total_objects,
     })
+}
+
+/// Record that `who` holds `id`: its only holder so far, or one of several.
+fn hold(holders: &mut HashMap<ObjectId, Option<usize>>, id: ObjectId, who: usize) {
+    holders
+        .entry(id)
+        .and_modify(|h| {
+            if *h != Some(who) {
+                *h = None;
+            }
+        })
+        .or_insert(Some(who));
 }
 
 /// Every tree and blob at the tips of the user's refs (all refs but
@@ -192,10 +207,9 @@ impl Walker<'_> {
                 Node::Commit => {
                     let Ok(c) = repo.find_commit(id) else { continue };
                     let Ok(decoded) = c.decode() else { continue };
-                    let ours = decoded.author().is_ok_and(|a| {
-                        (a.name == repo::IDENTITY_NAME && a.email == repo::IDENTITY_EMAIL)
-                            || (a.name == repo::T3CODE_NAME && a.email == repo::T3CODE_EMAIL)
-                    });
+                    let ours = decoded
+                        .author()
+                        .is_ok_and(|a| repo::is_t3_identity(a.name, a.email));
                     if !ours {
                         continue;
                     }

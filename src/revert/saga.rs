@@ -302,7 +302,8 @@ impl<'l, 'r> Saga<'l, 'r> {
         let mut recorded = false;
         for e in oplog::walk(repo)? {
             let e = e?;
-            if Some(e.id) == tip {
+            // (A trim of the log may have written the tip again since.)
+            if tip.is_some_and(|t| e.id == t || e.op.was.contains(&t.to_string())) {
                 break;
             }
             if e.op.kind == oplog::Kind::Revert && e.op.safety_commit()? == Some(self.commit) {

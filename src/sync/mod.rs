@@ -97,7 +97,10 @@ fn workdir(repo: &gix::Repository) -> PathBuf {
 }
 
 /// `(ref, commit)` pairs the local operation log removed from `refs/t3/`.
-fn removed_by_log(repo: &gix::Repository) -> Result<HashSet<(String, ObjectId)>> {
+/// A prune is local retention: it keeps a fetch from bringing the threads
+/// back, but a push does not remove them from the remote (`prunes`: count
+/// them).
+fn removed_by_log(repo: &gix::Repository, prunes: bool) -> Result<HashSet<(String, ObjectId)>> {
     let mut out = HashSet::new();
     let log = oplog::log(repo, oplog::MAX_LOG)?;
     let fetches: HashSet<String> = log
@@ -108,6 +111,9 @@ fn removed_by_log(repo: &gix::Repository) -> Result<HashSet<(String, ObjectId)>>
     for e in log {
         // Undoing a fetch says "not here", not "remove it from the remote".
         if e.op.undoes.as_ref().is_some_and(|u| fetches.contains(u)) {
+            continue;
+        }
+        if e.op.kind == Kind::Prune && !prunes {
             continue;
         }
         for c in &e.op.refs {
@@ -146,7 +152,7 @@ pub fn fetch(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>) -> Resu
 /// removed by the local log; record them as one `fetch` op.
 fn adopt(lock: &Locked<'_>, report: &mut Report) -> Result<()> {
     let repo = lock.repo();
-    let removed = removed_by_log(repo)?;
+    let removed = removed_by_log(repo, true)?;
     let mut updates = Vec::new();
     let mut op = Op::new(Kind::Fetch, None);
     for r in repo::list_refs(repo, STAGING)? {
@@ -222,7 +228,7 @@ pub fn push(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>, opts: Pu
     let repo = lock.repo();
     let dir = workdir(repo);
     let prefix = prefix_of(thread);
-    let removed = removed_by_log(repo)?;
+    let removed = removed_by_log(repo, false)?;
     // What the remote has under the prefix: for the scan and the leases.
     let listing = if !opts.allow_secrets || !removed.is_empty() {
         Some(ls_remote(&dir, remote, &prefix)?)

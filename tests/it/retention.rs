@@ -43,10 +43,10 @@ fn count_objects(r: &TestRepo) -> std::collections::HashMap<String, u64> {
         .collect()
 }
 
-/// Date every note of `thread` `days` days back (as if its turns were
+/// Date every note of `thread` `hours` hours back (as if its turns were
 /// taken then).
-fn age_thread(r: &TestRepo, thread: &str, days: i64) {
-    let when = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(24 * days);
+fn age_thread(r: &TestRepo, thread: &str, hours: i64) {
+    let when = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(hours);
     let when = when.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
     for reference in checkpoint_refs(r, thread) {
         let note = r.note(&reference);
@@ -163,9 +163,16 @@ fn prune_by_age_removes_old_threads_their_notes_and_prompts() {
     let r = TestRepo::seeded();
     let old = thread_with_file(&r, "old", "a.txt", "a\n");
     let new = thread_with_file(&r, "new", "b.txt", "b\n");
-    age_thread(&r, "old", 40);
-    // A pending prompt of the old thread goes with it.
-    let prompt = r.git(&["rev-parse", &ref_for("old", 1)]);
+    age_thread(&r, "old", 40 * 24);
+    // A pending prompt of the old thread, as old, goes with it.
+    let forty_days_ago = (jiff::Timestamp::now() - jiff::SignedDuration::from_hours(40 * 24)).to_string();
+    r.extra_env_set("GIT_COMMITTER_DATE", &forty_days_ago);
+    let prompt = r.git(&[
+        "commit-tree",
+        "-m",
+        "t3 prompts",
+        &r.git(&["rev-parse", "HEAD^{tree}"]),
+    ]);
     let encoded = ref_for("old", 0).split('/').nth(3).unwrap().to_owned();
     r.git(&["update-ref", &format!("refs/t3/prompts/{encoded}"), &prompt]);
 
@@ -199,8 +206,13 @@ fn prune_by_age_removes_old_threads_their_notes_and_prompts() {
     // A prune is recorded, and refused by op undo (its notes are gone).
     let ops = r.t3_json(&["op", "log"]);
     assert_eq!(ops["ops"][0]["kind"], "prune");
-    let undo = r.t3(&["op", "undo"]).fails(1);
+    let prune = ops["ops"][0]["id"].as_str().unwrap().to_owned();
+    let undo = r.t3(&["op", "undo", &prune]).fails(1);
     assert!(undo.stderr.contains("prune"), "{}", undo.stderr);
+    // A bare `op undo` passes over it (a background prune does not stand
+    // in the way of undoing one's last revert).
+    let bare = r.t3(&["op", "undo"]).fails(1);
+    assert!(bare.stderr.contains("nothing to undo"), "{}", bare.stderr);
     // Pruned commits are not kept by the log: gc may collect them.
     r.git(&[
         "-c",
@@ -222,11 +234,11 @@ fn prune_by_age_removes_old_threads_their_notes_and_prompts() {
 #[test]
 fn prune_by_count_keeps_the_most_recent() {
     let r = TestRepo::seeded();
-    for (i, t) in ["a", "b", "c"].iter().enumerate() {
+    // a is 10 days old, b 8.5, c 7 (the newest).
+    for (t, hours) in [("a", 240), ("b", 204), ("c", 168)] {
         thread_with_file(&r, t, &format!("{t}.txt"), t);
-        age_thread(&r, t, 10 - i as i64);
+        age_thread(&r, t, hours);
     }
-    // c is the newest, a the oldest.
     let before = r.refs("refs/t3/");
     let dry = r.t3(&["prune", "--keep-last", "1", "--dry-run"]).ok().out();
     assert!(
@@ -259,7 +271,7 @@ fn prune_keeps_a_thread_with_a_half_done_revert() {
         !r.refs("refs/t3/reverts/").is_empty(),
         "setup: the revert is not half-done"
     );
-    age_thread(&r, "stuck", 60);
+    age_thread(&r, "stuck", 60 * 24);
     let out = r.t3(&["prune", "--older-than", "30d"]).ok().out();
     assert!(
         out.contains("kept thread stuck") && out.contains("half-done"),
@@ -360,7 +372,7 @@ fn maintenance_never_runs_twice_at_once() {
 fn capture_starts_packing_and_the_daily_prune_in_the_background() {
     let r = TestRepo::seeded();
     thread_with_file(&r, "ancient", "a.txt", "a\n");
-    age_thread(&r, "ancient", 90);
+    age_thread(&r, "ancient", 90 * 24);
     loose_checkpoint(&r, "many", 1500);
     r.git(&["config", "gc.auto", "1"]);
     // The prune last ran two days ago.
@@ -384,8 +396,260 @@ fn capture_starts_packing_and_the_daily_prune_in_the_background() {
 
     // Within the day, a capture starts no prune.
     thread_with_file(&r, "ancient2", "b.txt", "b\n");
-    age_thread(&r, "ancient2", 90);
+    age_thread(&r, "ancient2", 90 * 24);
     r.t3(&["capture", "--thread", "fresh"]).ok();
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(checkpoint_refs(&r, "ancient2").len(), 2);
+}
+
+#[test]
+fn captures_go_on_while_git_packs_refs() {
+    // `git gc` (the background one a capture starts, or the user's) moves
+    // loose refs into packed-refs and deletes their files meanwhile.
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", "busy"]).ok();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let packer = {
+        let (stop, root) = (stop.clone(), r.root.clone());
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = std::process::Command::new("git")
+                    .args(["pack-refs", "--all"])
+                    .current_dir(&root)
+                    .env("GIT_CONFIG_NOSYSTEM", "1")
+                    .status();
+            }
+        })
+    };
+    let mut failed = Vec::new();
+    for i in 0..120 {
+        r.write("README.md", &format!("turn {i}\n"));
+        let run = r.t3(&["capture", "--thread", "busy"]);
+        if run.code != 0 {
+            failed.push(run.stderr);
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    packer.join().unwrap();
+    assert!(
+        failed.is_empty(),
+        "{} of 120 captures failed: {:?}",
+        failed.len(),
+        failed.first()
+    );
+    assert_eq!(checkpoint_refs(&r, "busy").len(), 121);
+}
+
+/// Write `n` unreachable loose objects.
+fn unreachable_blobs(r: &TestRepo, n: usize) {
+    let dir = r.tmp().join("blobs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut paths = String::new();
+    for i in 0..n {
+        let p = dir.join(format!("{i}"));
+        std::fs::write(&p, format!("unreachable {i}\n")).unwrap();
+        paths.push_str(&format!("{}\n", p.display()));
+    }
+    r.git_input(&r.root, &["hash-object", "-w", "--stdin-paths"], paths.as_bytes())
+        .ok();
+}
+
+fn modified(path: &std::path::Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+#[test]
+fn gc_is_started_at_most_once_an_hour_and_a_busy_lock_leaves_the_prune_due() {
+    let r = TestRepo::seeded();
+    r.git(&["config", "gc.auto", "1"]);
+    // Unreachable objects: git keeps them loose, so its estimate stays high.
+    unreachable_blobs(&r, 1500);
+    let gc_stamp = r.root.join(".git/t3/gc-stamp");
+    r.t3(&["baseline", "--thread", "t"]).ok();
+    wait_for("the background gc", || modified(&gc_stamp).is_some());
+    let first = modified(&gc_stamp);
+    r.write("README.md", "again\n");
+    r.t3(&["capture", "--thread", "t"]).ok();
+    std::thread::sleep(Duration::from_millis(700));
+    assert_eq!(modified(&gc_stamp), first, "a second gc started within the hour");
+
+    // A run that finds the lock taken leaves the daily prune due.
+    thread_with_file(&r, "ancient", "a.txt", "a\n");
+    age_thread(&r, "ancient", 90 * 24);
+    let prune_stamp = r.root.join(".git/t3/prune-stamp");
+    let two_days_ago = SystemTime::now() - Duration::from_secs(2 * 86_400);
+    std::fs::File::create(&prune_stamp)
+        .unwrap()
+        .set_modified(two_days_ago)
+        .unwrap();
+    let held = std::fs::File::create(r.root.join(".git/t3/maintenance.lock")).unwrap();
+    held.try_lock().unwrap();
+    r.t3(&["capture", "--thread", "t"]).ok();
+    std::thread::sleep(Duration::from_millis(700));
+    assert_eq!(
+        modified(&prune_stamp),
+        Some(two_days_ago),
+        "the prune was claimed but not run"
+    );
+    assert_eq!(checkpoint_refs(&r, "ancient").len(), 2);
+    drop(held);
+    r.t3(&["capture", "--thread", "t"]).ok();
+    wait_for("the daily prune", || checkpoint_refs(&r, "ancient").is_empty());
+}
+
+#[test]
+fn a_bad_or_zero_prune_after_never_prunes_everything_nor_stops_gc() {
+    let r = TestRepo::seeded();
+    thread_with_file(&r, "t", "a.txt", "a\n");
+    r.git(&["config", "t3.pruneAfter", "30days"]);
+    // The setting is not needed here: these work.
+    r.t3(&["prune", "--keep-last", "5"]).ok();
+    r.t3(&["prune", "--older-than", "2d"]).ok();
+    r.t3(&["maintenance"]).ok();
+    // Captures go on, and the prune that needs it says what is wrong.
+    r.write("a.txt", "b\n");
+    r.t3(&["capture", "--thread", "t"]).ok();
+    let bad = r.t3(&["prune"]).fails(1);
+    assert!(bad.stderr.contains("t3.pruneAfter"), "{}", bad.stderr);
+    let maint = r.t3(&["maintenance", "--prune"]).fails(1);
+    assert!(maint.stderr.contains("t3.pruneAfter"), "{}", maint.stderr);
+    assert!(
+        modified(&r.root.join(".git/t3/gc-stamp")).is_some(),
+        "gc did not run"
+    );
+    for zero in ["0", "0d", "0s", "never"] {
+        r.git(&["config", "t3.pruneAfter", zero]);
+        r.t3(&["prune"]).fails(2);
+        r.t3(&["maintenance", "--prune"]).ok();
+        assert_eq!(checkpoint_refs(&r, "t").len(), 3, "t3.pruneAfter={zero} pruned");
+    }
+}
+
+#[test]
+fn a_resumed_or_reverted_thread_counts_as_used() {
+    let r = TestRepo::seeded();
+    thread_with_file(&r, "resumed", "a.txt", "a\n");
+    thread_with_file(&r, "reverted", "b.txt", "b\n");
+    r.write("b.txt", "b2\n");
+    r.t3(&["capture", "--thread", "reverted"]).ok();
+    age_thread(&r, "resumed", 40 * 24);
+    age_thread(&r, "reverted", 40 * 24);
+    // An agent's prompt hook recorded a prompt today.
+    let today = r.git(&[
+        "commit-tree",
+        "-m",
+        "t3 prompts",
+        &r.git(&["rev-parse", "HEAD^{tree}"]),
+    ]);
+    let encoded = ref_for("resumed", 0).split('/').nth(3).unwrap().to_owned();
+    r.git(&["update-ref", &format!("refs/t3/prompts/{encoded}"), &today]);
+    r.t3(&["revert", "--thread", "reverted", "--to", "1", "--files-only"])
+        .ok();
+    let dry = r.t3(&["prune", "--older-than", "30d", "--dry-run"]).ok().out();
+    assert!(!dry.contains("resumed") && !dry.contains("reverted"), "{dry}");
+}
+
+#[test]
+fn notes_a_dropped_half_done_revert_keeps_survive_prune() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", "T"]).ok();
+    for i in 1..=3 {
+        r.write(&format!("f{i}"), &format!("{i}\n"));
+        r.t3(&["capture", "--thread", "T"]).ok();
+    }
+    let removed: Vec<String> = [2, 3]
+        .iter()
+        .map(|n| r.git(&["rev-parse", &ref_for("T", *n)]))
+        .collect();
+    let _ = r.t3_env(
+        &["revert", "--thread", "T", "--to", "1", "--files-only"],
+        &[("T3_TEST_FAULT", "after-record")],
+    );
+    assert!(!r.refs("refs/t3/reverts/").is_empty(), "setup: no journal");
+    r.t3(&["drop", "--thread", "T", "--force"]).ok();
+    r.t3(&["prune", "--keep-last", "100"]).ok();
+    let notes = noted(&r);
+    assert!(
+        removed.iter().all(|c| notes.contains(c)),
+        "the notes of the journal's turns went"
+    );
+    r.t3(&["verify", "--fix"]).ok();
+    assert!(removed.iter().all(|c| noted(&r).contains(c)));
+}
+
+#[test]
+fn trimming_the_log_keeps_it_readable_and_old_op_ids_valid() {
+    let r = TestRepo::seeded();
+    thread_with_file(&r, "first", "a.txt", "a\n");
+    r.t3(&["drop", "--thread", "first"]).ok();
+    // Op times have whole seconds: 4 s later the drop is surely older than 3 s.
+    std::thread::sleep(Duration::from_millis(4100));
+    // A fetched checkpoint whose message passes for an op's.
+    let evil = r.git(&[
+        "commit-tree",
+        "-m",
+        "t3 op evil",
+        &r.git(&["rev-parse", "HEAD^{tree}"]),
+    ]);
+    r.git(&["update-ref", &ref_for("evil", 0), &evil]);
+    r.t3(&["drop", "--thread", "evil", "--force"]).ok();
+    thread_with_file(&r, "second", "b.txt", "b\n");
+    let drop = r.t3_json(&["drop", "--thread", "second"]);
+    let ops = r.t3_json(&["op", "log"]);
+    let second_drop = ops["ops"][0]["id"].as_str().unwrap().to_owned();
+    assert_eq!(ops["ops"].as_array().unwrap().len(), 3, "{ops} {drop}");
+    r.t3(&["prune", "--older-than", "3s", "--keep-last", "10"]).ok();
+    let ops = r.t3_json(&["op", "log"]);
+    let kinds: Vec<&str> = ops["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["thread"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(kinds, ["second", "evil"], "{ops}");
+    r.t3(&["verify"]).ok();
+    // The id printed before the trim still names the op.
+    r.t3(&["op", "show", &second_drop]).ok();
+    r.t3(&["op", "undo", &second_drop]).ok();
+    assert_eq!(checkpoint_refs(&r, "second").len(), 2);
+}
+
+#[test]
+fn du_counts_what_the_operation_log_keeps_for_no_thread() {
+    let r = TestRepo::seeded();
+    let big: String = (0..30_000u32).map(|i| format!("row {i}\n")).collect();
+    r.write("big.txt", &big);
+    r.t3(&["baseline", "--thread", "dropped"]).ok();
+    r.t3(&["baseline", "--thread", "alive"]).ok();
+    r.t3(&["drop", "--thread", "dropped"]).ok();
+    // big.txt is in both baselines; the dropped one is kept by the log.
+    let alive = du_bytes(&r, "alive");
+    assert!(alive < 10_000, "alive counts the file the log keeps too: {alive}");
+}
+
+#[test]
+fn push_after_prune_leaves_the_remote_threads_alone() {
+    let r = TestRepo::seeded();
+    let remote = r.tmp().join("remote.git");
+    r.git_in(r.tmp(), &["init", "-q", "--bare", remote.to_str().unwrap()])
+        .ok();
+    r.git(&["remote", "add", "origin", remote.to_str().unwrap()]);
+    thread_with_file(&r, "shared", "a.txt", "a\n");
+    thread_with_file(&r, "mine", "b.txt", "b\n");
+    r.t3(&["push", "origin"]).ok();
+    age_thread(&r, "shared", 40 * 24);
+    r.t3(&["prune", "--older-than", "30d"]).ok();
+    assert!(checkpoint_refs(&r, "shared").is_empty());
+    r.write("b.txt", "b2\n");
+    r.t3(&["capture", "--thread", "mine"]).ok();
+    r.t3(&["push", "origin"]).ok();
+    let on_remote = r.git(&["ls-remote", "origin", "refs/t3/checkpoints/*"]);
+    let shared = ref_for("shared", 0);
+    assert!(
+        on_remote.contains(&shared),
+        "the push removed the pruned thread from the remote:\n{on_remote}"
+    );
+    // And a fetch does not bring it back here.
+    r.t3(&["fetch", "origin"]).ok();
+    assert!(checkpoint_refs(&r, "shared").is_empty());
 }
