@@ -29,8 +29,8 @@ pub struct Environment {
     pub terminal: crate::output::pager::Terminal,
     /// Set by the signal handlers the binary installs.
     pub interrupt: crate::interrupt::Interrupt,
-    /// `git -c` settings from `GIT_CONFIG_PARAMETERS`; `None` when the
-    /// variable is malformed.
+    /// `git -c` settings from `GIT_CONFIG_COUNT`/`_KEY_<n>`/`_VALUE_<n>`
+    /// and `GIT_CONFIG_PARAMETERS`; `None` when they are malformed.
     pub config_overrides: Option<Vec<String>>,
     /// The local time zone (`TZ`, else the system's; `None`: UTC).
     pub time_zone: Option<jiff::tz::TimeZone>,
@@ -72,8 +72,16 @@ impl Environment {
                     .is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "true" | "1" | "yes" | "on")),
             },
             interrupt: crate::interrupt::Interrupt::default(),
-            config_overrides: std::env::var("GIT_CONFIG_PARAMETERS")
-                .map_or(Some(Vec::new()), |p| crate::model::config_params::parse(&p)),
+            // As git: GIT_CONFIG_COUNT's pairs, then GIT_CONFIG_PARAMETERS
+            // (`git -c`), the later winning.
+            config_overrides: crate::model::config_params::from_count(|k| std::env::var(k).ok()).and_then(
+                |mut counted| {
+                    let params = std::env::var("GIT_CONFIG_PARAMETERS")
+                        .map_or(Some(Vec::new()), |p| crate::model::config_params::parse(&p))?;
+                    counted.extend(params);
+                    Some(counted)
+                },
+            ),
             time_zone: Some(jiff::tz::TimeZone::system()),
             hook: commands::hook::HookEnv {
                 claude_project_dir: std::env::var_os("CLAUDE_PROJECT_DIR")
@@ -109,7 +117,9 @@ pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
     let open = |settings: Settings| -> Result<Context> {
         let _t = crate::trace::span("open repository");
         if env.config_overrides.is_none() {
-            return Err(Error::usage("bogus format in GIT_CONFIG_PARAMETERS"));
+            return Err(Error::usage(
+                "bogus format in GIT_CONFIG_PARAMETERS, or GIT_CONFIG_COUNT without its keys and values",
+            ));
         }
         Context::open(&base, settings)
     };

@@ -280,9 +280,9 @@ Seconds a provider helper may run (overrides \fBt3.providerTimeout\fR).
 .B T3_TRACE
 When set, timings of each step on standard error.
 .TP
-.B GIT_CONFIG_PARAMETERS
-Set by \fBgit \-c key=value t3 ...\fR; those settings win over every
-configuration file, as in git.
+.B GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT, GIT_CONFIG_KEY_<n>, GIT_CONFIG_VALUE_<n>
+Set by \fBgit \-c key=value t3 ...\fR (or by scripts); those settings win
+over every configuration file, as in git.
 .TP
 .B GIT_PAGER, PAGER, LESS, LV
 The pager for patches and logs on a terminal, as git chooses it

@@ -25,6 +25,7 @@ pub struct MaintenanceOutcome {
 /// returned.
 pub fn run(ctx: &Context, prune: bool) -> Result<MaintenanceOutcome> {
     let repo = &ctx.repo;
+    maintenance::lower_priority();
     let Some(_held) = maintenance::try_lock(repo)? else {
         return Ok(MaintenanceOutcome {
             already_running: true,

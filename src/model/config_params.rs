@@ -3,6 +3,24 @@
 //! each `'key'='value'`, `'key'=` (`git -c key`, a key without a value:
 //! a boolean true), `'key'` or, from older gits, `'key=value'`.
 
+/// The `key=value` overrides of `GIT_CONFIG_COUNT`, `GIT_CONFIG_KEY_<n>`
+/// and `GIT_CONFIG_VALUE_<n>` (git 2.31's other way to pass `-c`), read
+/// through `var`; `None` when they are malformed (a count that is not a
+/// number, a key or value missing, an empty key: git refuses to run then).
+pub fn from_count(var: impl Fn(&str) -> Option<String>) -> Option<Vec<String>> {
+    let Some(count) = var("GIT_CONFIG_COUNT") else {
+        return Some(Vec::new());
+    };
+    let count: usize = count.trim().parse().ok()?;
+    (0..count)
+        .map(|i| {
+            let key = var(&format!("GIT_CONFIG_KEY_{i}")).filter(|k| !k.is_empty())?;
+            let value = var(&format!("GIT_CONFIG_VALUE_{i}"))?;
+            Some(format!("{key}={value}"))
+        })
+        .collect()
+}
+
 /// The `key=value` (or bare `key`) overrides in `params`, in order; `None`
 /// when the variable is malformed (git then refuses to run).
 pub fn parse(params: &str) -> Option<Vec<String>> {
@@ -51,6 +69,43 @@ fn quoted(s: &str) -> Option<(String, &str)> {
                 rest = chars.as_str();
             }
             _ => return Some((word, rest)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod count_tests {
+    use super::from_count;
+
+    fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |k| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| (*v).to_owned())
+    }
+
+    #[test]
+    fn count_pairs_are_read_in_order_and_checked() {
+        assert_eq!(from_count(env(&[])), Some(vec![]));
+        assert_eq!(
+            from_count(env(&[
+                ("GIT_CONFIG_COUNT", "2"),
+                ("GIT_CONFIG_KEY_0", "gc.auto"),
+                ("GIT_CONFIG_VALUE_0", "0"),
+                ("GIT_CONFIG_KEY_1", "a.b"),
+                ("GIT_CONFIG_VALUE_1", "x=y"),
+            ])),
+            Some(vec!["gc.auto=0".to_owned(), "a.b=x=y".to_owned()])
+        );
+        assert_eq!(from_count(env(&[("GIT_CONFIG_COUNT", "0")])), Some(vec![]));
+        for bad in [
+            &[("GIT_CONFIG_COUNT", "x")][..],
+            &[("GIT_CONFIG_COUNT", "1")][..],
+            &[("GIT_CONFIG_COUNT", "1"), ("GIT_CONFIG_KEY_0", "a.b")][..],
+            &[
+                ("GIT_CONFIG_COUNT", "1"),
+                ("GIT_CONFIG_KEY_0", ""),
+                ("GIT_CONFIG_VALUE_0", "v"),
+            ][..],
+        ] {
+            assert_eq!(from_count(env(bad)), None, "{bad:?}");
         }
     }
 }

@@ -167,6 +167,25 @@ pub fn try_lock(repo: &gix::Repository) -> Result<Option<MaintenanceLock>> {
     }
 }
 
+/// Make this process (and the git it runs) yield to everything else: the
+/// lowest CPU priority and the idle I/O class, so housekeeping never slows
+/// the agent's turns down. Best effort.
+pub fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority and ioprio_set take plain integers and change only
+    // this process's scheduling.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, 19);
+        // IOPRIO_WHO_PROCESS = 1, IOPRIO_CLASS_IDLE = 3 << 13.
+        libc::syscall(libc::SYS_ioprio_set, 1, 0, 3 << 13);
+    }
+    #[cfg(all(unix, not(target_os = "linux")))]
+    // SAFETY: as above.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, 19);
+    }
+}
+
 /// Run `git gc --auto --quiet` in the foreground (git decides whether
 /// anything needs packing; `gc.autoDetach` is off so the lock covers it).
 /// git-t3 cannot pack objects itself, so this is git's own program.

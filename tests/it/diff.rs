@@ -733,6 +733,43 @@ fn git_c_settings_are_honoured() {
         .t3_env(&["list"], &[("GIT_CONFIG_PARAMETERS", "'unterminated")])
         .fails(2);
     assert!(bad.stderr.contains("GIT_CONFIG_PARAMETERS"), "{}", bad.stderr);
+
+    // git's other way (`GIT_CONFIG_COUNT`, as scripts and tools set it);
+    // `git -c` wins over it, as in git.
+    let counted = [
+        ("GIT_CONFIG_COUNT", "1"),
+        ("GIT_CONFIG_KEY_0", "core.quotePath"),
+        ("GIT_CONFIG_VALUE_0", "false"),
+    ];
+    let ours = r
+        .t3_env(&["diff", "--thread", THREAD, "--name-only"], &counted)
+        .ok();
+    assert_eq!(
+        String::from_utf8_lossy(&ours.stdout),
+        String::from_utf8_lossy(&git(&[
+            "-c",
+            "core.quotePath=false",
+            "diff",
+            "--name-only",
+            &a,
+            &b
+        ]))
+    );
+    let mut both = counted.to_vec();
+    both.push(("GIT_CONFIG_PARAMETERS", "'core.quotePath'='true'"));
+    let ours = r.t3_env(&["diff", "--thread", THREAD, "--name-only"], &both).ok();
+    assert_eq!(
+        String::from_utf8_lossy(&ours.stdout),
+        String::from_utf8_lossy(&git(&[
+            "-c",
+            "core.quotePath=true",
+            "diff",
+            "--name-only",
+            &a,
+            &b
+        ]))
+    );
+    r.t3_env(&["list"], &[("GIT_CONFIG_COUNT", "1")]).fails(2);
 }
 
 /// Pathspecs after `--` (a rename with one side outside becomes an

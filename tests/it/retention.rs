@@ -653,3 +653,32 @@ fn push_after_prune_leaves_the_remote_threads_alone() {
     r.t3(&["fetch", "origin"]).ok();
     assert!(checkpoint_refs(&r, "shared").is_empty());
 }
+
+#[test]
+fn maintenance_runs_git_at_the_lowest_priority() {
+    let r = TestRepo::seeded();
+    let fake = r.tmp().join("fakebin");
+    std::fs::create_dir_all(&fake).unwrap();
+    let seen = r.tmp().join("nice");
+    let real_git = String::from_utf8(
+        std::process::Command::new("sh")
+            .args(["-c", "command -v git"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let script = format!(
+        "#!/bin/sh\nawk '{{print $19}}' /proc/$$/stat > '{}'\nexec '{}' \"$@\"\n",
+        seen.display(),
+        real_git.trim()
+    );
+    let git = fake.join("git");
+    std::fs::write(&git, script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&git, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", fake.display(), std::env::var("PATH").unwrap_or_default());
+    r.t3_env(&["maintenance"], &[("PATH", &path)]).ok();
+    let nice = std::fs::read_to_string(&seen).expect("maintenance did not run git");
+    assert_eq!(nice.trim(), "19", "git gc ran at niceness {nice}");
+}
