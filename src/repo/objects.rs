@@ -102,7 +102,7 @@ impl gix::objs::Write for Recorder<'_> {
         if self.repo.has_object(id) {
             return Ok(id);
         }
-        let id = self.repo.objects.write_buf_with_known_id(kind, from, id)?;
+        let id = write_retrying(|| self.repo.objects.write_buf_with_known_id(kind, from, id))?;
         self.written.borrow_mut().insert(id);
         Ok(id)
     }
@@ -145,6 +145,24 @@ impl gix::objs::Find for Recorder<'_> {
         buffer: &'a mut Vec<u8>,
     ) -> gix::Result<Option<gix::objs::Data<'a>>> {
         gix::objs::Find::try_find(self.repo, id, buffer)
+    }
+}
+
+/// Run an object write again when it fails, a few times: `git gc` (its
+/// `prune-packed`, maybe in the background) removes emptied fan-out
+/// folders, and gix creates the folder, then renames the object into it, so
+/// a removal in between fails the rename (git's own writer retries too). A
+/// write is idempotent: the same bytes make the same object.
+pub fn write_retrying<T>(mut write: impl FnMut() -> gix::Result<T>) -> gix::Result<T> {
+    let mut attempt = 0u32;
+    loop {
+        match write() {
+            Err(_) if attempt < 3 => {
+                attempt += 1;
+                std::thread::sleep(std::time::Duration::from_millis(u64::from(attempt)));
+            }
+            other => return other,
+        }
     }
 }
 

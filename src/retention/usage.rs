@@ -115,7 +115,7 @@ fn hold(holders: &mut HashMap<ObjectId, Option<usize>>, id: ObjectId, who: usize
 }
 
 /// Every tree and blob at the tips of the user's refs (all refs but
-/// git-t3's) and HEAD.
+/// git-t3's) and the HEAD of every worktree.
 fn user_side(repo: &gix::Repository) -> Result<HashSet<ObjectId>> {
     let mut tips: Vec<ObjectId> = repo::list_refs(repo, "refs/")?
         .into_iter()
@@ -123,6 +123,13 @@ fn user_side(repo: &gix::Repository) -> Result<HashSet<ObjectId>> {
         .filter_map(|r| r.target)
         .collect();
     tips.extend(repo::find_ref(repo, "HEAD").ok().flatten());
+    // Every linked worktree's HEAD (a detached one is in no branch).
+    if let Ok(linked) = std::fs::read_dir(repo.common_dir().join("worktrees")) {
+        for w in linked.filter_map(|e| e.ok()) {
+            let name = format!("worktrees/{}/HEAD", w.file_name().to_string_lossy());
+            tips.extend(repo::find_ref(repo, &name).ok().flatten());
+        }
+    }
     let mut seen = HashSet::new();
     for mut id in tips {
         // Peel tags (a few levels at most) to what they name.

@@ -405,8 +405,9 @@ impl CompareBlobs for HashAndWrite {
             return Ok(None);
         }
         if !self.odb.exists(&id) {
-            self.odb
-                .write_buf_with_known_id(gix::objs::Kind::Blob, bytes, id)?;
+            crate::repo::objects::write_retrying(|| {
+                self.odb.write_buf_with_known_id(gix::objs::Kind::Blob, bytes, id)
+            })?;
             self.written.lock().unwrap_or_else(|p| p.into_inner()).push(id);
         }
         Ok(Some(Some(id)))

@@ -384,6 +384,11 @@ fn capture_starts_packing_and_the_daily_prune_in_the_background() {
     r.t3(&["baseline", "--thread", "fresh"]).ok();
     wait_for("the daily prune", || checkpoint_refs(&r, "ancient").is_empty());
     wait_for("git gc --auto", || count_objects(&r)["count"] < 100);
+    // (This test is about starting maintenance: let it end before going on;
+    // captures beside a running gc are `captures_go_on_while_git_packs_refs_and_objects`.)
+    wait_for("the maintenance lock", || {
+        std::fs::File::open(r.root.join(".git/t3/maintenance.lock")).is_ok_and(|f| f.try_lock().is_ok())
+    });
     assert_eq!(checkpoint_refs(&r, "fresh").len(), 1);
     assert_eq!(checkpoint_refs(&r, "many").len(), 1);
     let age = std::fs::metadata(&stamp)
@@ -403,7 +408,7 @@ fn capture_starts_packing_and_the_daily_prune_in_the_background() {
 }
 
 #[test]
-fn captures_go_on_while_git_packs_refs() {
+fn captures_go_on_while_git_packs_refs_and_objects() {
     // `git gc` (the background one a capture starts, or the user's) moves
     // loose refs into packed-refs and deletes their files meanwhile.
     let r = TestRepo::seeded();
@@ -412,9 +417,19 @@ fn captures_go_on_while_git_packs_refs() {
     let packer = {
         let (stop, root) = (stop.clone(), r.root.clone());
         std::thread::spawn(move || {
+            let mut round = 0;
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                // Now and then the gc a capture starts (`gc --auto`, here
+                // always due): packs loose objects, deletes them and their
+                // emptied folders.
+                round += 1;
+                let args: &[&str] = if round % 4 == 0 {
+                    &["-c", "gc.auto=1", "-c", "gc.autoDetach=false", "gc", "--auto", "-q"]
+                } else {
+                    &["pack-refs", "--all"]
+                };
                 let _ = std::process::Command::new("git")
-                    .args(["pack-refs", "--all"])
+                    .args(args)
                     .current_dir(&root)
                     .env("GIT_CONFIG_NOSYSTEM", "1")
                     .status();
@@ -681,4 +696,24 @@ fn maintenance_runs_git_at_the_lowest_priority() {
     r.t3_env(&["maintenance"], &[("PATH", &path)]).ok();
     let nice = std::fs::read_to_string(&seen).expect("maintenance did not run git");
     assert_eq!(nice.trim(), "19", "git gc ran at niceness {nice}");
+}
+
+#[test]
+fn du_leaves_out_what_a_linked_worktrees_detached_head_holds() {
+    let r = TestRepo::seeded();
+    let side = r.tmp().join("side");
+    r.git(&["worktree", "add", "-q", "--detach", side.to_str().unwrap()]);
+    let big: String = (0..30_000u32).map(|i| format!("{i}\n")).collect();
+    std::fs::write(side.join("big.txt"), &big).unwrap();
+    r.git_in(&side, &["add", "big.txt"]).ok();
+    r.git_in(&side, &["commit", "-q", "-m", "big, on a detached HEAD"])
+        .ok();
+    // The same content, untracked here, in a checkpoint.
+    r.write("big.txt", &big);
+    r.t3(&["baseline", "--thread", "t"]).ok();
+    let bytes = du_bytes(&r, "t");
+    assert!(
+        bytes < 10_000,
+        "the detached HEAD's file counted as the thread's: {bytes}"
+    );
 }
