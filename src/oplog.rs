@@ -369,6 +369,38 @@ pub fn record_with(lock: &Locked<'_>, op: &Op, keep: &[ObjectId], pending: bool)
     })
 }
 
+/// Delete the refs `targets` (each with the commit it must still point at),
+/// recorded first as an op of `kind` about `thread`, so the op exists
+/// before anything it names goes (it keeps the commits, unless it is a
+/// prune). Returns the op commit.
+pub fn record_deletion(
+    lock: &Locked<'_>,
+    kind: Kind,
+    thread: Option<&str>,
+    targets: &[(String, ObjectId)],
+) -> Result<ObjectId> {
+    let mut op = Op::new(kind, thread);
+    op.refs = targets
+        .iter()
+        .map(|(name, id)| RefChange {
+            reference: name.clone(),
+            old: Some(id.to_string()),
+            new: None,
+        })
+        .collect();
+    let commit = record(lock, &op, &[])?;
+    let updates: Vec<RefUpdate> = targets
+        .iter()
+        .map(|(name, id)| RefUpdate {
+            name: name.clone(),
+            new: None,
+            expect: Expect::Is(*id),
+        })
+        .collect();
+    repo::update_refs(lock, &updates, &format!("t3: {}", kind.as_str()))?;
+    Ok(commit)
+}
+
 /// The tree of an op commit: `op.toml`, the index subtree, the transcripts.
 fn op_tree(rec: &Recorder<'_>, op: &Op) -> Result<ObjectId> {
     let text =

@@ -5,8 +5,8 @@ use serde::Serialize;
 use crate::commands::Context;
 use crate::error::{Error, Result};
 use crate::model::thread::ThreadId;
-use crate::oplog::{self, Kind, Op, RefChange};
-use crate::repo::{self, Expect, RefUpdate};
+use crate::oplog::{self, Kind};
+use crate::repo;
 use crate::revert::{self, Step};
 use crate::store;
 
@@ -62,25 +62,7 @@ pub fn run(ctx: &Context, thread: &ThreadId, force: bool) -> Result<DropOutcome>
     // The op first: it keeps every dropped commit reachable (and `op undo`
     // brings the thread back). Notes stay: other threads' refs or the log may
     // keep the same commits; `prune` removes notes nothing keeps.
-    let mut op = Op::new(Kind::Drop, Some(thread.as_str()));
-    op.refs = targets
-        .iter()
-        .map(|(name, id)| RefChange {
-            reference: name.clone(),
-            old: Some(id.to_string()),
-            new: None,
-        })
-        .collect();
-    oplog::record(&lock, &op, &[])?;
-    let updates: Vec<RefUpdate> = targets
-        .iter()
-        .map(|(name, id)| RefUpdate {
-            name: name.clone(),
-            new: None,
-            expect: Expect::Is(*id),
-        })
-        .collect();
-    repo::update_refs(&lock, &updates, "t3: drop")?;
+    oplog::record_deletion(&lock, Kind::Drop, Some(thread.as_str()), &targets)?;
     Ok(DropOutcome {
         thread: thread.to_string(),
         removed: targets.len(),

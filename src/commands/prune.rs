@@ -13,8 +13,8 @@ use serde::Serialize;
 use crate::commands::Context;
 use crate::error::{Error, Result};
 use crate::model::thread::ThreadId;
-use crate::oplog::{self, Kind, Op, RefChange};
-use crate::repo::{self, Expect, RefUpdate};
+use crate::oplog::{self, Kind};
+use crate::repo;
 use crate::retention::{self, Candidate, Policy, kept, maintenance};
 use crate::revert::{self, Step};
 use crate::store;
@@ -167,25 +167,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<PruneOutcome> {
         outcome.ops_removed = oplog::trim(&lock, cutoff)?;
     }
     if !targets.is_empty() {
-        let mut op = Op::new(Kind::Prune, None);
-        op.refs = targets
-            .iter()
-            .map(|(name, id)| RefChange {
-                reference: name.clone(),
-                old: Some(id.to_string()),
-                new: None,
-            })
-            .collect();
-        outcome.op = Some(oplog::record(&lock, &op, &[])?.to_string());
-        let updates: Vec<RefUpdate> = targets
-            .iter()
-            .map(|(name, id)| RefUpdate {
-                name: name.clone(),
-                new: None,
-                expect: Expect::Is(*id),
-            })
-            .collect();
-        repo::update_refs(&lock, &updates, "t3: prune")?;
+        outcome.op = Some(oplog::record_deletion(&lock, Kind::Prune, None, &targets)?.to_string());
     }
     let orphans = kept::orphaned_notes(repo)?;
     outcome.notes_removed = orphans.len();

@@ -424,7 +424,15 @@ fn captures_go_on_while_git_packs_refs_and_objects() {
                 // emptied folders.
                 round += 1;
                 let args: &[&str] = if round % 4 == 0 {
-                    &["-c", "gc.auto=1", "-c", "gc.autoDetach=false", "gc", "--auto", "-q"]
+                    &[
+                        "-c",
+                        "gc.auto=1",
+                        "-c",
+                        "gc.autoDetach=false",
+                        "gc",
+                        "--auto",
+                        "-q",
+                    ]
                 } else {
                     &["pack-refs", "--all"]
                 };
