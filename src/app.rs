@@ -32,8 +32,11 @@ pub struct Environment {
     /// `git -c` settings from `GIT_CONFIG_COUNT`/`_KEY_<n>`/`_VALUE_<n>`
     /// and `GIT_CONFIG_PARAMETERS`; `None` when they are malformed.
     pub config_overrides: Option<Vec<String>>,
-    /// The local time zone (`TZ`, else the system's; `None`: UTC).
-    pub time_zone: Option<jiff::tz::TimeZone>,
+    /// The local time zone: `None` for the system's (`TZ`, else
+    /// /etc/localtime), looked up only by the commands that print local
+    /// times, since finding its name reads the zoneinfo folders; `Some(None)`
+    /// for UTC; `Some(Some(tz))` for `tz`.
+    pub time_zone: Option<Option<jiff::tz::TimeZone>>,
     /// What agents tell their hooks (`CLAUDE_PROJECT_DIR`, `CURSOR_PROJECT_DIR`).
     pub hook: commands::hook::HookEnv,
     /// Where the agents' user configuration lives (`HOME`, `CODEX_HOME`, …).
@@ -82,7 +85,7 @@ impl Environment {
                     Some(counted)
                 },
             ),
-            time_zone: Some(jiff::tz::TimeZone::system()),
+            time_zone: None,
             hook: commands::hook::HookEnv {
                 claude_project_dir: std::env::var_os("CLAUDE_PROJECT_DIR")
                     .filter(|v| !v.is_empty())
@@ -172,7 +175,7 @@ pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
                 quiet: cli.quiet,
                 term: &env.terminal,
                 base: &base,
-                time_zone: env.time_zone.as_ref(),
+                time_zone: &env.time_zone,
             };
             repository_command(command, &edge, &|| open(settings.clone()))
         }
@@ -187,7 +190,17 @@ struct Edge<'a> {
     term: &'a crate::output::pager::Terminal,
     /// `-C`, else `.`: where relative paths start.
     base: &'a Path,
-    time_zone: Option<&'a jiff::tz::TimeZone>,
+    time_zone: &'a Option<Option<jiff::tz::TimeZone>>,
+}
+
+impl Edge<'_> {
+    /// The local time zone (see [`Environment::time_zone`]).
+    fn time_zone(&self) -> Option<jiff::tz::TimeZone> {
+        match self.time_zone {
+            Some(fixed) => fixed.clone(),
+            None => Some(jiff::tz::TimeZone::system()),
+        }
+    }
 }
 
 /// The commands that work on a repository.
@@ -232,12 +245,12 @@ fn repository_command(
             Some(t) => {
                 let ctx = open()?;
                 let mut listed = commands::list::turns(&ctx.repo, &ctx.resolve(t)?)?;
-                listed.view.time_zone = edge.time_zone.cloned();
+                listed.view.time_zone = edge.time_zone();
                 Outcome::Turns(listed)
             }
             None => {
                 let mut listed = commands::list::threads(&open()?.repo)?;
-                listed.view.time_zone = edge.time_zone.cloned();
+                listed.view.time_zone = edge.time_zone();
                 Outcome::Threads(listed)
             }
         },
@@ -393,7 +406,7 @@ fn log(
         } else {
             crate::output::pager::pager_command(Some(&ctx.repo), edge.term)
         },
-        time_zone: edge.time_zone.cloned(),
+        time_zone: edge.time_zone(),
         look,
         quote_path: ctx
             .repo
