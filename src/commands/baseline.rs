@@ -49,6 +49,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<CaptureOutcome> {
             checkpoint,
             created: false,
             notices: Vec::new(),
+            scope_notices: Vec::new(),
         });
     }
     capture::capture_locked(

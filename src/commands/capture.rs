@@ -103,6 +103,11 @@ pub struct CaptureOutcome {
     /// Messages for the user on stderr.
     #[serde(skip)]
     pub notices: Vec<String>,
+    /// Those of `notices` about what the checkpoint left out or holds
+    /// (files skipped for their size, secret-looking paths): an agent's hook
+    /// passes them on to the user, who sees no stderr there.
+    #[serde(skip)]
+    pub scope_notices: Vec<String>,
 }
 
 /// Capture the worktree as a turn of `opts.thread`.
@@ -190,20 +195,22 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
         }
     };
     drop(t);
+    let mut scope_notices = Vec::new();
     if let Some(n) = skipped_notice(&snapshot.skipped, snapshot.max_file_size) {
-        notices.push(n);
+        scope_notices.push(n);
     }
     if !snapshot.secrets.is_empty() {
         let warning = secrets::warning(&snapshot.secrets);
         // Said once per thread: a checkpoint of it that warned already says so.
         if !warned_before(&mut notes, &refs) {
-            notices.push(format!(
+            scope_notices.push(format!(
                 "turn {turn} {warning}; leave them out with .t3ignore (or .gitignore) — \
                  `git t3 push` refuses to send them unless --allow-secrets (said once per thread)"
             ));
         }
         warnings.push(warning);
     }
+    notices.extend(scope_notices.iter().cloned());
     let (worktree, branch, head) = whereabouts(repo)?;
     let note = Note {
         status: Status::from_turn_state(state.as_deref()),
@@ -244,6 +251,7 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
         checkpoint,
         created: true,
         notices,
+        scope_notices,
     })
 }
 

@@ -88,7 +88,10 @@ impl Outcome {
             Outcome::Log(l) => &l.notices,
             Outcome::Restore(r) => &r.restored.notices,
             Outcome::Revert(r) | Outcome::Op(op::OpOutcome::Undo(r)) => &r.report.notices,
-            Outcome::Hook(h) => h.error().map(std::slice::from_ref).unwrap_or_default(),
+            Outcome::Hook(h) => match &h.result {
+                Err(e) => std::slice::from_ref(e),
+                Ok(o) => &o.notices,
+            },
             _ => &[],
         }
     }

@@ -65,5 +65,6 @@ pub fn run(ctx: &Context, opts: Options) -> Result<CaptureOutcome> {
         checkpoint,
         created: true,
         notices: Vec::new(),
+        scope_notices: Vec::new(),
     })
 }

@@ -305,13 +305,21 @@ pub fn backfill(
 const HOOK_MESSAGE_CHARS: usize = 2000;
 
 /// A hook's answer on stdout, in the terms of its agent (DESIGN: Agent
-/// hooks): Claude Code, Codex and opencode get nothing on success (Claude
-/// Code and Codex add a prompt hook's plain stdout to the model's context)
-/// and one `{"systemMessage": "git t3: …"}` on failure; Cursor gets JSON on
+/// hooks): Claude Code, Codex and opencode get nothing on a quiet success
+/// (Claude Code and Codex add a prompt hook's plain stdout to the model's
+/// context) and one `{"systemMessage": "git t3: …"}` on failure or when
+/// the capture has something to say; Cursor gets JSON on
 /// every path; an unknown agent gets nothing (the message is on stderr).
 pub fn hook(h: &HookReport, out: &mut dyn Write) -> io::Result<()> {
-    let message = h.error().map(|m| {
-        let m: String = super::safe(m).chars().take(HOOK_MESSAGE_CHARS).collect();
+    // A failure, else what the capture had to say (a file skipped for its
+    // size, a secret-looking path): the user sees it either way.
+    let said = match &h.result {
+        Err(e) => Some(e.clone()),
+        Ok(o) if !o.notices.is_empty() => Some(o.notices.join("; ")),
+        Ok(_) => None,
+    };
+    let message = said.map(|m| {
+        let m: String = super::safe(&m).chars().take(HOOK_MESSAGE_CHARS).collect();
         format!("git t3: {m}")
     });
     let doc = match (h.reply, message) {

@@ -696,3 +696,37 @@ fn drop_verify_and_undo_know_the_prompts_ref() {
     assert_eq!(v.code, 1);
     assert!(v.out().contains(&prompts_ref("other")), "{}", v.out());
 }
+
+#[test]
+fn what_a_hooks_capture_has_to_say_reaches_the_user() {
+    let r = TestRepo::seeded();
+    r.git(&["config", "t3.maxFileSize", "1k"]);
+    let sub = r.root.join("src");
+    hook_ok(
+        &r,
+        "claude-code",
+        &payload("claude-user-prompt-submit.json", &sub),
+    );
+    r.write("dataset.bin", &"x".repeat(4096));
+    r.write(".env", "TOKEN=1\n");
+    let h = hook_in(
+        &r,
+        r.tmp(),
+        "claude-code",
+        &payload("claude-stop.json", &sub),
+        &[],
+    );
+    let m = system_message(&h);
+    assert!(m.contains("skipped 1 file") && m.contains("dataset.bin"), "{m}");
+    assert!(m.contains(".env"), "{m}");
+    assert_eq!(r.refs(&ref_for(CLAUDE, 1)).len(), 1, "the turn was captured");
+    // A turn with nothing to say stays silent.
+    r.remove("dataset.bin");
+    hook_ok(
+        &r,
+        "claude-code",
+        &payload("claude-user-prompt-submit.json", &sub),
+    );
+    r.write("more.txt", "more\n");
+    hook_ok(&r, "claude-code", &payload("claude-stop.json", &sub));
+}

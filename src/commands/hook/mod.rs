@@ -68,6 +68,10 @@ pub struct HookOutcome {
     pub thread: Option<String>,
     /// The turn written or found.
     pub turn: Option<u64>,
+    /// What the capture had to say (files skipped for their size, paths
+    /// that look like secrets): shown to the user like a failure's message.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<String>,
 }
 
 /// A hook's outcome, or why it failed, and how to answer the agent.
@@ -200,6 +204,7 @@ fn perform(agent: Agent, ev: Event, default_dir: &Path, settings: &Settings) -> 
         action,
         thread: thread.map(ToString::to_string),
         turn,
+        notices: Vec::new(),
     };
     match action {
         Action::Nothing => Ok(outcome("nothing", None, None)),
@@ -222,8 +227,11 @@ fn perform(agent: Agent, ev: Event, default_dir: &Path, settings: &Settings) -> 
         Action::End { thread, end } => {
             let ctx = open(&dirs, default_dir, settings)?;
             let lock = ctx.lock("hook")?;
-            let (action, turn) = ended(&lock, agent, &thread, end)?;
-            Ok(outcome(action, Some(&thread), Some(turn)))
+            let (action, turn, notices) = ended(&lock, agent, &thread, end)?;
+            Ok(HookOutcome {
+                notices,
+                ..outcome(action, Some(&thread), Some(turn))
+            })
         }
     }
 }
@@ -360,8 +368,13 @@ fn keep(p: &mut Prompts, turn: u64, pre: Option<ObjectId>) {
     };
 }
 
-/// A turn ended.
-fn ended(lock: &Locked<'_>, agent: Agent, thread: &ThreadId, end: TurnEnd) -> Result<(&'static str, u64)> {
+/// A turn ended: what was done, the turn, and the capture's notices.
+fn ended(
+    lock: &Locked<'_>,
+    agent: Agent,
+    thread: &ThreadId,
+    end: TurnEnd,
+) -> Result<(&'static str, u64, Vec<String>)> {
     let repo = lock.repo();
     let refs = store::thread_refs(repo, thread)?;
     if !refs.is_empty() {
@@ -423,7 +436,7 @@ fn ended(lock: &Locked<'_>, agent: Agent, thread: &ThreadId, end: TurnEnd) -> Re
     }
     // The objects are the capture's; this only moves the prompts ref.
     prompts::write(lock, &Recorder::new(repo), thread, &old, &new)?;
-    Ok((action, turn))
+    Ok((action, turn, out.scope_notices))
 }
 
 /// The latest turn, when this end repeats its end (the agent went on after
