@@ -725,3 +725,31 @@ fn du_leaves_out_what_a_linked_worktrees_detached_head_holds() {
         "the detached HEAD's file counted as the thread's: {bytes}"
     );
 }
+
+#[test]
+fn a_damaged_operation_log_is_a_finding_and_fix_removes_no_note() {
+    let r = TestRepo::seeded();
+    thread_with_file(&r, "x", "x.txt", "x\n");
+    r.t3(&["drop", "--thread", "x"]).ok();
+    let head = r.git(&["rev-parse", "HEAD"]);
+    r.git(&["notes", "--ref=refs/notes/t3", "add", "-m", "orphan", &head]);
+    let empty = r
+        .git_input(&r.root, &["mktree"], b"")
+        .ok()
+        .out()
+        .trim()
+        .to_owned();
+    let ops = r.git(&["rev-parse", "refs/t3/ops"]);
+    let bad = r.git(&["commit-tree", "-m", "t3 op drop", "-p", &ops, &empty]);
+    r.git(&["update-ref", "refs/t3/ops", &bad]);
+    let before = noted(&r);
+    let out = r.t3(&["verify"]).fails(1);
+    assert!(
+        out.out().contains("refs/t3/ops") && out.out().contains("op.toml"),
+        "{}",
+        out.out()
+    );
+    r.t3(&["verify", "--fix"]).fails(1);
+    r.t3(&["prune", "--keep-last", "0"]).fails(1);
+    assert_eq!(noted(&r), before, "notes went while the log could not be read");
+}
