@@ -12,12 +12,14 @@ use crate::error::{Context as _, Error, Result};
 /// fsync `files`, then `dirs`. A path gone meanwhile is skipped: `git gc`
 /// (the user's, or the background one) packs loose objects and refs and
 /// deletes their files and emptied directories, and what it packed it
-/// flushed itself (see [`sync_refs`] for packed-refs).
-fn sync_paths(files: &[PathBuf], dirs: &BTreeSet<PathBuf>) -> Result<()> {
-    let sync_one = |p: &Path, dir: bool| -> Result<()> {
+/// flushed itself (see [`sync_refs`] for packed-refs). Returns whether a
+/// file was gone.
+fn sync_paths(files: &[PathBuf], dirs: &BTreeSet<PathBuf>) -> Result<bool> {
+    // Ok(true): the path is gone.
+    let sync_one = |p: &Path, dir: bool| -> Result<bool> {
         let f = match File::open(p) {
             Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(true),
             Err(e) => return Err(e).context(|| format!("could not open {} to flush it", p.display())),
         };
         let res = if dir {
@@ -25,23 +27,31 @@ fn sync_paths(files: &[PathBuf], dirs: &BTreeSet<PathBuf>) -> Result<()> {
         } else {
             f.sync_all()
         };
-        res.context(|| format!("could not flush {} to disk", p.display()))
+        res.context(|| format!("could not flush {} to disk", p.display()))?;
+        Ok(false)
+    };
+    let gone = std::sync::atomic::AtomicBool::new(false);
+    let each = |c: &[PathBuf]| {
+        c.iter().try_for_each(|p| {
+            if sync_one(p, false)? {
+                gone.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            Ok(())
+        })
     };
     // fsync is latency-bound: several in flight let the file system
     // commit them together.
     if files.len() > 4 {
         let chunk = files.len().div_ceil(8);
         std::thread::scope(|s| {
-            let handles: Vec<_> = files
-                .chunks(chunk)
-                .map(|c| s.spawn(move || c.iter().try_for_each(|p| sync_one(p, false))))
-                .collect();
+            let handles: Vec<_> = files.chunks(chunk).map(|c| s.spawn(|| each(c))).collect();
             join_all(handles)
         })?;
     } else {
-        files.iter().try_for_each(|p| sync_one(p, false))?;
+        each(files)?;
     }
-    dirs.iter().try_for_each(|d| sync_one(d, true))
+    dirs.iter().try_for_each(|d| sync_one(d, true).map(drop))?;
+    Ok(gone.into_inner())
 }
 
 /// Wait for every flush thread; one that panicked flushed nothing for sure,
@@ -90,7 +100,7 @@ pub fn sync_objects(repo: &gix::Repository, ids: &[ObjectId]) -> Result<()> {
     if !dirs.is_empty() {
         dirs.insert(objects);
     }
-    sync_paths(&files, &dirs)
+    sync_paths(&files, &dirs).map(drop)
 }
 
 /// The directories a ref update will change, found before it runs: each
@@ -122,22 +132,20 @@ pub fn sync_refs<'a>(
     dirs: BTreeSet<PathBuf>,
 ) -> Result<()> {
     let base = repo.common_dir();
-    let mut files = Vec::new();
-    for (name, exists) in refs {
-        let path = base.join(name);
-        if exists && path.is_file() {
-            files.push(path);
-        }
+    let mut deleted = false;
+    let files: Vec<PathBuf> = refs
+        .filter_map(|(name, exists)| {
+            deleted |= !exists;
+            exists.then(|| base.join(name))
+        })
+        .collect();
+    let gone = sync_paths(&files, &dirs)?;
+    // A deletion may have rewritten packed-refs, and `git pack-refs` may
+    // have moved a ref just written there.
+    if deleted || gone {
+        sync_paths(&[base.join("packed-refs")], &BTreeSet::new())?;
     }
-    // A deletion may have rewritten packed-refs; and `git pack-refs` may
-    // have moved a ref just written there (flushing an unchanged file
-    // costs next to nothing).
-    let packed = base.join("packed-refs");
-    if packed.is_file() {
-        files.push(packed);
-    }
-    let dirs: BTreeSet<PathBuf> = dirs.into_iter().filter(|d| d.is_dir()).collect();
-    sync_paths(&files, &dirs)
+    Ok(())
 }
 
 #[cfg(test)]
