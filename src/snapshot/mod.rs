@@ -57,6 +57,7 @@ pub mod secrets;
 mod stream;
 mod tree;
 mod walk;
+mod watcher;
 
 pub use scope::Skipped;
 
