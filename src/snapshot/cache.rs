@@ -140,6 +140,7 @@ impl CacheWrite {
         tree: ObjectId,
         tracked: gix::index::File,
         untracked: &[Untracked],
+        dirs: Option<super::untracked::DirCache>,
     ) -> CacheWrite {
         let mut state = gix::index::State::new(tracked.object_hash());
         for f in untracked {
@@ -150,6 +151,14 @@ impl CacheWrite {
             std::thread::Builder::new()
                 .name("t3-cache-write".into())
                 .spawn(move || {
+                    let dirs_path = dir.join(super::untracked::FILE);
+                    let dirs_saved = match dirs {
+                        Some(d) => d.save(&dirs_path),
+                        None => std::fs::remove_file(&dirs_path).or(Ok(())),
+                    };
+                    if let Err(e) = dirs_saved {
+                        crate::trace::note(|| format!("untracked-walk cache not written: {e}"));
+                    }
                     if let Err(e) = save(&dir, walk_started, head, tree, tracked, untracked) {
                         crate::trace::note(|| format!("capture cache not written: {e}"));
                     }

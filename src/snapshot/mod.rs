@@ -56,6 +56,7 @@ pub mod scope;
 pub mod secrets;
 mod stream;
 mod tree;
+mod untracked;
 mod walk;
 mod watcher;
 
@@ -94,6 +95,7 @@ pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
     let head = repo::head_tree(repo)?.unwrap_or_else(|| ObjectId::empty_tree(repo.object_hash()));
     let t = crate::trace::span("load cache");
     let cache = Cache::load(repo, &dir);
+    let dirs = untracked::DirCache::load(&dir.join(untracked::FILE));
     drop(t);
     let sparse = repo
         .config_snapshot()
@@ -111,6 +113,7 @@ pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
         interrupt: lock.interrupt(),
         max_file_size: scope::max_file_size(repo)?,
         excludes: scope::Excludes::of_worktree(repo, &workdir)?,
+        dirs: if sparse { None } else { dirs.as_ref() },
     };
     if incremental {
         match ctx.run(head, cache.as_ref(), true) {
@@ -153,6 +156,9 @@ struct Ctx<'a, 'r> {
     max_file_size: Option<u64>,
     /// The t3 exclusion rules, if any.
     excludes: Option<scope::Excludes>,
+    /// The last untracked walk's cache (`None`: walk everything; sparse
+    /// checkouts always do).
+    dirs: Option<&'a untracked::DirCache>,
 }
 
 impl Ctx<'_, '_> {
@@ -164,9 +170,11 @@ impl Ctx<'_, '_> {
 
         // 1. The status walk: modified tracked files (hashed and written in
         //    the walk's threads) and the untracked, not ignored files.
-        let found = walk::status(self, &tracked)?;
+        let dirs = self.dirs_input(head, cache, &tracked);
+        let found = walk::status(self, &tracked, dirs)?;
         let mut hashed = found.written.len();
         self.rec.note_written(found.written);
+        let found_dirs = found.dirs;
 
         // 2. Tracked paths: fold the walk's findings into the cache and
         //    derive the tree edits.
@@ -204,7 +212,15 @@ impl Ctx<'_, '_> {
         // 5. The cache, stamped with the walk's start for racy-git.
         let t = crate::trace::span("save cache");
         let dir = self.dir.to_owned();
-        let cache_write = CacheWrite::spawn(dir, self.walk_started, head, tree, tracked, &untracked);
+        let cache_write = CacheWrite::spawn(
+            dir,
+            self.walk_started,
+            head,
+            tree,
+            tracked,
+            &untracked,
+            found_dirs,
+        );
         drop(t);
         let rebuilt = !incremental;
         crate::trace::note(|| format!("hashed {hashed} files, cache rebuilt: {rebuilt}"));
@@ -217,6 +233,45 @@ impl Ctx<'_, '_> {
             secrets,
             _cache_write: cache_write,
         })
+    }
+
+    /// The untracked-walk cache to start from: the last one as it is when
+    /// HEAD did not move; when it did, with the directories of every path
+    /// that became tracked or untracked marked to be read again.
+    fn dirs_input<'c>(
+        &'c self,
+        head: ObjectId,
+        cache: Option<&Cache>,
+        tracked: &gix::index::File,
+    ) -> Option<walk::DirsInput<'c>> {
+        let sparse = self
+            .repo
+            .config_snapshot()
+            .boolean("core.sparseCheckout")
+            .unwrap_or(false);
+        if sparse {
+            return None;
+        }
+        let head_hex: gix::bstr::BString = head.to_string().into();
+        let old = self.dirs.and_then(|d| {
+            if d.head == head_hex {
+                return Some((d, untracked::Invalid::default()));
+            }
+            // What was tracked when it was walked: the cached index's paths,
+            // if that index was built from the same HEAD.
+            let c = cache.filter(|c| d.head == c.head.to_string().as_bytes())?;
+            let (old_paths, new_paths) = (c.tracked.entries(), tracked.entries());
+            let invalid = untracked::Invalid::tracked_paths_changed(
+                old_paths.iter().map(|e| e.path(&c.tracked)),
+                new_paths.iter().map(|e| e.path(tracked)),
+            );
+            Some((d, invalid))
+        });
+        let (old, invalid) = match old {
+            Some((d, inv)) => (Some(d), inv),
+            None => (None, untracked::Invalid::default()),
+        };
+        Some(walk::DirsInput { old, invalid, head })
     }
 
     /// The untracked paths the walk found, less those the t3 rules exclude

@@ -34,6 +34,18 @@ pub(super) struct Found {
     pub(super) untracked: Vec<(BString, Option<gix::dir::entry::Kind>)>,
     /// The blobs the walk wrote.
     pub(super) written: Vec<ObjectId>,
+    /// The untracked-walk cache to save, when it was used.
+    pub(super) dirs: Option<super::untracked::DirCache>,
+}
+
+/// The untracked-walk cache a status walk starts from.
+pub(super) struct DirsInput<'a> {
+    /// The last walk's cache, if it can be used at all.
+    pub(super) old: Option<&'a super::untracked::DirCache>,
+    /// What else invalidates parts of it.
+    pub(super) invalid: super::untracked::Invalid,
+    /// The HEAD tree `tracked` was built from.
+    pub(super) head: ObjectId,
 }
 
 /// What the status walk reported for one tracked entry.
@@ -43,7 +55,11 @@ pub(super) struct TrackedChange {
 }
 
 /// Run the status walk of the worktree against `tracked`.
-pub(super) fn status(ctx: &Ctx<'_, '_>, tracked: &gix::index::File) -> Result<Found> {
+pub(super) fn status(
+    ctx: &Ctx<'_, '_>,
+    tracked: &gix::index::File,
+    dirs: Option<DirsInput<'_>>,
+) -> Result<Found> {
     let repo = ctx.repo;
     let written = Arc::new(Mutex::new(Vec::new()));
     let mut collect = Collect::default();
@@ -68,28 +84,48 @@ pub(super) fn status(ctx: &Ctx<'_, '_>, tracked: &gix::index::File) -> Result<Fo
         .as_ref()
         .filter(|e| !e.has_negations())
         .map(super::scope::Excludes::search);
-    index_worktree_status(
-        ctx,
-        tracked,
-        overrides,
-        &mut collect,
-        compare,
-        submodules,
-        gix::status::index_worktree::Options {
-            sorting: None,
-            dirwalk_options: Some(dirwalk),
-            rewrites: None,
-            // The untracked walk runs on a thread of its own beside the
-            // lstat workers: leave it a core (measured: 11 % faster on 2).
-            thread_limit: Some(
-                std::thread::available_parallelism()
-                    .map_or(1, usize::from)
-                    .saturating_sub(1)
-                    .max(1),
-            ),
-        },
-    )
-    .map_err(|e| match ctx.interrupt.check() {
+    let walker = match dirs.as_ref() {
+        Some(d) => cached_walker(ctx, tracked, d.head)?,
+        None => None,
+    };
+    let dirwalk = walker.is_none().then_some(dirwalk);
+    let interrupt = ctx.interrupt.flag();
+    let (status, walked) = std::thread::scope(|s| {
+        let handle = walker.map(|w| {
+            let d = dirs.as_ref();
+            let (old, invalid) = (d.and_then(|d| d.old), d.map(|d| &d.invalid));
+            std::thread::Builder::new()
+                .name("t3-untracked-walk".into())
+                .spawn_scoped(s, move || {
+                    let none = super::untracked::Invalid::default();
+                    w.walk(tracked, old, invalid.unwrap_or(&none), interrupt)
+                })
+        });
+        let status = index_worktree_status(
+            ctx,
+            tracked,
+            overrides,
+            &mut collect,
+            compare,
+            submodules,
+            gix::status::index_worktree::Options {
+                sorting: None,
+                dirwalk_options: dirwalk,
+                rewrites: None,
+                thread_limit: Some(status_threads()),
+            },
+        );
+        let walked = handle.map(|h| match h {
+            Ok(h) => h
+                .join()
+                .unwrap_or_else(|_| Err(crate::Error::Internal("the untracked walk panicked".into()))),
+            Err(e) => Err(crate::Error::Internal(format!(
+                "could not start the untracked walk: {e}"
+            ))),
+        });
+        (status, walked)
+    });
+    status.map_err(|e| match ctx.interrupt.check() {
         // Stopped by a signal: say so, not "could not compare".
         Err(interrupted) => interrupted,
         Ok(()) => crate::Error::Git {
@@ -101,13 +137,102 @@ pub(super) fn status(ctx: &Ctx<'_, '_>, tracked: &gix::index::File) -> Result<Fo
         },
     })?;
     ctx.interrupt.check()?;
+    let dirs = match walked.transpose()? {
+        Some(w) => {
+            crate::trace::note(|| {
+                format!(
+                    "untracked walk: read {} of {} directories",
+                    w.read,
+                    w.cache.dirs.len()
+                )
+            });
+            collect.untracked = w.untracked;
+            Some(w.cache)
+        }
+        None => None,
+    };
     drop(t);
     let written = std::mem::take(&mut *written.lock().unwrap_or_else(|p| p.into_inner()));
     Ok(Found {
         tracked: collect.tracked,
         untracked: collect.untracked,
         written,
+        dirs,
     })
+}
+
+/// The status walk's `lstat` threads: every core but the one the untracked
+/// walk runs on (measured: 11 % faster on 2 cores than sharing them all).
+fn status_threads() -> usize {
+    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *N.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .saturating_sub(1)
+            .max(1)
+    })
+}
+
+/// The walker of the untracked-walk cache, or `None` where gix's own walk
+/// must do (a case-insensitive file system, where lookups fold case).
+fn cached_walker(
+    ctx: &Ctx<'_, '_>,
+    tracked: &gix::index::File,
+    head: ObjectId,
+) -> Result<Option<super::untracked::Walker>> {
+    use gix::worktree::stack::state::{attributes, ignore};
+    let repo = ctx.repo;
+    let git = |e: gix::Error| crate::Error::Git {
+        context: "could not prepare the untracked walk".into(),
+        source: Box::new(e),
+    };
+    let fs_caps = repo.filesystem_options().map_err(git)?;
+    if fs_caps.ignore_case {
+        return Ok(None);
+    }
+    let overrides = ctx
+        .excludes
+        .as_ref()
+        .filter(|e| !e.has_negations())
+        .map(super::scope::Excludes::search);
+    let excludes = repo
+        .excludes(
+            tracked,
+            overrides,
+            ignore::Source::WorktreeThenIdMappingIfNotSkipped,
+        )
+        .map_err(git)?
+        .detach();
+    let pathspec = repo
+        .pathspec(
+            false,
+            None::<&BStr>,
+            true,
+            tracked,
+            attributes::Source::WorktreeThenIdMapping,
+        )
+        .map_err(git)?
+        .into_parts()
+        .0;
+    let cwd = repo.current_dir().to_owned();
+    let git_dir_realpath = gix::path::realpath_opts(repo.git_dir(), &cwd, gix::path::realpath::MAX_SYMLINKS)
+        .map_err(|e| git(gix::Error::from_error(e)))?;
+    Ok(Some(super::untracked::Walker {
+        workdir: ctx.workdir.to_owned(),
+        git_dir_realpath,
+        current_dir: cwd,
+        excludes,
+        pathspec,
+        objects: repo
+            .objects
+            .clone()
+            .into_arc()
+            .context(|| "could not share the object database".into())?,
+        options: untracked_walk(repo)?.into(),
+        rules: super::untracked::rules_fingerprint(repo, ctx.workdir),
+        head: head.to_string().into(),
+        started: ctx.walk_started,
+    }))
 }
 
 /// gix's `Repository::index_worktree_status`, with `overrides` added to the

@@ -1,0 +1,780 @@
+//! The untracked-walk cache: git's "untracked cache" idea for git-t3's
+//! private index.
+//!
+//! Finding the untracked, not ignored files means reading every directory of
+//! the worktree and matching each entry against the ignore rules; with
+//! 100,000 files that is most of a capture. But a directory's listing only
+//! changes when its own modification time does: adding, removing or renaming
+//! an entry sets it. So `index.dirs` keeps, per directory walked, its stat
+//! data, what the walk emitted there (untracked files, nested repositories)
+//! and the subdirectories it went into. The next capture `lstat`s each
+//! directory and reads again only those whose stat changed, replaying the
+//! others (their tracked entries are `lstat`ed by the status walk anyway).
+//!
+//! A cached listing is not trusted when:
+//! - the directory's stat differs (mtime, ctime, inode, device);
+//! - it is *racy*: its mtime is not older than the time the walk that
+//!   recorded it started, so it may have changed within the timestamp's
+//!   granularity after it was read (git's racy-git rule, for directories);
+//! - the `.gitignore` in it changed (its stat, or it is racy), which also
+//!   re-reads every directory below, whose rules it is part of;
+//! - it holds a `.git` (a repository being created inside it is not seen in
+//!   its own mtime);
+//! - the rules that apply everywhere changed: `info/exclude`,
+//!   `core.excludesFile`, `.t3ignore`, `info/t3-exclude` and the settings
+//!   that change matching (their contents make a fingerprint);
+//! - HEAD moved and a path under it became tracked or untracked;
+//! - a watcher says the directory or an entry in it changed (then nothing
+//!   else is even `lstat`ed: see [`super::watcher`]).
+//!
+//! Each directory read again is read by gix's own directory walk, rooted
+//! there and kept from recursing, so what is emitted stays exactly what one
+//! walk of the whole worktree emits.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use gix::bstr::{BStr, BString, ByteSlice};
+use gix::dir::entry::Kind;
+
+use crate::error::Result;
+
+/// The cache's file in `<git dir>/t3/`.
+pub(super) const FILE: &str = "index.dirs";
+
+/// The file's first bytes; another value means another format.
+const MAGIC: &[u8] = b"t3-dirs 1\n";
+
+/// Stat data of a directory (or of the `.gitignore` in it) that tells a
+/// changed listing from an unchanged one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(super) struct DirStat {
+    mtime: (i64, u32),
+    ctime: (i64, u32),
+    ino: u64,
+    dev: u64,
+}
+
+impl DirStat {
+    fn of(md: &std::fs::Metadata) -> DirStat {
+        use std::os::unix::fs::MetadataExt as _;
+        DirStat {
+            mtime: (md.mtime(), u32::try_from(md.mtime_nsec()).unwrap_or(0)),
+            ctime: (md.ctime(), u32::try_from(md.ctime_nsec()).unwrap_or(0)),
+            ino: md.ino(),
+            dev: md.dev(),
+        }
+    }
+
+    /// Changed at or after `started`: maybe after it was read.
+    fn is_racy(&self, started: (i64, u32)) -> bool {
+        self.mtime >= started || self.ctime >= started
+    }
+}
+
+fn lstat(path: &Path) -> Option<std::fs::Metadata> {
+    std::fs::symlink_metadata(path).ok()
+}
+
+/// One directory as the last walk saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct DirRecord {
+    /// Worktree-relative path, empty for the root.
+    path: BString,
+    stat: DirStat,
+    /// The stat of the `.gitignore` in it, if there was one.
+    ignore_file: Option<DirStat>,
+    /// What the walk emitted in it: untracked files, symlinks and nested
+    /// repositories, by worktree-relative path.
+    untracked: Vec<(BString, Option<Kind>)>,
+    /// The subdirectories it went into, by worktree-relative path.
+    subdirs: Vec<BString>,
+    /// Never replayed (it holds a `.git`).
+    volatile: bool,
+}
+
+/// `index.dirs`: every directory the last walk went into.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(super) struct DirCache {
+    /// The HEAD tree of the `index.tracked` it was walked against (what was
+    /// tracked then), in hex.
+    pub(super) head: BString,
+    /// The fingerprint of the rules that apply everywhere.
+    rules: BString,
+    /// When the walk that recorded it started (seconds, nanoseconds).
+    started: (i64, u32),
+    pub(super) dirs: Vec<DirRecord>,
+}
+
+/// What invalidates parts of the cache besides stat data.
+#[derive(Debug, Default)]
+pub(super) struct Invalid {
+    /// Directories to read again (ancestors of paths that became tracked or
+    /// untracked).
+    pub(super) dirs: HashSet<BString>,
+    /// Read everything again.
+    pub(super) all: bool,
+}
+
+impl Invalid {
+    /// The directories to read again after the tracked paths changed from
+    /// `old` to `new` (both sorted, as in an index): every ancestor of a path
+    /// in one and not the other; everything when a `.gitignore` is among them.
+    pub(super) fn tracked_paths_changed<'a>(
+        old: impl Iterator<Item = &'a BStr>,
+        new: impl Iterator<Item = &'a BStr>,
+    ) -> Invalid {
+        let mut out = Invalid::default();
+        let mut old = old.peekable();
+        let mut new = new.peekable();
+        let changed = |p: &BStr, out: &mut Invalid| {
+            if p.rsplit_str("/").next() == Some(b".gitignore".as_slice()) {
+                out.all = true;
+            }
+            let mut p = p;
+            while let Some(i) = p.rfind_byte(b'/') {
+                p = p[..i].as_bstr();
+                if !out.dirs.insert(p.to_owned()) {
+                    return;
+                }
+            }
+            out.dirs.insert(BString::default());
+        };
+        loop {
+            match (old.peek(), new.peek()) {
+                (Some(a), Some(b)) => match a.cmp(b) {
+                    std::cmp::Ordering::Equal => {
+                        old.next();
+                        new.next();
+                    }
+                    std::cmp::Ordering::Less => {
+                        changed(a, &mut out);
+                        old.next();
+                    }
+                    std::cmp::Ordering::Greater => {
+                        changed(b, &mut out);
+                        new.next();
+                    }
+                },
+                (Some(a), None) => {
+                    changed(a, &mut out);
+                    old.next();
+                }
+                (None, Some(b)) => {
+                    changed(b, &mut out);
+                    new.next();
+                }
+                (None, None) => break,
+            }
+        }
+        out
+    }
+}
+
+/// The fingerprint of the ignore rules that apply to every directory: the
+/// files' contents and the settings that change how they match.
+pub(super) fn rules_fingerprint(repo: &gix::Repository, workdir: &Path) -> BString {
+    let mut buf = Vec::new();
+    let config = repo.config_snapshot();
+    for key in [
+        "core.ignoreCase",
+        "core.precomposeUnicode",
+        "core.excludesFile",
+        "core.symlinks",
+    ] {
+        buf.extend_from_slice(key.as_bytes());
+        buf.push(b'=');
+        if let Some(v) = config.string(key) {
+            buf.extend_from_slice(&v);
+        }
+        buf.push(0);
+    }
+    let excludes_file = config
+        .trusted_path("core.excludesFile")
+        .ok()
+        .flatten()
+        .or_else(|| {
+            std::env::var_os("XDG_CONFIG_HOME")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
+                .map(|c| c.join("git").join("ignore"))
+        });
+    let files = [
+        Some(repo.common_dir().join("info").join("exclude")),
+        excludes_file,
+        Some(workdir.join(super::scope::T3IGNORE)),
+        Some(super::scope::t3_exclude_path(repo)),
+    ];
+    for f in files.into_iter().flatten() {
+        buf.extend_from_slice(f.as_os_str().as_encoded_bytes());
+        buf.push(0);
+        match std::fs::read(&f) {
+            Ok(data) => {
+                buf.extend_from_slice(&(data.len() as u64).to_le_bytes());
+                buf.extend_from_slice(&data);
+            }
+            Err(_) => buf.extend_from_slice(b"-"),
+        }
+        buf.push(0);
+    }
+    let id = gix::objs::compute_hash(repo.object_hash(), gix::objs::Kind::Blob, &buf)
+        .map(|id| id.to_string())
+        .unwrap_or_default();
+    id.into()
+}
+
+fn time_of(t: SystemTime) -> (i64, u32) {
+    match t.duration_since(SystemTime::UNIX_EPOCH) {
+        Ok(d) => (i64::try_from(d.as_secs()).unwrap_or(i64::MAX), d.subsec_nanos()),
+        Err(_) => (0, 0),
+    }
+}
+
+/// What the walk found, and the cache to save for the next one.
+pub(super) struct Walked {
+    pub(super) untracked: Vec<(BString, Option<Kind>)>,
+    pub(super) cache: DirCache,
+    /// Directories read (not replayed), for tracing and tests.
+    pub(super) read: usize,
+}
+
+/// Everything one directory read needs, owned so the walk can run on a
+/// thread of its own beside the status walk.
+pub(super) struct Walker {
+    pub(super) workdir: PathBuf,
+    pub(super) git_dir_realpath: PathBuf,
+    pub(super) current_dir: PathBuf,
+    pub(super) excludes: gix::worktree::Stack,
+    pub(super) pathspec: gix::pathspec::Search,
+    pub(super) objects: gix::OdbHandleArc,
+    pub(super) options: gix::dir::walk::Options<'static>,
+    pub(super) rules: BString,
+    /// The HEAD tree the index walked against was built from, in hex.
+    pub(super) head: BString,
+    pub(super) started: SystemTime,
+}
+
+/// Records what one gix walk, rooted at a directory to read again, finds
+/// per directory, and keeps it from going into any subdirectory whose cached
+/// listing still holds (those are replayed instead).
+struct Recording<'a> {
+    old: &'a HashMap<&'a BStr, &'a DirRecord>,
+    old_started: (i64, u32),
+    invalid: &'a Invalid,
+    workdir: &'a Path,
+    /// The walk's root, worktree-relative.
+    root: BString,
+    /// Whether the rules of the root's parent changed (read all below).
+    root_force: bool,
+    records: Vec<DirRecord>,
+    /// Directory → (its record, whether everything below is read again).
+    open: HashMap<BString, (usize, bool)>,
+    /// Subdirectories whose cached listing holds.
+    replay: Vec<&'a DirRecord>,
+    interrupt: &'a std::sync::atomic::AtomicBool,
+}
+
+fn parent_of(path: &BStr) -> &BStr {
+    path.rfind_byte(b'/')
+        .map_or(b"".as_bstr(), |i| path[..i].as_bstr())
+}
+
+fn abs(workdir: &Path, rela: &BStr) -> Option<PathBuf> {
+    if rela.is_empty() {
+        return Some(workdir.to_owned());
+    }
+    gix::path::from_bstr(rela).ok().map(|p| workdir.join(p))
+}
+
+/// Whether the cached listing `rec` of the directory at `path`, now
+/// `stat`, still holds; `started` is when the walk that recorded it began.
+fn holds(rec: &DirRecord, stat: DirStat, path: &Path, started: (i64, u32)) -> bool {
+    !rec.volatile
+        && rec.stat == stat
+        && !stat.is_racy(started)
+        && rec.ignore_file.is_none_or(|s| {
+            !s.is_racy(started) && lstat(&path.join(".gitignore")).map(|m| DirStat::of(&m)) == Some(s)
+        })
+}
+
+impl Recording<'_> {
+    /// Start the record of a directory about to be read.
+    fn open_dir(&mut self, rela: BString, path: &Path, stat: DirStat, force: bool) {
+        let ignore_file = lstat(&path.join(".gitignore")).map(|m| DirStat::of(&m));
+        let volatile = lstat(&path.join(".git")).is_some();
+        let old = self.old.get(rela.as_bstr());
+        let force_below = force || old.is_none_or(|o| o.ignore_file != ignore_file);
+        self.open.insert(rela.clone(), (self.records.len(), force_below));
+        self.records.push(DirRecord {
+            path: rela,
+            stat,
+            ignore_file,
+            untracked: Vec::new(),
+            subdirs: Vec::new(),
+            volatile,
+        });
+    }
+}
+
+impl gix::dir::walk::Delegate for Recording<'_> {
+    fn emit(
+        &mut self,
+        entry: gix::dir::EntryRef<'_>,
+        _collapsed: Option<gix::dir::entry::Status>,
+    ) -> gix::dir::walk::Action {
+        if keep(&entry) {
+            let path = entry.rela_path.as_ref();
+            // The walk's root emits itself when it cannot be entered (it
+            // became a repository): it is then its own listing.
+            let dir = if path == self.root.as_bstr() {
+                path
+            } else {
+                parent_of(path)
+            };
+            let idx = self
+                .open
+                .get(dir)
+                .or_else(|| self.open.get(&self.root))
+                .map(|(i, _)| *i);
+            if let Some(rec) = idx.and_then(|i| self.records.get_mut(i)) {
+                rec.untracked
+                    .push((entry.rela_path.into_owned(), entry.disk_kind));
+            }
+        }
+        if self.interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
+        }
+    }
+
+    fn can_recurse(
+        &mut self,
+        entry: gix::dir::EntryRef<'_>,
+        for_deletion: Option<gix::dir::walk::ForDeletionMode>,
+        worktree_root_is_repository: bool,
+    ) -> bool {
+        let default = entry.status.can_recurse(
+            entry.disk_kind,
+            entry.pathspec_match,
+            for_deletion,
+            worktree_root_is_repository,
+        );
+        if !default {
+            return false;
+        }
+        let rela = entry.rela_path.as_ref();
+        let Some(path) = abs(self.workdir, rela) else {
+            return false;
+        };
+        // Its stat before it is read, so a change while it is read shows.
+        let Some(stat) = lstat(&path).filter(|m| m.is_dir()).map(|m| DirStat::of(&m)) else {
+            return false;
+        };
+        if rela == self.root.as_bstr() {
+            self.open_dir(rela.to_owned(), &path, stat, self.root_force);
+            return true;
+        }
+        let parent = self.open.get(parent_of(rela)).copied();
+        let force = parent.is_none_or(|(_, f)| f);
+        if let Some(rec) = parent.and_then(|(i, _)| self.records.get_mut(i)) {
+            rec.subdirs.push(rela.to_owned());
+        }
+        if !force
+            && !self.invalid.dirs.contains(rela)
+            && let Some(old) = self.old.get(rela).copied()
+            && holds(old, stat, &path, self.old_started)
+        {
+            self.replay.push(old);
+            return false;
+        }
+        self.open_dir(rela.to_owned(), &path, stat, force);
+        true
+    }
+}
+
+/// What git add -A would add from a walk's entry: an untracked file,
+/// symlink or nested repository with a name git takes.
+fn keep(entry: &gix::dir::EntryRef<'_>) -> bool {
+    entry.status == gix::dir::entry::Status::Untracked
+        && entry.property != Some(gix::dir::entry::Property::DotGit)
+        && !matches!(entry.disk_kind, Some(Kind::Untrackable | Kind::Directory))
+        // A name git refuses (`.GIT`, `git~1`, `.git `): `git add` would not
+        // take it, and no restore could write it back.
+        && entry
+            .rela_path
+            .split(|b| *b == b'/')
+            .all(|c| crate::model::path::check_component(c).is_ok())
+}
+
+/// A step of the walk.
+enum Step<'a> {
+    /// Read this directory and what is below it with gix's walk.
+    Read(BString),
+    /// Check its cached listing against its stat, then replay or read it.
+    Check(&'a DirRecord),
+    /// Its cached listing holds: replay it, check its subdirectories.
+    Replay(&'a DirRecord),
+}
+
+impl Walker {
+    /// Walk the worktree for untracked files, replaying from `old` every
+    /// directory whose listing cannot have changed.
+    pub(super) fn walk(
+        mut self,
+        index: &gix::index::State,
+        old: Option<&DirCache>,
+        invalid: &Invalid,
+        interrupt: &std::sync::atomic::AtomicBool,
+    ) -> Result<Walked> {
+        let old = old.filter(|o| o.rules == self.rules && !invalid.all);
+        let by_path: HashMap<&BStr, &DirRecord> = old
+            .map(|o| o.dirs.iter().map(|d| (d.path.as_bstr(), d)).collect())
+            .unwrap_or_default();
+        let old_started = old.map_or((0, 0), |o| o.started);
+        let mut out = Walked {
+            untracked: Vec::new(),
+            cache: DirCache {
+                head: self.head.clone(),
+                rules: self.rules.clone(),
+                started: time_of(self.started),
+                dirs: Vec::with_capacity(by_path.len().max(16)),
+            },
+            read: 0,
+        };
+        let mut todo: Vec<Step<'_>> = vec![match by_path.get(b"".as_bstr()) {
+            Some(rec) => Step::Check(rec),
+            None => Step::Read(BString::default()),
+        }];
+        while let Some(step) = todo.pop() {
+            if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+                return Err(crate::Error::Internal(
+                    "the untracked walk was interrupted".into(),
+                ));
+            }
+            let rela = match step {
+                Step::Replay(rec) => {
+                    out.untracked.extend(rec.untracked.iter().cloned());
+                    out.cache.dirs.push(rec.clone());
+                    for sub in rec.subdirs.iter().rev() {
+                        match by_path.get(sub.as_bstr()) {
+                            Some(r) => todo.push(Step::Check(r)),
+                            None => todo.push(Step::Read(sub.clone())),
+                        }
+                    }
+                    continue;
+                }
+                Step::Check(rec) => {
+                    let Some(path) = abs(&self.workdir, rec.path.as_bstr()) else {
+                        continue;
+                    };
+                    // Gone or no longer a directory: its parent's listing
+                    // changed, and is read again next time (its stat changed).
+                    let Some(stat) = lstat(&path).filter(|m| m.is_dir()).map(|m| DirStat::of(&m)) else {
+                        continue;
+                    };
+                    if !invalid.dirs.contains(&rec.path) && holds(rec, stat, &path, old_started) {
+                        todo.push(Step::Replay(rec));
+                        continue;
+                    }
+                    rec.path.clone()
+                }
+                Step::Read(rela) => rela,
+            };
+            let Some(path) = abs(&self.workdir, rela.as_bstr()) else {
+                continue;
+            };
+            if lstat(&path).is_none_or(|m| !m.is_dir()) {
+                continue;
+            }
+            let mut rec = Recording {
+                old: &by_path,
+                old_started,
+                invalid,
+                workdir: &self.workdir,
+                root: rela.clone(),
+                root_force: false,
+                records: Vec::new(),
+                open: HashMap::new(),
+                replay: Vec::new(),
+                interrupt,
+            };
+            gix::dir::walk(
+                &self.workdir,
+                gix::dir::walk::Context {
+                    should_interrupt: Some(interrupt),
+                    git_dir_realpath: &self.git_dir_realpath,
+                    current_dir: &self.current_dir,
+                    index,
+                    // Case-insensitive file systems take gix's full walk
+                    // (see `walk::cached_walker`).
+                    ignore_case_index_lookup: None,
+                    pathspec: &mut self.pathspec,
+                    pathspec_attributes: &mut |_, _, _, _| false,
+                    excludes: Some(&mut self.excludes),
+                    objects: &self.objects,
+                    explicit_traversal_root: Some(&path),
+                },
+                self.options,
+                &mut rec,
+            )
+            .map_err(|e| crate::Error::Git {
+                context: format!("could not walk the directory {}", path.display()),
+                source: Box::new(e),
+            })?;
+            out.read += rec.records.len();
+            for r in rec.records {
+                out.untracked.extend(r.untracked.iter().cloned());
+                out.cache.dirs.push(r);
+            }
+            for r in rec.replay.into_iter().rev() {
+                todo.push(Step::Replay(r));
+            }
+        }
+        Ok(out)
+    }
+}
+
+// ---- the file ---------------------------------------------------------------
+
+impl DirCache {
+    /// Encode for `index.dirs`.
+    pub(super) fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(64 + self.dirs.len() * 96);
+        out.extend_from_slice(MAGIC);
+        put_bytes(&mut out, &self.head);
+        put_bytes(&mut out, &self.rules);
+        put_time(&mut out, self.started);
+        out.extend_from_slice(&(self.dirs.len() as u64).to_le_bytes());
+        for d in &self.dirs {
+            put_bytes(&mut out, &d.path);
+            put_stat(&mut out, &d.stat);
+            out.push(u8::from(d.ignore_file.is_some()) | (u8::from(d.volatile) << 1));
+            if let Some(s) = &d.ignore_file {
+                put_stat(&mut out, s);
+            }
+            out.extend_from_slice(&(d.untracked.len() as u64).to_le_bytes());
+            for (p, kind) in &d.untracked {
+                out.push(kind_code(*kind));
+                put_bytes(&mut out, p);
+            }
+            out.extend_from_slice(&(d.subdirs.len() as u64).to_le_bytes());
+            for s in &d.subdirs {
+                put_bytes(&mut out, s);
+            }
+        }
+        let sum = gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, &out)
+            .map(|id| id.as_bytes().to_vec())
+            .unwrap_or_default();
+        out.extend_from_slice(&sum);
+        out
+    }
+
+    /// Decode `index.dirs`; `None` for anything malformed.
+    pub(super) fn decode(data: &[u8]) -> Option<DirCache> {
+        let body_len = data.len().checked_sub(20)?;
+        let (body, sum) = data.split_at(body_len);
+        let want = gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, body).ok()?;
+        if want.as_bytes() != sum {
+            return None;
+        }
+        let mut r = Reader(body.strip_prefix(MAGIC)?);
+        let head = r.bytes()?;
+        let rules = r.bytes()?;
+        let started = r.time()?;
+        let n = r.count()?;
+        let mut dirs = Vec::with_capacity(n.min(1 << 20));
+        for _ in 0..n {
+            let path = r.bytes()?;
+            let stat = r.stat()?;
+            let flags = r.u8()?;
+            let ignore_file = if flags & 1 != 0 { Some(r.stat()?) } else { None };
+            let mut untracked = Vec::new();
+            for _ in 0..r.count()? {
+                let kind = kind_of(r.u8()?)?;
+                untracked.push((r.bytes()?, kind));
+            }
+            let mut subdirs = Vec::new();
+            for _ in 0..r.count()? {
+                subdirs.push(r.bytes()?);
+            }
+            dirs.push(DirRecord {
+                path,
+                stat,
+                ignore_file,
+                untracked,
+                subdirs,
+                volatile: flags & 2 != 0,
+            });
+        }
+        r.0.is_empty().then_some(DirCache {
+            head,
+            rules,
+            started,
+            dirs,
+        })
+    }
+
+    /// Write `index.dirs` into `dir`; the caller binds it by identity.
+    pub(super) fn save(&self, path: &Path) -> Result<()> {
+        crate::atomic::write(path, &self.encode(), None, crate::atomic::Durability::Cache)
+    }
+
+    /// Read `index.dirs`.
+    pub(super) fn load(path: &Path) -> Option<DirCache> {
+        DirCache::decode(&std::fs::read(path).ok()?)
+    }
+}
+
+fn kind_code(kind: Option<Kind>) -> u8 {
+    match kind {
+        None => 0,
+        Some(Kind::File) => 1,
+        Some(Kind::Symlink) => 2,
+        Some(Kind::Repository) => 3,
+        Some(Kind::Directory) => 4,
+        Some(Kind::Untrackable) => 5,
+    }
+}
+
+fn kind_of(code: u8) -> Option<Option<Kind>> {
+    Some(match code {
+        0 => None,
+        1 => Some(Kind::File),
+        2 => Some(Kind::Symlink),
+        3 => Some(Kind::Repository),
+        4 => Some(Kind::Directory),
+        5 => Some(Kind::Untrackable),
+        _ => return None,
+    })
+}
+
+fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    out.extend_from_slice(&(b.len() as u64).to_le_bytes());
+    out.extend_from_slice(b);
+}
+
+fn put_time(out: &mut Vec<u8>, t: (i64, u32)) {
+    out.extend_from_slice(&t.0.to_le_bytes());
+    out.extend_from_slice(&t.1.to_le_bytes());
+}
+
+fn put_stat(out: &mut Vec<u8>, s: &DirStat) {
+    put_time(out, s.mtime);
+    put_time(out, s.ctime);
+    out.extend_from_slice(&s.ino.to_le_bytes());
+    out.extend_from_slice(&s.dev.to_le_bytes());
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Option<&[u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(head)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        self.take(1)?.first().copied()
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    fn i64(&mut self) -> Option<i64> {
+        Some(i64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    fn count(&mut self) -> Option<usize> {
+        let n = usize::try_from(self.u64()?).ok()?;
+        // Each item takes at least 8 bytes: a larger count is corrupt.
+        (n <= self.0.len() / 8 + 1).then_some(n)
+    }
+    fn bytes(&mut self) -> Option<BString> {
+        let n = usize::try_from(self.u64()?).ok()?;
+        Some(self.take(n)?.to_vec().into())
+    }
+    fn time(&mut self) -> Option<(i64, u32)> {
+        Some((self.i64()?, self.u32()?))
+    }
+    fn stat(&mut self) -> Option<DirStat> {
+        Some(DirStat {
+            mtime: self.time()?,
+            ctime: self.time()?,
+            ino: self.u64()?,
+            dev: self.u64()?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_file_round_trips_and_refuses_damage() {
+        let cache = DirCache {
+            head: "0123".into(),
+            rules: "abc".into(),
+            started: (1_700_000_000, 5),
+            dirs: vec![
+                DirRecord {
+                    path: "".into(),
+                    stat: DirStat {
+                        mtime: (1, 2),
+                        ctime: (3, 4),
+                        ino: 5,
+                        dev: 6,
+                    },
+                    ignore_file: Some(DirStat::default()),
+                    untracked: vec![
+                        ("a\nb\tc".into(), Some(Kind::File)),
+                        ("sub".into(), Some(Kind::Repository)),
+                    ],
+                    subdirs: vec!["d".into()],
+                    volatile: true,
+                },
+                DirRecord {
+                    path: b"d\xff".as_bstr().to_owned(),
+                    stat: DirStat::default(),
+                    ignore_file: None,
+                    untracked: vec![],
+                    subdirs: vec![],
+                    volatile: false,
+                },
+            ],
+        };
+        let bytes = cache.encode();
+        assert_eq!(DirCache::decode(&bytes), Some(cache));
+        for cut in [0, 1, 10, bytes.len() / 2, bytes.len() - 1] {
+            assert_eq!(DirCache::decode(&bytes[..cut]), None, "cut at {cut}");
+        }
+        let mut flipped = bytes.clone();
+        flipped[20] ^= 1;
+        assert_eq!(DirCache::decode(&flipped), None);
+    }
+
+    #[test]
+    fn changed_tracked_paths_invalidate_their_ancestors() {
+        let old: Vec<BString> = vec!["a/b/c".into(), "a/d".into(), "e".into()];
+        let new: Vec<BString> = vec!["a/b/c".into(), "e".into(), "f/g/h".into()];
+        let inv =
+            Invalid::tracked_paths_changed(old.iter().map(|p| p.as_bstr()), new.iter().map(|p| p.as_bstr()));
+        assert!(!inv.all);
+        let mut dirs: Vec<_> = inv.dirs.into_iter().collect();
+        dirs.sort();
+        assert_eq!(
+            dirs,
+            vec![BString::from(""), "a".into(), "f".into(), "f/g".into()]
+        );
+        let new2: Vec<BString> = vec!["a/.gitignore".into()];
+        let inv = Invalid::tracked_paths_changed(std::iter::empty(), new2.iter().map(|p| p.as_bstr()));
+        assert!(inv.all);
+    }
+}
