@@ -9,11 +9,17 @@ use gix::ObjectId;
 
 use crate::error::{Context as _, Error, Result};
 
-/// fsync `files`, then `dirs`. A path gone meanwhile is skipped: `git gc`
-/// (the user's, or the background one) packs loose objects and refs and
-/// deletes their files and emptied directories, and what it packed it
-/// flushed itself (see [`sync_refs`] for packed-refs). Returns whether a
+/// fsync `files` and `dirs`, all at once. A path gone meanwhile is skipped:
+/// `git gc` (the user's, or the background one) packs loose objects and
+/// refs and deletes their files and emptied directories, and what it packed
+/// it flushed itself (see [`sync_refs`] for packed-refs). Returns whether a
 /// file was gone.
+///
+/// The files and the directories that name them are flushed in one wave:
+/// what matters is that all of them are on disk before the caller goes on
+/// (and publishes a ref naming them), not in which order among themselves.
+/// fsync is latency-bound, so several in flight let the file system commit
+/// them in one journal transaction instead of one after the other.
 fn sync_paths(files: &[PathBuf], dirs: &BTreeSet<PathBuf>) -> Result<bool> {
     // Ok(true): the path is gone.
     let sync_one = |p: &Path, dir: bool| -> Result<bool> {
@@ -30,29 +36,41 @@ fn sync_paths(files: &[PathBuf], dirs: &BTreeSet<PathBuf>) -> Result<bool> {
         res.context(|| format!("could not flush {} to disk", p.display()))?;
         Ok(false)
     };
+    let all: Vec<(&Path, bool)> = files
+        .iter()
+        .map(|f| (f.as_path(), false))
+        .chain(dirs.iter().map(|d| (d.as_path(), true)))
+        .collect();
     let gone = std::sync::atomic::AtomicBool::new(false);
-    let each = |c: &[PathBuf]| {
-        c.iter().try_for_each(|p| {
-            if sync_one(p, false)? {
+    let each = |c: &[(&Path, bool)]| {
+        c.iter().try_for_each(|&(p, dir)| {
+            // A directory gone is fine too; only a file gone is reported.
+            if sync_one(p, dir)? && !dir {
                 gone.store(true, std::sync::atomic::Ordering::Relaxed);
             }
             Ok(())
         })
     };
-    // fsync is latency-bound: several in flight let the file system
-    // commit them together.
-    if files.len() > 4 {
-        let chunk = files.len().div_ceil(8);
-        std::thread::scope(|s| {
-            let handles: Vec<_> = files.chunks(chunk).map(|c| s.spawn(|| each(c))).collect();
-            join_all(handles)
-        })?;
-    } else {
-        each(files)?;
+    match all.len() {
+        0 => {}
+        1 => each(&all)?,
+        n => {
+            let chunk = n.div_ceil(FLUSH_THREADS);
+            std::thread::scope(|s| {
+                let mut chunks = all.chunks(chunk);
+                let first = chunks.next().unwrap_or_default();
+                let handles: Vec<_> = chunks.map(|c| s.spawn(|| each(c))).collect();
+                let here = each(first);
+                let joined = join_all(handles);
+                here.and(joined)
+            })?;
+        }
     }
-    dirs.iter().try_for_each(|d| sync_one(d, true).map(drop))?;
     Ok(gone.into_inner())
 }
+
+/// How many flushes are kept in flight at most.
+const FLUSH_THREADS: usize = 8;
 
 /// Wait for every flush thread; one that panicked flushed nothing for sure,
 /// so it is an error, never a success.

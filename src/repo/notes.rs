@@ -106,6 +106,18 @@ pub struct NotesChange {
 pub fn commit_notes(
     lock: &Locked<'_>,
     message: &str,
+    change: impl FnMut(Option<ObjectId>) -> Result<Option<NotesChange>>,
+) -> Result<()> {
+    commit_notes_with(lock, &Recorder::new(lock.repo()), message, change)
+}
+
+/// [`commit_notes`], writing the notes objects through `rec`, whose flush
+/// before the notes ref moves then also covers what the caller wrote
+/// through it before (one wave of flushes instead of two).
+fn commit_notes_with(
+    lock: &Locked<'_>,
+    rec: &Recorder<'_>,
+    message: &str,
     mut change: impl FnMut(Option<ObjectId>) -> Result<Option<NotesChange>>,
 ) -> Result<()> {
     let repo = lock.repo();
@@ -119,23 +131,24 @@ pub fn commit_notes(
         else {
             return Ok(());
         };
-        let rec = Recorder::new(repo);
         let root = match parent {
             Some(commit) => commit_tree(repo, commit)?,
             None => ObjectId::empty_tree(repo.object_hash()),
         };
-        let tree = apply_edits(&rec, root, &edits)?;
+        let tree = apply_edits(rec, root, &edits)?;
         if parent.is_some() && tree == root && extra_parents.is_empty() {
-            return Ok(());
+            // Nothing to commit; what the caller wrote is still flushed.
+            return rec.sync();
         }
-        ensure_tree_object(&rec, tree)?;
+        ensure_tree_object(rec, tree)?;
         let parents = parent
             .filter(|_| !squash)
             .into_iter()
             .chain(extra_parents)
             .collect();
-        let commit = write_commit(&rec, tree, parents, message)?;
+        let commit = write_commit(rec, tree, parents, message)?;
         rec.sync()?;
+        crate::fault::point("after-objects");
         let update = RefUpdate {
             name: NOTES_REF.into(),
             new: Some(commit),
@@ -158,10 +171,21 @@ pub fn commit_notes(
 
 /// Set, attach or remove notes in one notes commit (see [`commit_notes`]).
 pub fn edit_notes(lock: &Locked<'_>, edits: &[NoteEdit], message: &str) -> Result<()> {
+    edit_notes_with(lock, &Recorder::new(lock.repo()), edits, message)
+}
+
+/// [`edit_notes`], writing the notes objects through `rec` so that one
+/// flush covers them and what the caller wrote through `rec` before.
+pub fn edit_notes_with(
+    lock: &Locked<'_>,
+    rec: &Recorder<'_>,
+    edits: &[NoteEdit],
+    message: &str,
+) -> Result<()> {
     if edits.is_empty() {
-        return Ok(());
+        return rec.sync();
     }
-    commit_notes(lock, message, |_| {
+    commit_notes_with(lock, rec, message, |_| {
         Ok(Some(NotesChange {
             edits: edits.to_vec(),
             extra_parents: Vec::new(),

@@ -1,7 +1,8 @@
 //! The one publish protocol, for checkpoints and revert journals alike:
 //!
-//! 1. objects (the tree's blobs and trees, the commit), flushed to disk;
-//! 2. the note on the commit, in one notes commit, flushed;
+//! 1. objects (the tree's blobs and trees, the commit, and the note's blob,
+//!    notes tree and notes commit), flushed to disk in one wave;
+//! 2. the notes ref, with compare-and-swap, flushed;
 //! 3. the ref, with compare-and-swap, flushed.
 //!
 //! So a ref never exists without its note, and never points at an object a
@@ -14,7 +15,7 @@ use gix::ObjectId;
 
 use crate::error::{Error, Result};
 use crate::repo::lock::Locked;
-use crate::repo::notes::{NoteEdit, edit_notes};
+use crate::repo::notes::{NoteEdit, edit_notes_with};
 use crate::repo::objects::{Recorder, ensure_tree_object, write_commit};
 use crate::repo::refs::{Expect, RefUpdate, update_refs};
 
@@ -48,12 +49,10 @@ pub fn publish(lock: &Locked<'_>, rec: &Recorder<'_>, p: Publication<'_>) -> Res
     } = p;
     ensure_tree_object(rec, tree)?;
     let commit = write_commit(rec, tree, keep, &format!("t3 checkpoint ref={reference}"))?;
-    let t = crate::trace::span("sync objects");
-    rec.sync()?;
-    drop(t);
-    crate::fault::point("after-objects");
+    // The notes objects join the checkpoint's, and one flush covers both
+    // (the fault point "after-objects" fires right after it).
     let t = crate::trace::span("notes");
-    edit_notes(lock, &[NoteEdit::Set(commit, note)], message)?;
+    edit_notes_with(lock, rec, &[NoteEdit::Set(commit, note)], message)?;
     drop(t);
     crate::fault::point("after-note");
     let update = RefUpdate {
