@@ -46,3 +46,19 @@ pub fn holding(name: &str, lock: &std::path::Path) {
 #[cfg(not(feature = "fault-injection"))]
 #[inline(always)]
 pub fn holding(_name: &str, _lock: &std::path::Path) {}
+
+/// Whether the test asked to see timestamps as a file system with
+/// one-second granularity has them (`T3_TEST_COARSE_TIMESTAMPS`), so a
+/// change within the same timestamp, which the racy-git rules exist for,
+/// can be made on purpose.
+#[cfg(feature = "fault-injection")]
+pub fn coarse_timestamps() -> bool {
+    std::env::var_os("T3_TEST_COARSE_TIMESTAMPS").is_some()
+}
+
+/// Without the `fault-injection` feature timestamps are what they are.
+#[cfg(not(feature = "fault-injection"))]
+#[inline(always)]
+pub fn coarse_timestamps() -> bool {
+    false
+}

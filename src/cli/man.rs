@@ -321,6 +321,15 @@ Seconds a provider helper may run (default 120).
 Untracked files larger than this are left out of checkpoints and listed
 in the note (default 10m; 0 for no limit).
 .TP
+.B t3.fsmonitor
+Which file-system watcher a capture asks what changed since the last one:
+\fBwatchman\fR (Watchman's command-line client), \fBhook\fR (the
+fsmonitor hook \fBcore.fsmonitor\fR names, protocol version 2; the
+default when \fBcore.fsmonitor\fR names a program) or \fBfalse\fR (no
+watcher). Whatever the watcher does not list is taken from the capture
+cache without being looked at; a watcher that fails or resets means a
+full walk, with a notice.
+.TP
 .B t3.pruneAfter
 Threads whose latest checkpoint is older than this (30d, 2w, 12h) are
 pruned, at most once a day, in the background after a capture (default

@@ -211,6 +211,7 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
         warnings.push(warning);
     }
     notices.extend(scope_notices.iter().cloned());
+    notices.extend(snapshot.notices.iter().cloned());
     let (worktree, branch, head) = whereabouts(repo)?;
     let note = Note {
         status: Status::from_turn_state(state.as_deref()),

@@ -26,6 +26,27 @@ pub(super) struct Cache {
     pub(super) tracked: gix::index::File,
     /// `index.untracked`: the untracked, not ignored files last captured.
     pub(super) untracked: gix::index::File,
+    /// The identity of the `index.dirs` written with them, if one was.
+    pub(super) dirs: Option<String>,
+    /// The watcher token taken before the walk these files record, with the
+    /// watcher's [key](super::watcher::Watcher::key).
+    pub(super) watch: Option<Watch>,
+}
+
+/// A watcher's token, stored with the cache it was taken for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Watch {
+    /// Which watcher gave it.
+    pub(super) key: String,
+    /// Its token.
+    pub(super) token: String,
+}
+
+impl Watch {
+    /// Whether it fits on a line of the meta file.
+    fn storable(&self) -> bool {
+        !(self.key.contains('\n') || self.token.contains('\n') || self.token.is_empty())
+    }
 }
 
 impl Cache {
@@ -53,11 +74,27 @@ impl Cache {
             }
             gix::index::File::at(path, repo.object_hash(), true, Default::default()).ok()
         };
+        // Optional lines after those: the index.dirs they go with, and the
+        // watcher's token.
+        let (mut dirs, mut key, mut token) = (None, None, None);
+        for line in lines {
+            let (name, value) = line.split_once(' ').unwrap_or((line, ""));
+            let slot = match name {
+                "dirs" => &mut dirs,
+                "watcher" => &mut key,
+                "token" => &mut token,
+                _ => continue,
+            };
+            *slot = Some(value.to_owned());
+        }
+        let watch = key.zip(token).map(|(key, token)| Watch { key, token });
         Some(Cache {
             head,
             tree,
             tracked: open("index.tracked", tracked_id)?,
             untracked: open("index.untracked", untracked_id)?,
+            dirs,
+            watch,
         })
     }
 }
@@ -140,7 +177,7 @@ impl CacheWrite {
         tree: ObjectId,
         tracked: gix::index::File,
         untracked: &[Untracked],
-        dirs: Option<super::untracked::DirCache>,
+        dirs: Option<(super::untracked::DirCache, Option<Watch>)>,
     ) -> CacheWrite {
         let mut state = gix::index::State::new(tracked.object_hash());
         for f in untracked {
@@ -152,14 +189,23 @@ impl CacheWrite {
                 .name("t3-cache-write".into())
                 .spawn(move || {
                     let dirs_path = dir.join(super::untracked::FILE);
+                    // The watcher's token goes only with the listings it was taken for.
+                    let (dirs, watch) = dirs.map_or((None, None), |(d, w)| (Some(d), w));
                     let dirs_saved = match dirs {
-                        Some(d) => d.save(&dirs_path),
-                        None => std::fs::remove_file(&dirs_path).or(Ok(())),
+                        Some(d) => d.save(&dirs_path).map(|()| file_identity(&dirs_path)),
+                        None => std::fs::remove_file(&dirs_path).or(Ok(())).map(|()| None),
                     };
-                    if let Err(e) = dirs_saved {
+                    let dirs_id = dirs_saved.unwrap_or_else(|e| {
                         crate::trace::note(|| format!("untracked-walk cache not written: {e}"));
-                    }
-                    if let Err(e) = save(&dir, walk_started, head, tree, tracked, untracked) {
+                        None
+                    });
+                    let bound = Bound {
+                        head,
+                        tree,
+                        dirs: dirs_id,
+                        watch: watch.filter(Watch::storable),
+                    };
+                    if let Err(e) = save(&dir, walk_started, &bound, tracked, untracked) {
                         crate::trace::note(|| format!("capture cache not written: {e}"));
                     }
                 })
@@ -181,18 +227,35 @@ impl Drop for CacheWrite {
 fn save(
     dir: &Path,
     walk_started: SystemTime,
-    head: ObjectId,
-    tree: ObjectId,
+    bound: &Bound,
     mut tracked: gix::index::File,
     mut untracked: gix::index::File,
 ) -> Result<()> {
     std::fs::create_dir_all(dir).context(|| format!("could not create {}", dir.display()))?;
     let tracked_id = write_stamped(&mut tracked, walk_started)?;
     let untracked_id = write_stamped(&mut untracked, walk_started)?;
-    let meta = format!(
+    let Bound { head, tree, .. } = bound;
+    let mut meta = format!(
         "{CACHE_VERSION}\nhead {head}\ntree {tree}\ntracked {tracked_id}\nuntracked {untracked_id}\n"
     );
+    if let Some(dirs) = &bound.dirs {
+        meta.push_str(&format!("dirs {dirs}\n"));
+        // A token goes with the directory listings it was taken for.
+        if let Some(w) = &bound.watch {
+            meta.push_str(&format!("watcher {}\ntoken {}\n", w.key, w.token));
+        }
+    }
     write_plain(&dir.join("cache"), meta.as_bytes())
+}
+
+/// What the meta file binds besides the two indexes.
+struct Bound {
+    head: ObjectId,
+    tree: ObjectId,
+    /// The identity of the `index.dirs` just written.
+    dirs: Option<String>,
+    /// The watcher's token taken before this walk.
+    watch: Option<Watch>,
 }
 
 /// Write one index file, stamp it with `walk_started`, and return its
@@ -215,7 +278,7 @@ fn write_stamped(file: &mut gix::index::File, walk_started: SystemTime) -> Resul
 
 /// Inode, size and mtime of a file: each index file is replaced by rename and
 /// stamped with a distinct time, so this names one version of it.
-fn file_identity(path: &Path) -> Option<String> {
+pub(super) fn file_identity(path: &Path) -> Option<String> {
     use std::os::unix::fs::MetadataExt as _;
     let md = std::fs::metadata(path).ok()?;
     Some(format!(

@@ -51,6 +51,7 @@ use crate::repo::Locked;
 use crate::repo::{self, Recorder};
 
 mod cache;
+mod focus;
 mod hash;
 pub mod scope;
 pub mod secrets;
@@ -79,6 +80,9 @@ pub struct Snapshot {
     pub max_file_size: Option<u64>,
     /// Untracked files captured whose paths look like secrets, by path.
     pub secrets: Vec<gix::bstr::BString>,
+    /// Things the user should know about this machine's setup (a watcher
+    /// that is configured but failed): one line each.
+    pub notices: Vec<String>,
     /// The cache being written in the background; joined on drop, which
     /// callers let happen before they release the repository lock.
     _cache_write: CacheWrite,
@@ -104,6 +108,16 @@ pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
     let incremental = cache
         .as_ref()
         .is_some_and(|c| c.head == head && !sparse && repo.has_object(c.tree));
+    // Ask the watcher before walking: a change made while we walk is then
+    // in its next answer.
+    let t = crate::trace::span("watcher");
+    let asked = (!sparse).then(|| ask_watcher(repo, &workdir, cache.as_ref(), dirs.as_ref()));
+    let Asked {
+        focus,
+        watch,
+        notices,
+    } = asked.unwrap_or_default();
+    drop(t);
     let ctx = Ctx {
         repo,
         rec,
@@ -114,6 +128,9 @@ pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
         max_file_size: scope::max_file_size(repo)?,
         excludes: scope::Excludes::of_worktree(repo, &workdir)?,
         dirs: if sparse { None } else { dirs.as_ref() },
+        focus: focus.as_ref(),
+        watch,
+        notices,
     };
     if incremental {
         match ctx.run(head, cache.as_ref(), true) {
@@ -159,6 +176,62 @@ struct Ctx<'a, 'r> {
     /// The last untracked walk's cache (`None`: walk everything; sparse
     /// checkouts always do).
     dirs: Option<&'a untracked::DirCache>,
+    /// What the watcher listed since the cache was written, if it may be
+    /// trusted for the cache as loaded.
+    focus: Option<&'a focus::Focus>,
+    /// The watcher's new token, to store with the cache written now.
+    watch: Option<cache::Watch>,
+    /// Notices for the user (a failed watcher).
+    notices: Vec<String>,
+}
+
+/// What asking the watcher gave.
+#[derive(Default)]
+struct Asked {
+    focus: Option<focus::Focus>,
+    watch: Option<cache::Watch>,
+    notices: Vec<String>,
+}
+
+/// Ask the configured watcher, if any, what changed since the token stored
+/// with the cache. Its answer is used only when that cache is whole: the
+/// meta file names the token and the `index.dirs` that was loaded.
+fn ask_watcher(
+    repo: &gix::Repository,
+    workdir: &Path,
+    cache: Option<&Cache>,
+    dirs: Option<&untracked::DirCache>,
+) -> Asked {
+    let (watcher, warning) = watcher::configured(repo);
+    let mut asked = Asked {
+        notices: warning.into_iter().collect(),
+        ..Asked::default()
+    };
+    let Some(w) = watcher else {
+        return asked;
+    };
+    let key = w.key();
+    let dirs_path = repo::t3_worktree_dir(repo).join(untracked::FILE);
+    let bound = |c: &&Cache| dirs.is_some() && c.dirs.is_some() && c.dirs == cache::file_identity(&dirs_path);
+    let since = cache
+        .filter(bound)
+        .and_then(|c| c.watch.as_ref())
+        .filter(|s| s.key == key)
+        .map(|s| s.token.as_str());
+    match w.changes(workdir, since) {
+        Ok(changes) => {
+            asked.focus = since.and_then(|_| focus::Focus::of(&changes));
+            crate::trace::note(|| match &asked.focus {
+                Some(f) => format!("watcher listed {} paths", f.len()),
+                None => "watcher: everything may have changed".to_owned(),
+            });
+            asked.watch = changes.token.map(|token| cache::Watch { key, token });
+        }
+        Err(e) => asked
+            .notices
+            .push(format!("{e}; the whole worktree was walked instead")),
+    }
+    asked
 }
 
 impl Ctx<'_, '_> {
@@ -171,7 +244,17 @@ impl Ctx<'_, '_> {
         // 1. The status walk: modified tracked files (hashed and written in
         //    the walk's threads) and the untracked, not ignored files.
         let dirs = self.dirs_input(head, cache, &tracked);
-        let found = walk::status(self, &tracked, dirs)?;
+        // The cached index is what the watcher's token goes with: what it
+        // did not list is as the index says, without an lstat.
+        let focus = self.focus.filter(|_| incremental);
+        if let Some(f) = focus {
+            mark_unlisted(&mut tracked, f, true);
+        }
+        let found = walk::status(self, &tracked, dirs);
+        if let Some(f) = focus {
+            mark_unlisted(&mut tracked, f, false);
+        }
+        let found = found?;
         let mut hashed = found.written.len();
         self.rec.note_written(found.written);
         let found_dirs = found.dirs;
@@ -219,7 +302,7 @@ impl Ctx<'_, '_> {
             tree,
             tracked,
             &untracked,
-            found_dirs,
+            found_dirs.map(|d| (d, self.watch.clone())),
         );
         drop(t);
         let rebuilt = !incremental;
@@ -231,6 +314,7 @@ impl Ctx<'_, '_> {
             skipped,
             max_file_size: self.max_file_size,
             secrets,
+            notices: self.notices.clone(),
             _cache_write: cache_write,
         })
     }
@@ -271,7 +355,13 @@ impl Ctx<'_, '_> {
             Some((d, inv)) => (Some(d), inv),
             None => (None, untracked::Invalid::default()),
         };
-        Some(walk::DirsInput { old, invalid, head })
+        let focus = self.focus.filter(|_| old.is_some());
+        Some(walk::DirsInput {
+            old,
+            invalid,
+            head,
+            focus,
+        })
     }
 
     /// The untracked paths the walk found, less those the t3 rules exclude
@@ -310,5 +400,22 @@ impl Ctx<'_, '_> {
         };
         tracked.set_path(self.dir.join("index.tracked"));
         Ok((tracked, base_tree))
+    }
+}
+
+/// Set (or clear) the flag that makes the status walk skip a tracked entry
+/// on every entry the watcher did not list. Gitlinks are always checked:
+/// what moves them happens in another repository's git directory.
+fn mark_unlisted(tracked: &mut gix::index::File, focus: &focus::Focus, set: bool) {
+    use gix::index::entry::{Flags, Mode};
+    let (entries, backing) = tracked.entries_mut_and_pathbacking();
+    for e in entries {
+        if set {
+            if e.mode != Mode::COMMIT && !focus.file_may_have_changed(e.path_in(backing)) {
+                e.flags.insert(Flags::FSMONITOR_VALID);
+            }
+        } else {
+            e.flags.remove(Flags::FSMONITOR_VALID);
+        }
     }
 }

@@ -46,6 +46,8 @@ pub(super) struct DirsInput<'a> {
     pub(super) invalid: super::untracked::Invalid,
     /// The HEAD tree `tracked` was built from.
     pub(super) head: ObjectId,
+    /// What a watcher listed, when `old` is the cache its token goes with.
+    pub(super) focus: Option<&'a super::focus::Focus>,
 }
 
 /// What the status walk reported for one tracked entry.
@@ -94,11 +96,12 @@ pub(super) fn status(
         let handle = walker.map(|w| {
             let d = dirs.as_ref();
             let (old, invalid) = (d.and_then(|d| d.old), d.map(|d| &d.invalid));
+            let focus = d.and_then(|d| d.focus);
             std::thread::Builder::new()
                 .name("t3-untracked-walk".into())
                 .spawn_scoped(s, move || {
                     let none = super::untracked::Invalid::default();
-                    w.walk(tracked, old, invalid.unwrap_or(&none), interrupt)
+                    w.walk(tracked, old, invalid.unwrap_or(&none), focus, interrupt)
                 })
         });
         let status = index_worktree_status(

@@ -40,9 +40,6 @@
 //! file git-t3 does not trust (a repository owned by someone else, which
 //! `repo::open` refuses anyway) is ignored with a warning.
 
-// Nothing asks yet: the capture starts asking in issue 14.
-#![allow(dead_code)]
-
 use std::ffi::OsStr;
 use std::io::Write as _;
 use std::os::unix::ffi::OsStrExt as _;
@@ -249,6 +246,15 @@ pub(crate) fn configured(repo: &gix::Repository) -> (Option<Watcher>, Option<Str
 }
 
 impl Watcher {
+    /// What names this watcher beside a token it gave: a token is only
+    /// ever given back to the watcher that issued it.
+    pub(crate) fn key(&self) -> String {
+        match self {
+            Watcher::Hook(path) => format!("hook {}", path.display()),
+            Watcher::Watchman => "watchman".to_owned(),
+        }
+    }
+
     /// Ask what changed in `workdir` (the worktree root) since `since` (a
     /// token from an earlier answer of the same watcher; None on first
     /// use). Ask before walking. The caller walks everything on any error.

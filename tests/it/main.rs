@@ -25,6 +25,7 @@ mod safety;
 mod scope;
 mod store;
 mod sync;
+mod untracked_cache;
 mod util;
 mod verify;
 mod worktrees;

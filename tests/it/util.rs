@@ -510,6 +510,12 @@ impl TestRepo {
         let _ = std::fs::remove_file(&idx);
         let idx_s = idx.to_str().unwrap();
         let env = |args: &[&str]| {
+            // git's truth, whatever fsmonitor hook a test set up.
+            let args: Vec<&str> = ["-c", "core.fsmonitor=false"]
+                .into_iter()
+                .chain(args.iter().copied())
+                .collect();
+            let args = &args[..];
             let mut c = self.command(Path::new("git"), args, &self.root);
             c.env("GIT_INDEX_FILE", idx_s);
             Self::finish(c, format!("oracle git {args:?}"), None)

@@ -1,0 +1,457 @@
+//! The untracked-walk cache: a directory whose stat data did not change is
+//! not read again, and every way its cached listing can go stale makes it
+//! read again. Each capture is checked against git's own tree (a private
+//! index from HEAD, `add -A`, `write-tree`: what `oracle/ref-capture` does).
+
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use crate::util::{THREAD, TestRepo};
+
+/// Capture, check the tree against git's, and return how many directories
+/// the untracked walk read (from the trace).
+#[track_caller]
+fn capture_checked(r: &TestRepo, what: &str) -> (u64, u64) {
+    let run = r
+        .t3_env(&["capture", "--thread", THREAD, "--json"], &[("T3_TRACE", "1")])
+        .ok();
+    let reference = run.json()["ref"].as_str().unwrap().to_owned();
+    assert_eq!(
+        r.ref_tree(&reference),
+        r.oracle_tree(),
+        "{what}: the capture differs from git's tree"
+    );
+    dirs_read(&run.stderr).unwrap_or_else(|| panic!("{what}: no untracked-walk trace in {}", run.stderr))
+}
+
+/// `(read, of)` from the trace line `untracked walk: read R of N directories`.
+fn dirs_read(stderr: &str) -> Option<(u64, u64)> {
+    let line = stderr.lines().find(|l| l.contains("untracked walk: read"))?;
+    let mut words = line.split_whitespace().skip_while(|w| *w != "read").skip(1);
+    let read = words.next()?.parse().ok()?;
+    let of = words.nth(1)?.parse().ok()?;
+    Some((read, of))
+}
+
+fn set_mtime(path: &Path, t: SystemTime) {
+    std::fs::File::open(path).unwrap().set_modified(t).unwrap();
+}
+
+fn mtime(path: &Path) -> SystemTime {
+    std::fs::symlink_metadata(path).unwrap().modified().unwrap()
+}
+
+/// A repository with a few levels of untracked and ignored directories, all
+/// dated an hour ago (so nothing is racy), with a first capture done.
+fn settled() -> TestRepo {
+    let r = TestRepo::seeded();
+    for (path, data) in [
+        ("a/b/c/tracked.txt", "t\n"),
+        ("a/b/c/untracked.txt", "u\n"),
+        ("a/b/d/x.tmp", "scratch\n"),
+        ("a/e/notes.md", "n\n"),
+        ("lib/one.rs", "1\n"),
+        ("lib/two/three.rs", "3\n"),
+        ("z/deep/er/file.txt", "f\n"),
+    ] {
+        r.write(path, data);
+    }
+    r.write("a/.gitignore", "*.tmp\n");
+    r.git(&["add", "a/b/c/tracked.txt", "a/.gitignore"]);
+    r.git(&["commit", "-q", "-m", "tracked"]);
+    settle(&r);
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    let (read, of) = capture_checked(&r, "a second capture");
+    assert!(of > 10, "the walk saw {of} directories");
+    assert!(
+        read < of,
+        "a settled second capture read all {of} directories again"
+    );
+    r
+}
+
+/// Date every directory and file of the worktree an hour back.
+fn settle(r: &TestRepo) {
+    let past = SystemTime::now() - Duration::from_secs(3600);
+    fn walk(dir: &Path, t: SystemTime) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            let ty = e.file_type().unwrap();
+            if p.file_name().is_some_and(|n| n == ".git") || ty.is_symlink() {
+                continue;
+            }
+            if ty.is_dir() {
+                walk(&p, t);
+            }
+            set_mtime(&p, t);
+        }
+    }
+    walk(&r.root, past);
+    set_mtime(&r.root, past);
+}
+
+#[test]
+fn an_unchanged_directory_is_not_read_again() {
+    let r = settled();
+    let (read, _) = capture_checked(&r, "nothing changed");
+    assert!(read <= 1, "read {read} directories with nothing changed");
+    // A new file changes its directory's mtime: that directory is read.
+    r.write("z/deep/er/new.txt", "new\n");
+    let (read, _) = capture_checked(&r, "a new file deep down");
+    assert!(read >= 1, "the changed directory was not read");
+    r.remove("lib/two/three.rs");
+    capture_checked(&r, "a file removed");
+    std::fs::create_dir_all(r.root.join("lib/two/four/five")).unwrap();
+    r.write("lib/two/four/five/six.rs", "6\n");
+    capture_checked(&r, "a new directory tree");
+}
+
+#[test]
+fn a_new_file_in_a_racy_directory_is_seen_though_its_mtime_did_not_change() {
+    let r = settled();
+    // A directory whose mtime is not older than the walk that records it
+    // may change again within the same timestamp after it was read, so its
+    // listing is never trusted. Seen here with a future mtime…
+    let dir = r.root.join("z/deep/er");
+    let racy = SystemTime::now() + Duration::from_secs(3600);
+    set_mtime(&dir, racy);
+    capture_checked(&r, "the racy directory recorded");
+    r.write("z/deep/er/late.txt", "written within the timestamp\n");
+    set_mtime(&dir, racy);
+    capture_checked(&r, "a file added without a visible mtime change");
+    // …and as on a file system with one-second timestamps (ext3, HFS+,
+    // some network file systems), where a file created in the same second
+    // as the capture that read its directory changes neither the
+    // directory's mtime nor its ctime.
+    r.extra_env_set("T3_TEST_COARSE_TIMESTAMPS", "1");
+    capture_checked(&r, "coarse timestamps");
+    let mut within = 0;
+    for attempt in 0..30 {
+        // Start early in a second, so capture and edit can share it.
+        while SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap()
+            .subsec_millis()
+            > 150
+        {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let second = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        r.write(&format!("racy{attempt}/first.txt"), "1\n");
+        r.t3(&["capture", "--thread", THREAD]).ok();
+        r.write(&format!("racy{attempt}/second.txt"), "2\n");
+        let after = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        capture_checked(&r, "a file written in the same second as the capture before");
+        if after == second {
+            within += 1;
+            if within == 3 {
+                break;
+            }
+        }
+    }
+    assert!(within > 0, "no capture and edit ever shared a second");
+}
+
+#[test]
+fn a_gitignore_edited_in_a_parent_reads_the_directories_below_again() {
+    let r = settled();
+    // a/b/d/x.tmp is ignored by a/.gitignore; editing that file in place
+    // changes neither a/ nor a/b/d/'s mtime.
+    let a = r.root.join("a");
+    let a_time = mtime(&a);
+    std::fs::write(a.join(".gitignore"), "*.md\n").unwrap();
+    set_mtime(&a, a_time);
+    capture_checked(&r, ".gitignore edited in place");
+    // And back, with the file's own mtime put back too (its ctime moves).
+    let ignore_time = mtime(&a.join(".gitignore"));
+    std::fs::write(a.join(".gitignore"), "*.tmp\n").unwrap();
+    set_mtime(&a.join(".gitignore"), ignore_time);
+    set_mtime(&a, a_time);
+    capture_checked(&r, ".gitignore edited back, mtime put back");
+    // A .gitignore created in an untracked directory deep down.
+    let e = r.root.join("a/e");
+    let e_time = mtime(&e);
+    r.write("a/e/.gitignore", "notes.md\n");
+    set_mtime(&e, e_time);
+    capture_checked(&r, "a new .gitignore");
+}
+
+#[test]
+fn changed_global_ignore_rules_read_everything_again() {
+    let r = settled();
+    let excludes = r.tmp().join("global-excludes");
+    std::fs::write(&excludes, "*.rs\n").unwrap();
+    r.git(&["config", "core.excludesFile", excludes.to_str().unwrap()]);
+    let (read, of) = capture_checked(&r, "core.excludesFile set");
+    assert_eq!(read, of, "new rules must read every directory");
+    std::fs::write(&excludes, "*.txt\n").unwrap();
+    capture_checked(&r, "core.excludesFile edited");
+    let other = r.tmp().join("other-excludes");
+    std::fs::write(&other, "notes.md\n").unwrap();
+    r.git(&["config", "core.excludesFile", other.to_str().unwrap()]);
+    capture_checked(&r, "core.excludesFile pointed elsewhere");
+    r.git(&["config", "--unset", "core.excludesFile"]);
+    capture_checked(&r, "core.excludesFile unset");
+    std::fs::write(r.root.join(".git/info/exclude"), "lib/\n").unwrap();
+    capture_checked(&r, "info/exclude edited");
+    std::fs::write(r.root.join(".git/info/exclude"), "").unwrap();
+    capture_checked(&r, "info/exclude emptied");
+}
+
+#[test]
+fn a_directory_replaced_by_a_symlink_and_back() {
+    let r = settled();
+    // An untracked directory becomes a symlink to a directory.
+    let lib = r.root.join("lib");
+    let parent_time = mtime(&r.root);
+    std::fs::rename(&lib, r.root.join("lib-moved")).unwrap();
+    std::os::unix::fs::symlink("z", &lib).unwrap();
+    capture_checked(&r, "an untracked directory replaced by a symlink");
+    // And the symlink by a directory again, the parent's mtime put back.
+    std::fs::remove_file(&lib).unwrap();
+    std::fs::create_dir(&lib).unwrap();
+    r.write("lib/back.rs", "b\n");
+    set_mtime(&r.root, parent_time);
+    capture_checked(&r, "the symlink replaced by a directory");
+    // A directory holding tracked files becomes a symlink.
+    let c = r.root.join("a/b/c");
+    std::fs::remove_dir_all(&c).unwrap();
+    std::os::unix::fs::symlink("../e", &c).unwrap();
+    capture_checked(&r, "a tracked directory replaced by a symlink");
+}
+
+#[test]
+fn head_moving_and_nested_repositories_are_seen() {
+    let r = settled();
+    // Committing an untracked file makes it tracked; checking out the old
+    // commit makes it untracked again, with no directory mtime changed.
+    r.git(&["add", "a/b/c/untracked.txt"]);
+    r.git(&["commit", "-q", "-m", "track it"]);
+    capture_checked(&r, "a file became tracked");
+    r.git(&["rm", "-q", "--cached", "a/b/c/untracked.txt"]);
+    r.git(&["commit", "-q", "-m", "untrack it"]);
+    capture_checked(&r, "a file became untracked");
+    // A repository initialised inside an untracked directory.
+    let z = r.root.join("lib");
+    let z_time = mtime(&z);
+    r.git_in(&z, &["init", "-q"]).ok();
+    set_mtime(&z, z_time);
+    capture_checked(&r, "a nested repository appeared");
+    std::fs::remove_dir_all(z.join(".git")).unwrap();
+    set_mtime(&z, z_time);
+    capture_checked(&r, "the nested repository went away");
+}
+
+/// A fake fsmonitor hook (protocol 2): it logs the token git-t3 asks it
+/// with (git, which runs it too, is not logged) and answers what the test put in `answer` (or fails when that file
+/// is missing).
+struct Hook {
+    log: std::path::PathBuf,
+    answer: std::path::PathBuf,
+}
+
+impl Hook {
+    fn install(r: &TestRepo) -> Hook {
+        let dir = r.tmp().join("hook");
+        std::fs::create_dir_all(&dir).unwrap();
+        let (log, answer) = (dir.join("log"), dir.join("answer"));
+        let script = dir.join("fsmonitor");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\ncase $(cat /proc/$PPID/comm) in git-t3*) printf '%s\\n' \"$1 $2\" >> '{}';; esac\nexec cat '{}'\n",
+                log.display(),
+                answer.display()
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        r.git(&["config", "core.fsmonitor", script.to_str().unwrap()]);
+        Hook { log, answer }
+    }
+
+    /// Answer `token` and `paths` next time.
+    fn answer(&self, token: &str, paths: &[&str]) {
+        let mut out = format!("{token}\0");
+        for p in paths {
+            out.push_str(p);
+            out.push('\0');
+        }
+        std::fs::write(&self.answer, out).unwrap();
+    }
+
+    /// The last token asked with.
+    fn last_asked(&self) -> String {
+        let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+        log.lines().last().unwrap_or_default().to_owned()
+    }
+}
+
+/// Capture with the trace on; the tree is checked against git's.
+#[track_caller]
+fn capture_traced(r: &TestRepo, what: &str) -> String {
+    let run = r
+        .t3_env(&["capture", "--thread", THREAD, "--json"], &[("T3_TRACE", "1")])
+        .ok();
+    let reference = run.json()["ref"].as_str().unwrap().to_owned();
+    assert_eq!(
+        r.ref_tree(&reference),
+        r.oracle_tree(),
+        "{what}: the capture differs from git's tree\n{}",
+        run.stderr
+    );
+    run.stderr
+}
+
+#[test]
+fn a_watcher_is_asked_since_its_token_and_its_reset_walks_everything() {
+    let r = settled();
+    let hook = Hook::install(&r);
+    // First use: asked with an empty token, only the token counts.
+    hook.answer("t1", &[]);
+    let trace = capture_traced(&r, "first use of the hook");
+    assert_eq!(hook.last_asked(), "2 ");
+    assert!(trace.contains("everything may have changed"), "{trace}");
+    // Then asked since t1; what it lists is looked at.
+    r.write("README.md", "# demo\n\nchanged\n");
+    r.write("z/deep/er/new.txt", "new\n");
+    hook.answer("t2", &["README.md", "z/deep/er/new.txt", "z/deep/er"]);
+    let trace = capture_traced(&r, "the listed changes");
+    assert_eq!(hook.last_asked(), "2 t1");
+    assert!(trace.contains("watcher listed 3 paths"), "{trace}");
+    let (read, _) = dirs_read(&trace).unwrap();
+    assert!(read <= 2, "read {read} directories for one listed one:\n{trace}");
+    // What it does not list is not even looked at: a watcher is trusted,
+    // as git trusts it.
+    r.write("src/lib.rs", "unlisted\n");
+    hook.answer("t3", &[]);
+    let run = r.t3_json(&["capture", "--thread", THREAD]);
+    let turn = run["turn"].as_u64().unwrap();
+    let shown = r.git(&[
+        "show",
+        &format!("{}:src/lib.rs", crate::util::ref_for(THREAD, turn)),
+    ]);
+    assert_ne!(
+        shown, "unlisted",
+        "an unlisted file was looked at: the watcher went unused"
+    );
+    assert_eq!(hook.last_asked(), "2 t2");
+    // A token reset ("/": everything may have changed) walks everything,
+    // and so does a hook that fails; both then see what went unlisted.
+    hook.answer("t4", &["/"]);
+    let trace = capture_traced(&r, "after a token reset");
+    assert!(trace.contains("everything may have changed"), "{trace}");
+    r.write("lib/one.rs", "changed while the watcher failed\n");
+    std::fs::remove_file(&hook.answer).unwrap();
+    let run = r
+        .t3_env(&["capture", "--thread", THREAD], &[("T3_TRACE", "1")])
+        .ok();
+    assert!(
+        run.stderr.contains("the whole worktree was walked instead"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        r.ref_tree(&crate::util::ref_for(THREAD, turn + 2)),
+        r.oracle_tree()
+    );
+    // After a failure there is no token: the next ask is a first use.
+    hook.answer("t5", &[]);
+    capture_traced(&r, "after the failure");
+    assert_eq!(hook.last_asked(), "2 ");
+}
+
+#[test]
+fn a_watcher_token_is_used_only_with_the_cache_it_was_taken_for() {
+    let r = settled();
+    let hook = Hook::install(&r);
+    hook.answer("t1", &[]);
+    capture_traced(&r, "first use");
+    // The cache goes away (or is damaged): the token is not used.
+    std::fs::remove_file(r.root.join(".git/t3/index.dirs")).unwrap();
+    r.write("a/e/notes.md", "changed, unlisted\n");
+    hook.answer("t2", &[]);
+    let trace = capture_traced(&r, "without index.dirs");
+    assert_eq!(hook.last_asked(), "2 ", "{trace}");
+    // Another watcher's token is not given to this one.
+    let other = r.tmp().join("other-hook");
+    std::fs::copy(r.tmp().join("hook/fsmonitor"), &other).unwrap();
+    r.git(&["config", "core.fsmonitor", other.to_str().unwrap()]);
+    r.write("a/e/notes.md", "changed again, unlisted\n");
+    hook.answer("t3", &[]);
+    capture_traced(&r, "another hook");
+    assert_eq!(hook.last_asked(), "2 ");
+    // HEAD moved: what became tracked is looked at though nothing is listed.
+    r.git(&["add", "lib/one.rs"]);
+    r.git(&["commit", "-q", "-m", "track lib/one.rs"]);
+    hook.answer("t4", &[]);
+    capture_traced(&r, "HEAD moved, nothing listed");
+}
+
+/// Whether `watchman` runs here; with `T3_REQUIRE_WATCHMAN=1` (CI installs
+/// it) its absence is a failure, not a skip.
+fn watchman_or_skip(test: &str) -> bool {
+    let found = std::process::Command::new("watchman")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var_os("T3_REQUIRE_WATCHMAN").is_none_or(|v| v != "1"),
+            "T3_REQUIRE_WATCHMAN=1, but watchman is not on PATH"
+        );
+        eprintln!("skipping {test}: watchman is not on PATH");
+    }
+    found
+}
+
+#[test]
+fn captures_with_watchman_equal_git() {
+    if !watchman_or_skip("captures_with_watchman_equal_git") {
+        return;
+    }
+    let r = settled();
+    let root = std::fs::canonicalize(&r.root).unwrap();
+    struct Unwatch(std::path::PathBuf);
+    impl Drop for Unwatch {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("watchman")
+                .arg("watch-del")
+                .arg(&self.0)
+                .output();
+        }
+    }
+    let _unwatch = Unwatch(root);
+    r.git(&["config", "t3.fsmonitor", "watchman"]);
+    let trace = capture_traced(&r, "first use of watchman");
+    assert!(trace.contains("everything may have changed"), "{trace}");
+    assert!(!trace.contains("walked instead"), "{trace}");
+    let edits: [&dyn Fn(); 6] = [
+        &|| r.write("README.md", "# changed under watchman\n"),
+        &|| r.write("z/deep/er/brand/new.txt", "new dir\n"),
+        &|| r.remove("a/b/c/untracked.txt"),
+        &|| {
+            std::fs::rename(r.root.join("lib/two"), r.root.join("lib/renamed")).unwrap();
+        },
+        &|| r.write("a/.gitignore", "*.md\n"),
+        &|| {
+            std::fs::remove_dir_all(r.root.join("a/b/c")).unwrap();
+            std::os::unix::fs::symlink("../e", r.root.join("a/b/c")).unwrap();
+        },
+    ];
+    for (i, edit) in edits.iter().enumerate() {
+        edit();
+        let trace = capture_traced(&r, &format!("watchman, edit {i}"));
+        assert!(
+            trace.contains("watcher listed"),
+            "edit {i}: no focused walk\n{trace}"
+        );
+    }
+}
