@@ -330,6 +330,12 @@ watcher). Whatever the watcher does not list is taken from the capture
 cache without being looked at; a watcher that fails or resets means a
 full walk, with a notice.
 .TP
+.B core.fsyncMethod
+How a capture flushes the objects it wrote before a ref names them:
+\fBbatch\fR by default (each file written out, then one flush that covers
+them, as git's batch mode), \fBfsync\fR for a full flush of every file.
+Ref files are always flushed in full.
+.TP
 .B t3.pruneAfter
 Threads whose latest checkpoint is older than this (30d, 2w, 12h) are
 pruned, at most once a day, in the background after a capture (default

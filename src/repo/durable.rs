@@ -21,43 +21,61 @@ use crate::error::{Context as _, Error, Result};
 /// fsync is latency-bound, so several in flight let the file system commit
 /// them in one journal transaction instead of one after the other.
 fn sync_paths(files: &[PathBuf], dirs: &BTreeSet<PathBuf>) -> Result<bool> {
+    let all: Vec<(&Path, Flush)> = files
+        .iter()
+        .map(|f| (f.as_path(), Flush::Full))
+        .chain(dirs.iter().map(|d| (d.as_path(), Flush::Dir)))
+        .collect();
+    flush(&all)
+}
+
+/// How one path is flushed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flush {
+    /// A file, data and metadata, through the disk's cache (`fsync`).
+    Full,
+    /// A file's data written out to the disk, not flushed from its cache
+    /// (`sync_file_range`); a later [`Flush::Full`] on the same file
+    /// system covers it (see [`sync_objects`]).
+    WriteOut,
+    /// A directory (its entries).
+    Dir,
+}
+
+/// Flush `items` all at once; returns whether a file was gone (a directory
+/// gone is fine too, but not reported).
+fn flush(items: &[(&Path, Flush)]) -> Result<bool> {
     // Ok(true): the path is gone.
-    let sync_one = |p: &Path, dir: bool| -> Result<bool> {
+    let flush_one = |p: &Path, how: Flush| -> Result<bool> {
         let f = match File::open(p) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(true),
             Err(e) => return Err(e).context(|| format!("could not open {} to flush it", p.display())),
         };
-        let res = if dir {
-            f.sync_all().or_else(ignore_unsupported)
-        } else {
-            f.sync_all()
+        let res = match how {
+            Flush::Full => f.sync_all(),
+            Flush::WriteOut => write_out(&f),
+            Flush::Dir => f.sync_all().or_else(ignore_unsupported),
         };
         res.context(|| format!("could not flush {} to disk", p.display()))?;
         Ok(false)
     };
-    let all: Vec<(&Path, bool)> = files
-        .iter()
-        .map(|f| (f.as_path(), false))
-        .chain(dirs.iter().map(|d| (d.as_path(), true)))
-        .collect();
     let gone = std::sync::atomic::AtomicBool::new(false);
-    let each = |c: &[(&Path, bool)]| {
-        c.iter().try_for_each(|&(p, dir)| {
-            // A directory gone is fine too; only a file gone is reported.
-            if sync_one(p, dir)? && !dir {
+    let each = |c: &[(&Path, Flush)]| {
+        c.iter().try_for_each(|&(p, how)| {
+            if flush_one(p, how)? && how != Flush::Dir {
                 gone.store(true, std::sync::atomic::Ordering::Relaxed);
             }
             Ok(())
         })
     };
-    match all.len() {
+    match items.len() {
         0 => {}
-        1 => each(&all)?,
+        1 => each(items)?,
         n => {
             let chunk = n.div_ceil(FLUSH_THREADS);
             std::thread::scope(|s| {
-                let mut chunks = all.chunks(chunk);
+                let mut chunks = items.chunks(chunk);
                 let first = chunks.next().unwrap_or_default();
                 let handles: Vec<_> = chunks.map(|c| s.spawn(|| each(c))).collect();
                 let here = each(first);
@@ -67,6 +85,33 @@ fn sync_paths(files: &[PathBuf], dirs: &BTreeSet<PathBuf>) -> Result<bool> {
         }
     }
     Ok(gone.into_inner())
+}
+
+/// Start writing `f`'s data to the disk and wait until it is there, without
+/// flushing the disk's cache (git's `FSYNC_WRITEOUT_ONLY`). Where the
+/// system has no such call, or refuses it for this file, a full `fsync`.
+#[cfg(target_os = "linux")]
+fn write_out(f: &File) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd as _;
+    let flags =
+        libc::SYNC_FILE_RANGE_WAIT_BEFORE | libc::SYNC_FILE_RANGE_WRITE | libc::SYNC_FILE_RANGE_WAIT_AFTER;
+    // SAFETY: the descriptor is open for as long as `f` lives; the call
+    // only reads its arguments.
+    let rc = unsafe { libc::sync_file_range(f.as_raw_fd(), 0, 0, flags) };
+    if rc == 0 {
+        return Ok(());
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::ENOSYS | libc::EINVAL | libc::ESPIPE | libc::EOPNOTSUPP) => f.sync_all(),
+        _ => Err(e),
+    }
+}
+
+/// Without `sync_file_range`: a full `fsync`.
+#[cfg(not(target_os = "linux"))]
+fn write_out(f: &File) -> std::io::Result<()> {
+    f.sync_all()
 }
 
 /// How many flushes are kept in flight at most.
@@ -96,8 +141,19 @@ fn ignore_unsupported(e: std::io::Error) -> std::io::Result<()> {
     }
 }
 
-/// fsync the loose object files of `ids` (those in packs are durable
+/// Flush the loose object files of `ids` (those in packs are durable
 /// already) and the directories holding them.
+///
+/// In one batch, git's `core.fsyncMethod = batch`: every file's data is
+/// written out to the disk first (no cache flush), then one full `fsync`
+/// of one of them — on a journaling file system (ext4 with
+/// `data=ordered`, XFS, btrfs, APFS, as git documents for its batch mode)
+/// it commits the journal that holds every file's creation and flushes the
+/// disk's cache, which the others' data reached already — and an `fsync`
+/// of each directory. So the ref that names them is published only after
+/// one flush, not one per object. `core.fsyncMethod = fsync` flushes each
+/// file in full instead, for file systems where one flush does not cover
+/// the others.
 pub fn sync_objects(repo: &gix::Repository, ids: &[ObjectId]) -> Result<()> {
     if ids.is_empty() {
         return Ok(());
@@ -118,7 +174,30 @@ pub fn sync_objects(repo: &gix::Repository, ids: &[ObjectId]) -> Result<()> {
     if !dirs.is_empty() {
         dirs.insert(objects);
     }
-    sync_paths(&files, &dirs).map(drop)
+    let per_file = repo
+        .config_snapshot()
+        .string("core.fsyncMethod")
+        .is_some_and(|m| m.eq_ignore_ascii_case(b"fsync"));
+    if per_file || files.len() < 2 {
+        return sync_paths(&files, &dirs).map(drop);
+    }
+    let written: Vec<(&Path, Flush)> = files.iter().map(|f| (f.as_path(), Flush::WriteOut)).collect();
+    flush(&written)?;
+    // The one full flush, with the directories. A file gone (packed by a
+    // concurrent `git gc`, which flushed its pack) needs none, so try them
+    // in turn until one is there.
+    let mut rest = files.iter().rev();
+    let last: Vec<(&Path, Flush)> = loop {
+        let Some(f) = rest.next() else {
+            break dirs.iter().map(|d| (d.as_path(), Flush::Dir)).collect();
+        };
+        if f.is_file() {
+            break std::iter::once((f.as_path(), Flush::Full))
+                .chain(dirs.iter().map(|d| (d.as_path(), Flush::Dir)))
+                .collect();
+        }
+    };
+    flush(&last).map(drop)
 }
 
 /// The directories a ref update will change, found before it runs: each
@@ -180,5 +259,23 @@ mod tests {
             join_all(handles)
         });
         assert!(matches!(result, Err(Error::Internal(_))), "{result:?}");
+    }
+}
+
+#[cfg(test)]
+mod batch_tests {
+    use super::*;
+
+    #[test]
+    fn write_out_then_one_flush_covers_a_batch_of_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths: Vec<PathBuf> = (0..5).map(|i| dir.path().join(format!("f{i}"))).collect();
+        for p in &paths {
+            std::fs::write(p, b"data").unwrap();
+        }
+        let items: Vec<(&Path, Flush)> = paths.iter().map(|p| (p.as_path(), Flush::WriteOut)).collect();
+        assert!(!flush(&items).unwrap(), "no file was gone");
+        let gone = dir.path().join("gone");
+        assert!(flush(&[(gone.as_path(), Flush::WriteOut), (dir.path(), Flush::Dir)]).unwrap());
     }
 }

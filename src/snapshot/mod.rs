@@ -99,6 +99,8 @@ pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
     let head = repo::head_tree(repo)?.unwrap_or_else(|| ObjectId::empty_tree(repo.object_hash()));
     let t = crate::trace::span("load cache");
     let cache = Cache::load(repo, &dir);
+    drop(t);
+    let t = crate::trace::span("load untracked-walk cache");
     let dirs = untracked::DirCache::load(&dir.join(untracked::FILE));
     drop(t);
     let sparse = repo

@@ -33,6 +33,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use gix::bstr::{BStr, BString, ByteSlice};
@@ -44,7 +45,7 @@ use crate::error::Result;
 pub(super) const FILE: &str = "index.dirs";
 
 /// The file's first bytes; another value means another format.
-const MAGIC: &[u8] = b"t3-dirs 1\n";
+const MAGIC: &[u8] = b"t3-dirs 2\n";
 
 /// Stat data of a directory (or of the `.gitignore` in it) that tells a
 /// changed listing from an unchanged one.
@@ -104,7 +105,9 @@ pub(super) struct DirCache {
     rules: BString,
     /// When the walk that recorded it started (seconds, nanoseconds).
     started: (i64, u32),
-    pub(super) dirs: Vec<DirRecord>,
+    /// Shared, so a directory whose listing holds goes into the next cache
+    /// without a copy.
+    pub(super) dirs: Vec<Arc<DirRecord>>,
 }
 
 /// What invalidates parts of the cache besides stat data.
@@ -270,7 +273,7 @@ pub(super) struct Walker {
 /// per directory, and keeps it from going into any subdirectory whose cached
 /// listing still holds (those are replayed instead).
 struct Recording<'a> {
-    old: &'a HashMap<&'a BStr, &'a DirRecord>,
+    old: &'a HashMap<&'a BStr, &'a Arc<DirRecord>>,
     old_started: (i64, u32),
     invalid: &'a Invalid,
     workdir: &'a Path,
@@ -282,7 +285,7 @@ struct Recording<'a> {
     /// Directory → (its record, whether everything below is read again).
     open: HashMap<BString, (usize, bool)>,
     /// Subdirectories whose cached listing holds.
-    replay: Vec<&'a DirRecord>,
+    replay: Vec<&'a Arc<DirRecord>>,
     interrupt: &'a std::sync::atomic::AtomicBool,
 }
 
@@ -424,9 +427,9 @@ enum Step<'a> {
     /// Read this directory and what is below it with gix's walk.
     Read(BString),
     /// Check its cached listing against its stat, then replay or read it.
-    Check(&'a DirRecord),
+    Check(&'a Arc<DirRecord>),
     /// Its cached listing holds: replay it, check its subdirectories.
-    Replay(&'a DirRecord),
+    Replay(&'a Arc<DirRecord>),
 }
 
 impl Walker {
@@ -441,7 +444,7 @@ impl Walker {
         interrupt: &std::sync::atomic::AtomicBool,
     ) -> Result<Walked> {
         let old = old.filter(|o| o.rules == self.rules && !invalid.all);
-        let by_path: HashMap<&BStr, &DirRecord> = old
+        let by_path: HashMap<&BStr, &Arc<DirRecord>> = old
             .map(|o| o.dirs.iter().map(|d| (d.path.as_bstr(), d)).collect())
             .unwrap_or_default();
         let old_started = old.map_or((0, 0), |o| o.started);
@@ -468,7 +471,7 @@ impl Walker {
             let rela = match step {
                 Step::Replay(rec) => {
                     out.untracked.extend(rec.untracked.iter().cloned());
-                    out.cache.dirs.push(rec.clone());
+                    out.cache.dirs.push(Arc::clone(rec));
                     for sub in rec.subdirs.iter().rev() {
                         match by_path.get(sub.as_bstr()) {
                             Some(r) => todo.push(Step::Check(r)),
@@ -547,7 +550,7 @@ impl Walker {
             out.read += rec.records.len();
             for r in rec.records {
                 out.untracked.extend(r.untracked.iter().cloned());
-                out.cache.dirs.push(r);
+                out.cache.dirs.push(Arc::new(r));
             }
             for r in rec.replay.into_iter().rev() {
                 todo.push(Step::Replay(r));
@@ -585,19 +588,16 @@ impl DirCache {
                 put_bytes(&mut out, s);
             }
         }
-        let sum = gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, &out)
-            .map(|id| id.as_bytes().to_vec())
-            .unwrap_or_default();
-        out.extend_from_slice(&sum);
+        let sum = crc32fast::hash(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
         out
     }
 
     /// Decode `index.dirs`; `None` for anything malformed.
     pub(super) fn decode(data: &[u8]) -> Option<DirCache> {
-        let body_len = data.len().checked_sub(20)?;
+        let body_len = data.len().checked_sub(4)?;
         let (body, sum) = data.split_at(body_len);
-        let want = gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, body).ok()?;
-        if want.as_bytes() != sum {
+        if crc32fast::hash(body).to_le_bytes() != sum {
             return None;
         }
         let mut r = Reader(body.strip_prefix(MAGIC)?);
@@ -620,14 +620,14 @@ impl DirCache {
             for _ in 0..r.count()? {
                 subdirs.push(r.bytes()?);
             }
-            dirs.push(DirRecord {
+            dirs.push(Arc::new(DirRecord {
                 path,
                 stat,
                 ignore_file,
                 untracked,
                 subdirs,
                 volatile: flags & 2 != 0,
-            });
+            }));
         }
         r.0.is_empty().then_some(DirCache {
             head,
@@ -744,7 +744,7 @@ mod tests {
             rules: "abc".into(),
             started: (1_700_000_000, 5),
             dirs: vec![
-                DirRecord {
+                Arc::new(DirRecord {
                     path: "".into(),
                     stat: DirStat {
                         mtime: (1, 2),
@@ -759,15 +759,15 @@ mod tests {
                     ],
                     subdirs: vec!["d".into()],
                     volatile: true,
-                },
-                DirRecord {
+                }),
+                Arc::new(DirRecord {
                     path: b"d\xff".as_bstr().to_owned(),
                     stat: DirStat::default(),
                     ignore_file: None,
                     untracked: vec![],
                     subdirs: vec![],
                     volatile: false,
-                },
+                }),
             ],
         };
         let bytes = cache.encode();

@@ -101,9 +101,13 @@ pub(super) fn status(
                 .name("t3-untracked-walk".into())
                 .spawn_scoped(s, move || {
                     let none = super::untracked::Invalid::default();
-                    w.walk(tracked, old, invalid.unwrap_or(&none), focus, interrupt)
+                    let t = crate::trace::span("untracked walk (beside the status walk)");
+                    let walked = w.walk(tracked, old, invalid.unwrap_or(&none), focus, interrupt);
+                    drop(t);
+                    walked
                 })
         });
+        let t = crate::trace::span("tracked files (beside the untracked walk)");
         let status = index_worktree_status(
             ctx,
             tracked,
@@ -118,6 +122,7 @@ pub(super) fn status(
                 thread_limit: Some(status_threads()),
             },
         );
+        drop(t);
         let walked = handle.map(|h| match h {
             Ok(h) => h
                 .join()
