@@ -12,16 +12,8 @@ use crate::util::{THREAD, TestRepo};
 /// the untracked walk read (from the trace).
 #[track_caller]
 fn capture_checked(r: &TestRepo, what: &str) -> (u64, u64) {
-    let run = r
-        .t3_env(&["capture", "--thread", THREAD, "--json"], &[("T3_TRACE", "1")])
-        .ok();
-    let reference = run.json()["ref"].as_str().unwrap().to_owned();
-    assert_eq!(
-        r.ref_tree(&reference),
-        r.oracle_tree(),
-        "{what}: the capture differs from git's tree"
-    );
-    dirs_read(&run.stderr).unwrap_or_else(|| panic!("{what}: no untracked-walk trace in {}", run.stderr))
+    let trace = capture_traced(r, what);
+    dirs_read(&trace).unwrap_or_else(|| panic!("{what}: no untracked-walk trace in {trace}"))
 }
 
 /// `(read, of)` from the trace line `untracked walk: read R of N directories`.
