@@ -332,8 +332,9 @@ full walk, with a notice.
 .TP
 .B core.fsyncMethod
 How a capture flushes the objects it wrote before a ref names them:
-\fBbatch\fR by default (each file written out, then one flush that covers
-them, as git's batch mode), \fBfsync\fR for a full flush of every file.
+\fBbatch\fR (each file written out, then one flush that covers them, as
+git's batch mode; the default on ext4 and XFS), \fBfsync\fR (a full
+flush of every file; the default elsewhere).
 Ref files are always flushed in full.
 .TP
 .B t3.pruneAfter

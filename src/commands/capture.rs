@@ -239,6 +239,8 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
     let t = crate::trace::span("write commit, note, ref");
     let checkpoint = store::write(lock, &rec, &thread, snapshot.tree, note, expect)?;
     drop(t);
+    // Published, so flushed: the cache may name its objects now.
+    snapshot.keep_cache(&rec)?;
     // The daily prune and git's packing, in the background when due (a
     // stat and a directory listing when not).
     crate::retention::maintenance::start_if_due(repo);

@@ -632,6 +632,7 @@ fn worktree(ctx: &Context) -> Result<(Side, Side)> {
     let lock = ctx.lock("diff --worktree")?;
     let rec = Recorder::new(repo);
     let snapshot = crate::snapshot::snapshot(&lock, &rec)?;
+    snapshot.keep_cache(&rec)?;
     Ok((
         Side {
             label: "HEAD".into(),

@@ -72,6 +72,7 @@ pub fn run(ctx: &Context) -> Result<StatusOutcome> {
     }
     let rec = Recorder::new(repo);
     let snapshot = crate::snapshot::snapshot(&lock, &rec)?;
+    snapshot.keep_cache(&rec)?;
     let mut threads = Vec::with_capacity(mine.len());
     for (thread, latest, tree, turn) in mine {
         let mut changed: Vec<(PathText, ChangeKind)> = Vec::new();

@@ -144,16 +144,15 @@ fn ignore_unsupported(e: std::io::Error) -> std::io::Result<()> {
 /// Flush the loose object files of `ids` (those in packs are durable
 /// already) and the directories holding them.
 ///
-/// In one batch, git's `core.fsyncMethod = batch`: every file's data is
-/// written out to the disk first (no cache flush), then one full `fsync`
-/// of one of them — on a journaling file system (ext4 with
-/// `data=ordered`, XFS, btrfs, APFS, as git documents for its batch mode)
-/// it commits the journal that holds every file's creation and flushes the
-/// disk's cache, which the others' data reached already — and an `fsync`
-/// of each directory. So the ref that names them is published only after
-/// one flush, not one per object. `core.fsyncMethod = fsync` flushes each
-/// file in full instead, for file systems where one flush does not cover
-/// the others.
+/// On ext4 and XFS, in one batch, git's `core.fsyncMethod = batch`: every
+/// file's data is written out to the disk first (no cache flush), then a
+/// file created after all of them is flushed in full — that commits the
+/// journal up to it, with every earlier object's allocation, size and
+/// name, and flushes the disk's cache, which their data had reached — and
+/// each directory is flushed. Elsewhere (where one flush need not cover
+/// another file: btrfs logs only the file flushed), or with
+/// `core.fsyncMethod = fsync`, each file is flushed in full;
+/// `core.fsyncMethod = batch` asks for the batch anywhere.
 pub fn sync_objects(repo: &gix::Repository, ids: &[ObjectId]) -> Result<()> {
     if ids.is_empty() {
         return Ok(());
@@ -172,32 +171,96 @@ pub fn sync_objects(repo: &gix::Repository, ids: &[ObjectId]) -> Result<()> {
         }
     }
     if !dirs.is_empty() {
-        dirs.insert(objects);
+        dirs.insert(objects.clone());
     }
-    let per_file = repo
-        .config_snapshot()
-        .string("core.fsyncMethod")
-        .is_some_and(|m| m.eq_ignore_ascii_case(b"fsync"));
-    if per_file || files.len() < 2 {
+    let method = repo.config_snapshot().string("core.fsyncMethod");
+    let batch = match method.as_deref().map(|m| m.to_ascii_lowercase()) {
+        Some(m) if m == b"fsync" => false,
+        Some(m) if m == b"batch" => true,
+        _ => one_flush_covers_all(&objects),
+    };
+    if !batch || files.len() < 2 {
         return sync_paths(&files, &dirs).map(drop);
     }
     let written: Vec<(&Path, Flush)> = files.iter().map(|f| (f.as_path(), Flush::WriteOut)).collect();
     flush(&written)?;
-    // The one full flush, with the directories. A file gone (packed by a
-    // concurrent `git gc`, which flushed its pack) needs none, so try them
-    // in turn until one is there.
-    let mut rest = files.iter().rev();
-    let last: Vec<(&Path, Flush)> = loop {
-        let Some(f) = rest.next() else {
-            break dirs.iter().map(|d| (d.as_path(), Flush::Dir)).collect();
-        };
-        if f.is_file() {
-            break std::iter::once((f.as_path(), Flush::Full))
-                .chain(dirs.iter().map(|d| (d.as_path(), Flush::Dir)))
-                .collect();
-        }
+    // The one full flush: of a file created now, after every write-out, so
+    // the journal transaction it is in comes after all of theirs.
+    let marker = tempfile::Builder::new()
+        .prefix("tmp_t3_flush_")
+        .tempfile_in(&objects)
+        .context(|| format!("could not create a file in {} to flush", objects.display()))?;
+    let items: Vec<(&Path, Flush)> = std::iter::once((marker.path(), Flush::Full))
+        .chain(dirs.iter().map(|d| (d.as_path(), Flush::Dir)))
+        .collect();
+    flush(&items).map(drop)
+}
+
+/// Whether one `fsync` commits what every earlier write on this file
+/// system did (a journal committed in order): ext4 and XFS, by the type of
+/// the mount `path` is on (`/proc/self/mounts`; ext2 and ext3 share ext4's
+/// magic number, so `statfs` cannot tell them apart).
+#[cfg(target_os = "linux")]
+fn one_flush_covers_all(path: &Path) -> bool {
+    let (Ok(real), Ok(mounts)) = (std::fs::canonicalize(path), std::fs::read("/proc/self/mounts")) else {
+        return false;
     };
-    flush(&last).map(drop)
+    mount_type(&mounts, &real).is_some_and(|t| t == b"ext4" || t == b"xfs")
+}
+
+/// The type of the mount in `mounts` (the format of `/proc/self/mounts`)
+/// that holds `path`: the last listed of the longest mount points above it.
+#[cfg(target_os = "linux")]
+fn mount_type<'m>(mounts: &'m [u8], path: &Path) -> Option<&'m [u8]> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let path = path.as_os_str().as_bytes();
+    let mut best: Option<(usize, &[u8])> = None;
+    for line in mounts.split(|b| *b == b'\n') {
+        let mut fields = line.split(|b| *b == b' ');
+        let (Some(_), Some(point), Some(kind)) = (fields.next(), fields.next(), fields.next()) else {
+            continue;
+        };
+        let point = unescape_mount(point);
+        let holds = path.starts_with(&point)
+            && (point.ends_with(b"/") || path.len() == point.len() || path.get(point.len()) == Some(&b'/'));
+        if holds && best.is_none_or(|(len, _)| point.len() >= len) {
+            best = Some((point.len(), kind));
+        }
+    }
+    best.map(|(_, kind)| kind)
+}
+
+/// A mount point as `/proc/self/mounts` writes it: space, tab, newline and
+/// backslash as three octal digits after a backslash.
+#[cfg(target_os = "linux")]
+fn unescape_mount(field: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(field.len());
+    let mut i = 0;
+    while let Some(&b) = field.get(i) {
+        let octal = field
+            .get(i + 1..i + 4)
+            .filter(|d| b == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)));
+        match octal {
+            Some(d) => {
+                out.push(
+                    d.iter()
+                        .fold(0u8, |acc, c| acc.wrapping_mul(8).wrapping_add(c - b'0')),
+                );
+                i += 4;
+            }
+            None => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Elsewhere, each file is flushed in full.
+#[cfg(not(target_os = "linux"))]
+fn one_flush_covers_all(_path: &Path) -> bool {
+    false
 }
 
 /// The directories a ref update will change, found before it runs: each
@@ -265,6 +328,27 @@ mod tests {
 #[cfg(test)]
 mod batch_tests {
     use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_mount_holding_a_path_is_the_longest_above_it() {
+        let mounts = b"/dev/vda1 / ext4 rw 0 0\n\
+            tmpfs /tmp tmpfs rw 0 0\n\
+            /dev/vdb /tmp/my\\040disk xfs rw 0 0\n\
+            /dev/vdc /tmpx btrfs rw 0 0\n";
+        let kind =
+            |p: &str| mount_type(mounts, Path::new(p)).map(|k| String::from_utf8_lossy(k).into_owned());
+        assert_eq!(kind("/home/u/repo/.git/objects").as_deref(), Some("ext4"));
+        assert_eq!(kind("/tmp/repo").as_deref(), Some("tmpfs"));
+        assert_eq!(kind("/tmp").as_deref(), Some("tmpfs"));
+        assert_eq!(kind("/tmp/my disk/repo").as_deref(), Some("xfs"));
+        assert_eq!(
+            kind("/tmpx/repo").as_deref(),
+            Some("btrfs"),
+            "/tmp is not above /tmpx"
+        );
+        assert_eq!(mount_type(b"garbage", Path::new("/x")), None);
+    }
 
     #[test]
     fn write_out_then_one_flush_covers_a_batch_of_files() {

@@ -100,6 +100,9 @@ impl gix::objs::Write for Recorder<'_> {
     fn write_buf(&self, kind: gix::objs::Kind, from: &[u8]) -> gix::Result<ObjectId> {
         let id = gix::objs::compute_hash(self.repo.object_hash(), kind, from)?;
         if self.repo.has_object(id) {
+            // Maybe written loose by a process that failed before flushing
+            // it: flushed with ours (a packed one needs nothing).
+            self.written.borrow_mut().insert(id);
             return Ok(id);
         }
         let id = write_retrying(|| self.repo.objects.write_buf_with_known_id(kind, from, id))?;

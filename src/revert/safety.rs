@@ -58,6 +58,9 @@ pub fn take_with(
     drop(t);
     let t = crate::trace::span("safety snapshot");
     let snapshot = crate::snapshot::snapshot(lock, rec)?;
+    // The safety checkpoint publishes these objects next; flushing them now
+    // lets the cache keep their ids.
+    snapshot.keep_cache(rec)?;
     drop(t);
     let target = target(snapshot.tree)?;
     let t = crate::trace::span("restore plan");

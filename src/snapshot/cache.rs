@@ -163,7 +163,11 @@ pub(super) fn rebuild_tracked(
 /// The write is atomic per file and the meta file goes last, so a failure
 /// only means a rebuild next time; it overlaps with writing the checkpoint.
 #[derive(Debug, Default)]
-pub(super) struct CacheWrite(Option<std::thread::JoinHandle<()>>);
+pub(super) struct CacheWrite {
+    thread: Option<std::thread::JoinHandle<()>>,
+    /// Opens the gate to the meta file (see [`CacheWrite::keep`]).
+    gate: Option<std::sync::mpsc::Sender<()>>,
+}
 
 impl CacheWrite {
     /// Start writing the cache into `dir`: `tracked` as `index.tracked`,
@@ -184,39 +188,55 @@ impl CacheWrite {
             state.dangerously_push_entry(f.stat, f.id, Flags::empty(), f.mode, f.path.as_bstr());
         }
         let untracked = gix::index::File::from_state(state, dir.join("index.untracked"));
-        CacheWrite(
-            std::thread::Builder::new()
-                .name("t3-cache-write".into())
-                .spawn(move || {
-                    let dirs_path = dir.join(super::untracked::FILE);
-                    // The watcher's token goes only with the listings it was taken for.
-                    let (dirs, watch) = dirs.map_or((None, None), |(d, w)| (Some(d), w));
-                    let dirs_saved = match dirs {
-                        Some(d) => d.save(&dirs_path).map(|()| file_identity(&dirs_path)),
-                        None => std::fs::remove_file(&dirs_path).or(Ok(())).map(|()| None),
-                    };
-                    let dirs_id = dirs_saved.unwrap_or_else(|e| {
-                        crate::trace::note(|| format!("untracked-walk cache not written: {e}"));
-                        None
-                    });
-                    let bound = Bound {
-                        head,
-                        tree,
-                        dirs: dirs_id,
-                        watch: watch.filter(Watch::storable),
-                    };
-                    if let Err(e) = save(&dir, walk_started, &bound, tracked, untracked) {
-                        crate::trace::note(|| format!("capture cache not written: {e}"));
-                    }
-                })
-                .ok(),
-        )
+        let (gate, opened) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("t3-cache-write".into())
+            .spawn(move || {
+                let dirs_path = dir.join(super::untracked::FILE);
+                // The watcher's token goes only with the listings it was taken for.
+                let (dirs, watch) = dirs.map_or((None, None), |(d, w)| (Some(d), w));
+                let dirs_saved = match dirs {
+                    Some(d) => d.save(&dirs_path).map(|()| file_identity(&dirs_path)),
+                    None => std::fs::remove_file(&dirs_path).or(Ok(())).map(|()| None),
+                };
+                let dirs_id = dirs_saved.unwrap_or_else(|e| {
+                    crate::trace::note(|| format!("untracked-walk cache not written: {e}"));
+                    None
+                });
+                let bound = Bound {
+                    head,
+                    tree,
+                    dirs: dirs_id,
+                    watch: watch.filter(Watch::storable),
+                };
+                if let Err(e) = save(&dir, walk_started, &bound, tracked, untracked, &opened) {
+                    crate::trace::note(|| format!("capture cache not written: {e}"));
+                }
+            })
+            .ok();
+        CacheWrite {
+            thread,
+            gate: Some(gate),
+        }
+    }
+
+    /// Let the meta file be written, which makes the cache count: call it
+    /// once the objects the cache names are on disk. A cache whose meta
+    /// file is not written is not used (its indexes no longer match the
+    /// old meta file), so a capture that failed before flushing never
+    /// leaves ids of objects a crash could lose for the next one to reuse.
+    pub(super) fn keep(&self) {
+        if let Some(gate) = &self.gate {
+            let _ = gate.send(());
+        }
     }
 }
 
 impl Drop for CacheWrite {
     fn drop(&mut self) {
-        if let Some(handle) = self.0.take() {
+        // Closing the gate unopened tells the writer to stop before the meta file.
+        drop(self.gate.take());
+        if let Some(handle) = self.thread.take() {
             let _ = handle.join();
         }
     }
@@ -230,10 +250,15 @@ fn save(
     bound: &Bound,
     mut tracked: gix::index::File,
     mut untracked: gix::index::File,
+    gate: &std::sync::mpsc::Receiver<()>,
 ) -> Result<()> {
     std::fs::create_dir_all(dir).context(|| format!("could not create {}", dir.display()))?;
     let tracked_id = write_stamped(&mut tracked, walk_started)?;
     let untracked_id = write_stamped(&mut untracked, walk_started)?;
+    if gate.recv().is_err() {
+        crate::trace::note(|| "capture cache not kept: its objects were not flushed".into());
+        return Ok(());
+    }
     let Bound { head, tree, .. } = bound;
     let mut meta = format!(
         "{CACHE_VERSION}\nhead {head}\ntree {tree}\ntracked {tracked_id}\nuntracked {untracked_id}\n"

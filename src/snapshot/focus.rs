@@ -35,7 +35,16 @@ impl Focus {
             ..Focus::default()
         };
         for path in listed {
-            focus.dirs.insert(parent_of(path.as_bstr()).to_owned());
+            // Every ancestor: a hook lists changed files, not the new
+            // directories they are in, so a directory created below an
+            // unchanged-looking one must be found by checking each one up.
+            let mut dir = path.as_bstr();
+            while !dir.is_empty() {
+                dir = parent_of(dir);
+                if !focus.dirs.insert(dir.to_owned()) {
+                    break;
+                }
+            }
             focus.dirs.insert(path.clone());
             focus.paths.insert(path.clone());
         }
@@ -53,7 +62,8 @@ impl Focus {
     }
 
     /// Whether the listing of the directory `dir` ("" for the root) may
-    /// have changed.
+    /// have changed: it was listed, or holds a listed path at any depth
+    /// (then its stat data tells).
     pub(super) fn dir_may_have_changed(&self, dir: &BStr) -> bool {
         self.dirs.contains(dir) || (self.subtrees && self.ancestor_listed(dir))
     }
@@ -99,7 +109,11 @@ mod tests {
             f.dir_may_have_changed("gone".into()),
             "a listed path may be a directory"
         );
-        assert!(!f.dir_may_have_changed("a".into()));
+        assert!(
+            f.dir_may_have_changed("a".into()),
+            "a new directory below a/ shows in its stat"
+        );
+        assert!(!f.dir_may_have_changed("c".into()));
         assert!(!f.dir_may_have_changed("gone/sub".into()));
     }
 

@@ -85,7 +85,20 @@ pub struct Snapshot {
     pub notices: Vec<String>,
     /// The cache being written in the background; joined on drop, which
     /// callers let happen before they release the repository lock.
-    _cache_write: CacheWrite,
+    cache_write: CacheWrite,
+}
+
+impl Snapshot {
+    /// Flush what `rec` wrote (nothing when a publish flushed it already)
+    /// and let the cache of this snapshot be kept. Without this call the
+    /// next capture starts from a cache rebuilt from HEAD: the cache names
+    /// objects by id, and the next capture would reuse them without
+    /// flushing them.
+    pub fn keep_cache(&self, rec: &Recorder<'_>) -> Result<()> {
+        rec.sync()?;
+        self.cache_write.keep();
+        Ok(())
+    }
 }
 
 /// Capture the worktree of the locked repository as a tree, writing new
@@ -317,7 +330,7 @@ impl Ctx<'_, '_> {
             max_file_size: self.max_file_size,
             secrets,
             notices: self.notices.clone(),
-            _cache_write: cache_write,
+            cache_write,
         })
     }
 

@@ -279,8 +279,6 @@ struct Recording<'a> {
     workdir: &'a Path,
     /// The walk's root, worktree-relative.
     root: BString,
-    /// Whether the rules of the root's parent changed (read all below).
-    root_force: bool,
     records: Vec<DirRecord>,
     /// Directory → (its record, whether everything below is read again).
     open: HashMap<BString, (usize, bool)>,
@@ -375,10 +373,15 @@ impl gix::dir::walk::Delegate for Recording<'_> {
             for_deletion,
             worktree_root_is_repository,
         );
+        let rela = entry.rela_path.as_ref();
+        // The root's record is open already (see `Walker::walk`), whether
+        // the walk may go into it or not.
+        if rela == self.root.as_bstr() {
+            return default;
+        }
         if !default {
             return false;
         }
-        let rela = entry.rela_path.as_ref();
         let Some(path) = abs(self.workdir, rela) else {
             return false;
         };
@@ -386,10 +389,6 @@ impl gix::dir::walk::Delegate for Recording<'_> {
         let Some(stat) = lstat(&path).filter(|m| m.is_dir()).map(|m| DirStat::of(&m)) else {
             return false;
         };
-        if rela == self.root.as_bstr() {
-            self.open_dir(rela.to_owned(), &path, stat, self.root_force);
-            return true;
-        }
         let parent = self.open.get(parent_of(rela)).copied();
         let force = parent.is_none_or(|(_, f)| f);
         if let Some(rec) = parent.and_then(|(i, _)| self.records.get_mut(i)) {
@@ -509,21 +508,24 @@ impl Walker {
             let Some(path) = abs(&self.workdir, rela.as_bstr()) else {
                 continue;
             };
-            if lstat(&path).is_none_or(|m| !m.is_dir()) {
+            // Its stat before it is read, so a change while it is read shows.
+            let Some(stat) = lstat(&path).filter(|m| m.is_dir()).map(|m| DirStat::of(&m)) else {
                 continue;
-            }
+            };
             let mut rec = Recording {
                 old: &by_path,
                 old_started,
                 invalid,
                 workdir: &self.workdir,
                 root: rela.clone(),
-                root_force: false,
                 records: Vec::new(),
                 open: HashMap::new(),
                 replay: Vec::new(),
                 interrupt,
             };
+            // Opened before the walk: a root the walk may not go into (it
+            // became a repository) emits itself, and that is its listing.
+            rec.open_dir(rela.clone(), &path, stat, false);
             gix::dir::walk(
                 &self.workdir,
                 gix::dir::walk::Context {

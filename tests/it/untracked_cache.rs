@@ -447,3 +447,62 @@ fn captures_with_watchman_equal_git() {
         );
     }
 }
+
+#[test]
+fn a_directory_that_becomes_a_repository_stays_in_the_capture() {
+    let r = settled();
+    r.write("u/x/f1", "1\n");
+    settle(&r);
+    capture_checked(&r, "u/x, a plain directory");
+    capture_checked(&r, "u/x again");
+    // Its parent does not change at all (not even its ctime): u/x is read
+    // again on its own.
+    r.git_in(&r.root.join("u/x"), &["init", "-q"]).ok();
+    r.git_in(&r.root.join("u/x"), &["commit", "-q", "--allow-empty", "-m", "n"])
+        .ok();
+    capture_checked(&r, "u/x became a repository");
+    capture_checked(&r, "and stays one");
+}
+
+#[test]
+fn a_hook_listing_a_file_in_a_new_directory_finds_the_directory() {
+    let r = settled();
+    let hook = Hook::install(&r);
+    hook.answer("t1", &[]);
+    capture_traced(&r, "first use");
+    hook.answer("t2", &[]);
+    capture_traced(&r, "nothing changed");
+    // A hook lists changed files; the new directories they are in are
+    // found through the directories above them.
+    r.write("a/b/new/deeper/f", "1\n");
+    hook.answer("t3", &["a/b/new/deeper/f"]);
+    capture_traced(&r, "a file in two new directories");
+    hook.answer("t4", &[]);
+    capture_traced(&r, "and after");
+}
+
+#[test]
+fn a_capture_that_fails_before_publishing_leaves_no_cache_naming_its_objects() {
+    let r = settled();
+    let meta = r.root.join(".git/t3/cache");
+    let before = std::fs::read(&meta).unwrap();
+    r.write("README.md", "# changed, never published\n");
+    r.write("z/new.txt", "new\n");
+    // The checkpoint ref cannot move: the capture fails after writing its
+    // objects and its cache files.
+    let turn_dir = r.root.join(".git/refs/t3/checkpoints");
+    std::fs::remove_dir_all(&turn_dir).unwrap();
+    std::fs::write(&turn_dir, "not a directory\n").unwrap();
+    let run = r.t3(&["capture", "--thread", THREAD]);
+    assert_ne!(run.code, 0, "the capture did not fail: {}", run.stderr);
+    assert_eq!(
+        std::fs::read(&meta).unwrap(),
+        before,
+        "a failed capture bound its cache, whose objects it never flushed"
+    );
+    std::fs::remove_file(&turn_dir).unwrap();
+    let run = r
+        .t3_env(&["capture", "--thread", THREAD], &[("T3_TRACE", "1")])
+        .ok();
+    assert!(run.stderr.contains("cache rebuilt: true"), "{}", run.stderr);
+}

@@ -303,7 +303,10 @@ fn submitted(
     let mut action = if created { "baseline" } else { "prompt" };
     let mut pre_turn_tree = None;
     if !created {
-        let tree = crate::snapshot::snapshot(lock, &rec)?.tree;
+        let snapshot = crate::snapshot::snapshot(lock, &rec)?;
+        snapshot.keep_cache(&rec)?;
+        let tree = snapshot.tree;
+        drop(snapshot);
         let base = base_tree(repo, thread)?;
         let mut changed = base != Some(tree);
         // The turn of a prompt still pending never ended (interrupted, or
