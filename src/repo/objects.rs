@@ -99,11 +99,17 @@ impl<'r> Recorder<'r> {
 impl gix::objs::Write for Recorder<'_> {
     fn write_buf(&self, kind: gix::objs::Kind, from: &[u8]) -> gix::Result<ObjectId> {
         let id = gix::objs::compute_hash(self.repo.object_hash(), kind, from)?;
-        if self.repo.has_object(id) {
-            // Maybe written loose by a process that failed before flushing
-            // it: flushed with ours (a packed one needs nothing).
-            self.written.borrow_mut().insert(id);
-            return Ok(id);
+        match gix::odb::Header::try_header(&self.repo.objects, &id) {
+            // Packed: durable (whoever packed it flushed the pack).
+            Ok(Some(gix::odb::find::Header::Packed(_))) => return Ok(id),
+            // Loose, maybe written by a process that failed before flushing
+            // it: flushed with ours.
+            Ok(Some(gix::odb::find::Header::Loose { .. })) => {
+                self.written.borrow_mut().insert(id);
+                return Ok(id);
+            }
+            // Absent, or unreadable (a damaged loose file): written anew.
+            Ok(None) | Err(_) => {}
         }
         let id = write_retrying(|| self.repo.objects.write_buf_with_known_id(kind, from, id))?;
         self.written.borrow_mut().insert(id);

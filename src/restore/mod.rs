@@ -265,16 +265,7 @@ fn checkout(
     wanted: &HashSet<&[u8]>,
     interrupt: crate::interrupt::Interrupt,
 ) -> Result<()> {
-    let mut index = repo
-        .index_from_tree(&target)
-        .context(|| format!("could not read tree {target}"))?;
-    // Entries not to write are skipped, not removed: the attributes (eol,
-    // filters) come from the whole target tree.
-    for (entry, path) in index.entries_mut_with_paths() {
-        if !wanted.contains(path.as_bytes()) {
-            entry.flags.insert(gix::index::entry::Flags::SKIP_WORKTREE);
-        }
-    }
+    let mut index = checkout_index(repo, target, wanted)?;
     let large = stream::take_large(repo, &mut index)?;
     if index.entries().is_empty() {
         // gix's checkout panics on an index without entries.
@@ -316,6 +307,69 @@ fn checkout(
     }
     stream::write_large(repo, workdir, &large, interrupt)?;
     interrupt.check()
+}
+
+/// An index of the entries of `target` to write, plus, marked
+/// skip-worktree, the `.gitattributes` files above them (their eol and
+/// filter attributes come from the target tree, as a checkout of the whole
+/// tree would read them). Each path is looked up on its own: a revert
+/// writes a few files of a tree that may have 100,000.
+fn checkout_index(
+    repo: &gix::Repository,
+    target: ObjectId,
+    wanted: &HashSet<&[u8]>,
+) -> Result<gix::index::State> {
+    use gix::index::entry::{Flags, Mode, Stat};
+    let root = repo
+        .find_tree(target)
+        .context(|| format!("could not read tree {target}"))?;
+    // Path → whether it is to be written.
+    let mut paths: std::collections::BTreeMap<&[u8], bool> = std::collections::BTreeMap::new();
+    let mut attributes: Vec<Vec<u8>> = Vec::new();
+    for path in wanted {
+        let mut end = path.len();
+        while let Some(slash) = path.get(..end).and_then(|p| p.rfind_byte(b'/')) {
+            let mut file = path.get(..=slash).unwrap_or_default().to_vec();
+            file.extend_from_slice(b".gitattributes");
+            attributes.push(file);
+            end = slash;
+        }
+        attributes.push(b".gitattributes".to_vec());
+    }
+    attributes.sort();
+    attributes.dedup();
+    for a in &attributes {
+        paths.insert(a.as_slice(), false);
+    }
+    for path in wanted {
+        paths.insert(path, true);
+    }
+    let mut index = gix::index::State::new(repo.object_hash());
+    for (path, write) in paths {
+        let entry = root
+            .lookup_entry(path.split(|b| *b == b'/'))
+            .context(|| format!("could not look up {} in tree {target}", path.to_str_lossy()))?;
+        let Some(e) = entry.filter(|e| !e.mode().is_tree()) else {
+            continue;
+        };
+        if !write && !e.mode().is_blob() {
+            continue;
+        }
+        let flags = if write {
+            Flags::empty()
+        } else {
+            Flags::SKIP_WORKTREE | Flags::EXTENDED
+        };
+        index.dangerously_push_entry(
+            Stat::default(),
+            e.object_id(),
+            flags,
+            Mode::from(e.mode()),
+            path.as_bstr(),
+        );
+    }
+    index.sort_entries();
+    Ok(index)
 }
 
 /// Remove folders that the deletion of `path` left empty, up to the worktree root.

@@ -9,8 +9,13 @@
 //!   from, each with the id, mode and stat of its file as last captured (a
 //!   path absent from the worktree keeps an all-zero stat);
 //! - `index.untracked`: the untracked, not ignored files of the last capture;
-//! - `cache`: the HEAD tree and the tree of the last capture, and the
-//!   checksums of both index files, so a torn update is detected.
+//! - `index.dirs`: the untracked-walk cache, per directory walked its stat
+//!   data and the untracked entries found in it (see `untracked.rs`);
+//! - `cache`: the HEAD tree and the tree of the last capture, the
+//!   identities of the index files (and of `index.dirs`), so a torn update
+//!   is detected, and the file-system watcher's token taken before that
+//!   walk. It is written last, and only once the objects the indexes name
+//!   are on disk ([`Snapshot::keep_cache`]).
 //!
 //! A capture runs gix's status (a parallel `lstat` walk plus the untracked
 //! walk) against `index.tracked`, hashes only what changed, reuses
@@ -37,6 +42,10 @@
 //!   into `index.tracked` and tree edits;
 //! - `hash.rs`: what a capture hashes, and what it reuses from the last one;
 //! - `tree.rs`: the tree edits, applied to the base tree;
+//! - `untracked.rs`: the untracked walk, directory by directory, replaying
+//!   what did not change from `index.dirs`;
+//! - `watcher.rs`: asking a file-system watcher what changed, and
+//!   `focus.rs`: what its answer spares;
 //! - `scope.rs`: what a capture leaves out besides git's ignored files
 //!   (`t3.maxFileSize`, `.t3ignore`, `info/t3-exclude`);
 //! - `secrets.rs`: which recorded paths look like secrets.

@@ -627,6 +627,48 @@ fn checkout_attributes_come_from_the_whole_target_tree() {
 }
 
 #[test]
+fn checkout_attributes_of_every_folder_above_a_file_apply() {
+    let r = TestRepo::seeded();
+    // The nearest .gitattributes decides; ones elsewhere do not.
+    r.write(
+        ".gitattributes",
+        "*.txt eol=lf
+",
+    );
+    r.write(
+        "a/.gitattributes",
+        "*.txt eol=crlf
+",
+    );
+    r.write("a/b/c/deep.txt", "one\ntwo\n");
+    r.write(
+        "other/.gitattributes",
+        "*.md eol=crlf
+",
+    );
+    r.write("other/x.md", "x\ny\n");
+    r.write("top.txt", "t\nu\n");
+    r.commit_all("attributes in folders");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    for (f, c) in [
+        ("a/b/c/deep.txt", "changed\n"),
+        ("other/x.md", "z\n"),
+        ("top.txt", "v\n"),
+    ] {
+        r.write(f, c);
+    }
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    r.t3(&["revert", "--thread", THREAD, "--to", "0", "--files-only"])
+        .ok();
+    assert_eq!(
+        std::fs::read(r.root.join("a/b/c/deep.txt")).unwrap(),
+        b"one\r\ntwo\r\n"
+    );
+    assert_eq!(std::fs::read(r.root.join("other/x.md")).unwrap(), b"x\r\ny\r\n");
+    assert_eq!(std::fs::read(r.root.join("top.txt")).unwrap(), b"t\nu\n");
+}
+
+#[test]
 fn the_provider_gets_an_absolute_workspace_and_runs_in_the_root_from_a_subdirectory() {
     let r = TestRepo::seeded();
     let seen = r.tmp().join("seen");
