@@ -117,6 +117,20 @@ pub fn index_tree(repo: &gix::Repository, rec: &Recorder<'_>) -> Result<Option<O
     Ok((tree != head || unborn).then_some(tree))
 }
 
+/// Whether `old` has exactly the entries of `fresh` (an index of a tree):
+/// the same paths, ids and modes, nothing staged in a conflict and nothing
+/// only intended to be added.
+fn same_entries(old: &gix::index::File, fresh: &gix::index::File) -> bool {
+    old.entries().len() == fresh.entries().len()
+        && old.entries().iter().zip(fresh.entries()).all(|(o, f)| {
+            o.stage_raw() == 0
+                && !o.flags.contains(Flags::INTENT_TO_ADD)
+                && o.id == f.id
+                && o.mode == f.mode
+                && o.path(old) == f.path(fresh)
+        })
+}
+
 /// Whether the index's cache-tree extension says the index is exactly `tree`.
 fn cache_tree_is(idx: &gix::index::File, tree: ObjectId) -> bool {
     idx.entries().iter().all(|e| e.stage_raw() == 0)
@@ -144,6 +158,11 @@ pub fn reset_index(lock: &Locked<'_>, tree: ObjectId) -> Result<()> {
     let mut fresh = repo
         .index_from_tree(&tree)
         .context(|| format!("could not read tree {tree}"))?;
+    if old.as_ref().is_some_and(|o| same_entries(o, &fresh)) {
+        // The index holds `tree` already, only without a cache-tree (git
+        // leaves none after some commands): it stays as it is too.
+        return Ok(());
+    }
     if let Some(old) = &old {
         let stat_opts = repo
             .stat_options()

@@ -692,3 +692,30 @@ fn the_provider_gets_an_absolute_workspace_and_runs_in_the_root_from_a_subdirect
     assert_eq!(request["turns"], 2);
     assert_eq!(request["target_turn"], 1);
 }
+
+#[test]
+fn an_index_that_is_head_without_a_cache_tree_is_left_as_it_is() {
+    use std::os::unix::fs::MetadataExt as _;
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("README.md", "# changed\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    // Unstaged and staged again: the same entries as HEAD, but git drops
+    // the cache-tree of the folders above.
+    r.git(&["rm", "-q", "--cached", "src/lib.rs"]);
+    r.git(&["add", "src/lib.rs"]);
+    let index = r.root.join(".git/index");
+    let identity = |p: &std::path::Path| {
+        let md = std::fs::metadata(p).unwrap();
+        (md.ino(), md.mtime(), md.mtime_nsec(), md.size())
+    };
+    let before = identity(&index);
+    r.t3(&["revert", "--thread", THREAD, "--to", "0", "--files-only"])
+        .ok();
+    assert_eq!(identity(&index), before, "the user's index was rewritten");
+    assert_eq!(r.git(&["diff", "--cached", "--name-only"]), "");
+    assert_eq!(
+        std::fs::read_to_string(r.root.join("README.md")).unwrap(),
+        "# demo\n\nline two\n"
+    );
+}
