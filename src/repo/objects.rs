@@ -54,14 +54,22 @@ pub(crate) fn signature(tb: &mut gix::date::parse::TimeBuf) -> gix::actor::Signa
 /// Records the ids of objects this process wrote, so they can be flushed to disk.
 pub struct Recorder<'r> {
     repo: &'r gix::Repository,
+    /// The object database, asked whether an object exists before it is
+    /// written without looking for new packs on a miss (gix would list
+    /// `objects/pack` again for every object about to be written; one
+    /// packed meanwhile is merely written loose once more).
+    lookup: gix::OdbHandle,
     written: RefCell<BTreeSet<ObjectId>>,
 }
 
 impl<'r> Recorder<'r> {
     /// A recorder writing into `repo`.
     pub fn new(repo: &'r gix::Repository) -> Self {
+        let mut lookup = repo.objects.clone();
+        lookup.refresh_never();
         Recorder {
             repo,
+            lookup,
             written: RefCell::new(BTreeSet::new()),
         }
     }
@@ -99,7 +107,7 @@ impl<'r> Recorder<'r> {
 impl gix::objs::Write for Recorder<'_> {
     fn write_buf(&self, kind: gix::objs::Kind, from: &[u8]) -> gix::Result<ObjectId> {
         let id = gix::objs::compute_hash(self.repo.object_hash(), kind, from)?;
-        match gix::odb::Header::try_header(&self.repo.objects, &id) {
+        match gix::odb::Header::try_header(&self.lookup, &id) {
             // Packed: durable (whoever packed it flushed the pack).
             Ok(Some(gix::odb::find::Header::Packed(_))) => return Ok(id),
             // Loose, maybe written by a process that failed before flushing
