@@ -324,25 +324,17 @@ fn checkout_index(
         .find_tree(target)
         .context(|| format!("could not read tree {target}"))?;
     // Path → whether it is to be written.
-    let mut paths: std::collections::BTreeMap<&[u8], bool> = std::collections::BTreeMap::new();
-    let mut attributes: Vec<Vec<u8>> = Vec::new();
+    let mut paths: std::collections::BTreeMap<Vec<u8>, bool> = std::collections::BTreeMap::new();
     for path in wanted {
+        paths.insert(path.to_vec(), true);
         let mut end = path.len();
         while let Some(slash) = path.get(..end).and_then(|p| p.rfind_byte(b'/')) {
             let mut file = path.get(..=slash).unwrap_or_default().to_vec();
             file.extend_from_slice(b".gitattributes");
-            attributes.push(file);
+            paths.entry(file).or_insert(false);
             end = slash;
         }
-        attributes.push(b".gitattributes".to_vec());
-    }
-    attributes.sort();
-    attributes.dedup();
-    for a in &attributes {
-        paths.insert(a.as_slice(), false);
-    }
-    for path in wanted {
-        paths.insert(path, true);
+        paths.entry(b".gitattributes".to_vec()).or_insert(false);
     }
     let mut index = gix::index::State::new(repo.object_hash());
     for (path, write) in paths {

@@ -12,6 +12,7 @@ use std::collections::HashSet;
 
 use gix::bstr::{BStr, BString, ByteSlice as _};
 
+use super::untracked::parent_of;
 use super::watcher::Changes;
 
 /// The paths a watcher listed.
@@ -74,11 +75,6 @@ impl Focus {
             .filter(|(_, b)| **b == b'/')
             .any(|(i, _)| path.get(..i).is_some_and(|p| self.paths.contains(p.as_bstr())))
     }
-}
-
-fn parent_of(path: &BStr) -> &BStr {
-    path.rfind_byte(b'/')
-        .map_or(b"".as_bstr(), |i| path[..i].as_bstr())
 }
 
 #[cfg(test)]

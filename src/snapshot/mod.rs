@@ -135,7 +135,7 @@ pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
     // Ask the watcher before walking: a change made while we walk is then
     // in its next answer.
     let t = crate::trace::span("watcher");
-    let asked = (!sparse).then(|| ask_watcher(repo, &workdir, cache.as_ref(), dirs.as_ref()));
+    let asked = (!sparse).then(|| ask_watcher(repo, &workdir, &dir, cache.as_ref(), dirs.as_ref()));
     let Asked {
         focus,
         watch,
@@ -151,6 +151,7 @@ pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
         interrupt: lock.interrupt(),
         max_file_size: scope::max_file_size(repo)?,
         excludes: scope::Excludes::of_worktree(repo, &workdir)?,
+        sparse,
         dirs: if sparse { None } else { dirs.as_ref() },
         focus: focus.as_ref(),
         watch,
@@ -197,6 +198,8 @@ struct Ctx<'a, 'r> {
     max_file_size: Option<u64>,
     /// The t3 exclusion rules, if any.
     excludes: Option<scope::Excludes>,
+    /// Whether the worktree is a sparse checkout (`core.sparseCheckout`).
+    sparse: bool,
     /// The last untracked walk's cache (`None`: walk everything; sparse
     /// checkouts always do).
     dirs: Option<&'a untracked::DirCache>,
@@ -223,6 +226,7 @@ struct Asked {
 fn ask_watcher(
     repo: &gix::Repository,
     workdir: &Path,
+    t3_dir: &Path,
     cache: Option<&Cache>,
     dirs: Option<&untracked::DirCache>,
 ) -> Asked {
@@ -235,7 +239,7 @@ fn ask_watcher(
         return asked;
     };
     let key = w.key();
-    let dirs_path = repo::t3_worktree_dir(repo).join(untracked::FILE);
+    let dirs_path = t3_dir.join(untracked::FILE);
     let bound = |c: &&Cache| dirs.is_some() && c.dirs.is_some() && c.dirs == cache::file_identity(&dirs_path);
     let since = cache
         .filter(bound)
@@ -352,12 +356,7 @@ impl Ctx<'_, '_> {
         cache: Option<&Cache>,
         tracked: &gix::index::File,
     ) -> Option<walk::DirsInput<'c>> {
-        let sparse = self
-            .repo
-            .config_snapshot()
-            .boolean("core.sparseCheckout")
-            .unwrap_or(false);
-        if sparse {
+        if self.sparse {
             return None;
         }
         let head_hex: gix::bstr::BString = head.to_string().into();

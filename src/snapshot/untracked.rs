@@ -287,7 +287,7 @@ struct Recording<'a> {
     interrupt: &'a std::sync::atomic::AtomicBool,
 }
 
-fn parent_of(path: &BStr) -> &BStr {
+pub(super) fn parent_of(path: &BStr) -> &BStr {
     path.rfind_byte(b'/')
         .map_or(b"".as_bstr(), |i| path[..i].as_bstr())
 }
