@@ -148,15 +148,18 @@ fn ignore_unsupported(e: std::io::Error) -> std::io::Result<()> {
 /// file's data is written out to the disk first (no cache flush), then a
 /// file created after all of them is flushed in full — that commits the
 /// journal up to it, with every earlier object's allocation, size and
-/// name, and flushes the disk's cache, which their data had reached — and
-/// each directory is flushed. Elsewhere (where one flush need not cover
-/// another file: btrfs logs only the file flushed), or with
-/// `core.fsyncMethod = fsync`, each file is flushed in full;
-/// `core.fsyncMethod = batch` asks for the batch anywhere.
+/// name, and the renames that put them in their fan-out folders, and
+/// flushes the disk's cache, which their data had reached. The folders
+/// need no flush of their own there: their entries were journalled before
+/// the marker's. Elsewhere (where one flush need not cover another file:
+/// btrfs logs only the file flushed), or with `core.fsyncMethod = fsync`,
+/// each file and folder is flushed in full; `core.fsyncMethod = batch`
+/// asks for the batch anywhere, and there the folders are flushed too.
 pub fn sync_objects(repo: &gix::Repository, ids: &[ObjectId]) -> Result<()> {
     if ids.is_empty() {
         return Ok(());
     }
+    let _t = crate::trace::span("flush objects");
     let objects = repo.objects.store_ref().path().to_owned();
     let mut files = Vec::with_capacity(ids.len());
     let mut dirs = BTreeSet::new();
@@ -174,10 +177,11 @@ pub fn sync_objects(repo: &gix::Repository, ids: &[ObjectId]) -> Result<()> {
         dirs.insert(objects.clone());
     }
     let method = repo.config_snapshot().string("core.fsyncMethod");
+    let ordered = one_flush_covers_all(&objects);
     let batch = match method.as_deref().map(|m| m.to_ascii_lowercase()) {
         Some(m) if m == b"fsync" => false,
         Some(m) if m == b"batch" => true,
-        _ => one_flush_covers_all(&objects),
+        _ => ordered,
     };
     if !batch || files.len() < 2 {
         return sync_paths(&files, &dirs).map(drop);
@@ -190,9 +194,10 @@ pub fn sync_objects(repo: &gix::Repository, ids: &[ObjectId]) -> Result<()> {
         .prefix("tmp_t3_flush_")
         .tempfile_in(&objects)
         .context(|| format!("could not create a file in {} to flush", objects.display()))?;
-    let items: Vec<(&Path, Flush)> = std::iter::once((marker.path(), Flush::Full))
-        .chain(dirs.iter().map(|d| (d.as_path(), Flush::Dir)))
-        .collect();
+    let mut items = vec![(marker.path(), Flush::Full)];
+    if !ordered {
+        items.extend(dirs.iter().map(|d| (d.as_path(), Flush::Dir)));
+    }
     flush(&items).map(drop)
 }
 
@@ -291,6 +296,7 @@ pub fn sync_refs<'a>(
     refs: impl Iterator<Item = (&'a str, bool)>,
     dirs: BTreeSet<PathBuf>,
 ) -> Result<()> {
+    let _t = crate::trace::span("flush refs");
     let base = repo.common_dir();
     let mut deleted = false;
     let files: Vec<PathBuf> = refs

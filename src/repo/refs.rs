@@ -121,6 +121,7 @@ pub fn update_refs(lock: &Locked<'_>, updates: &[RefUpdate], log_message: &str) 
     if updates.is_empty() {
         return Ok(());
     }
+    let _t = crate::trace::span("update refs");
     let repo = lock.repo();
     let edits = updates
         .iter()
