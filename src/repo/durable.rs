@@ -34,10 +34,6 @@ fn sync_paths(files: &[PathBuf], dirs: &BTreeSet<PathBuf>) -> Result<bool> {
 enum Flush {
     /// A file, data and metadata, through the disk's cache (`fsync`).
     Full,
-    /// A file's data written out to the disk, not flushed from its cache
-    /// (`sync_file_range`); a later [`Flush::Full`] on the same file
-    /// system covers it (see [`sync_objects`]).
-    WriteOut,
     /// A directory (its entries).
     Dir,
 }
@@ -54,7 +50,6 @@ fn flush(items: &[(&Path, Flush)]) -> Result<bool> {
         };
         let res = match how {
             Flush::Full => f.sync_all(),
-            Flush::WriteOut => write_out(&f),
             Flush::Dir => f.sync_all().or_else(ignore_unsupported),
         };
         res.context(|| format!("could not flush {} to disk", p.display()))?;
@@ -86,6 +81,40 @@ fn flush(items: &[(&Path, Flush)]) -> Result<bool> {
     }
     Ok(gone.into_inner())
 }
+
+/// Write out every file of `files` from this one thread: first start each
+/// write-out, then wait for each, so the disk has all of them queued at
+/// once (a capture's few dozen small objects cost about one write's
+/// latency, with no thread to start). A file gone meanwhile (packed by
+/// `git gc`) is skipped, as in [`flush`].
+fn write_out_all(files: &[PathBuf]) -> Result<()> {
+    let mut open = Vec::with_capacity(files.len());
+    for p in files {
+        match File::open(p) {
+            Ok(f) => {
+                start_write_out(&f);
+                open.push((p, f));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e).context(|| format!("could not open {} to flush it", p.display())),
+        }
+    }
+    open.iter()
+        .try_for_each(|(p, f)| write_out(f).context(|| format!("could not flush {} to disk", p.display())))
+}
+
+/// Start writing `f`'s data to the disk without waiting; [`write_out`]
+/// waits. A failure here is left to that call to report.
+#[cfg(target_os = "linux")]
+fn start_write_out(f: &File) {
+    use std::os::fd::AsRawFd as _;
+    // SAFETY: as in `write_out`.
+    let _ = unsafe { libc::sync_file_range(f.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE) };
+}
+
+/// Without `sync_file_range`: nothing to start.
+#[cfg(not(target_os = "linux"))]
+fn start_write_out(_: &File) {}
 
 /// Start writing `f`'s data to the disk and wait until it is there, without
 /// flushing the disk's cache (git's `FSYNC_WRITEOUT_ONLY`). Where the
@@ -186,8 +215,7 @@ pub fn sync_objects(repo: &gix::Repository, ids: &[ObjectId]) -> Result<()> {
     if !batch || files.len() < 2 {
         return sync_paths(&files, &dirs).map(drop);
     }
-    let written: Vec<(&Path, Flush)> = files.iter().map(|f| (f.as_path(), Flush::WriteOut)).collect();
-    flush(&written)?;
+    write_out_all(&files)?;
     // The one full flush: of a file created now, after every write-out, so
     // the journal transaction it is in comes after all of theirs.
     let marker = tempfile::Builder::new()
@@ -363,9 +391,15 @@ mod batch_tests {
         for p in &paths {
             std::fs::write(p, b"data").unwrap();
         }
-        let items: Vec<(&Path, Flush)> = paths.iter().map(|p| (p.as_path(), Flush::WriteOut)).collect();
-        assert!(!flush(&items).unwrap(), "no file was gone");
+        write_out_all(&paths).unwrap();
+        // A file packed and deleted by `git gc` meanwhile is passed over.
+        let mut with_gone = paths.clone();
+        with_gone.insert(2, dir.path().join("gone"));
+        write_out_all(&with_gone).unwrap();
+        // A path that cannot be opened for another reason is an error.
+        let not_a_file = dir.path().join("f0").join("below");
+        assert!(write_out_all(&[not_a_file]).is_err());
         let gone = dir.path().join("gone");
-        assert!(flush(&[(gone.as_path(), Flush::WriteOut), (dir.path(), Flush::Dir)]).unwrap());
+        assert!(flush(&[(gone.as_path(), Flush::Full), (dir.path(), Flush::Dir)]).unwrap());
     }
 }

@@ -34,6 +34,9 @@ pub use objects::{
 };
 pub use refs::{Expect, RefEntry, RefUpdate, find_direct_ref, find_ref, list_refs, update_refs};
 
+/// Bytes of decoded objects kept per object-database handle.
+const OBJECT_CACHE_BYTES: usize = 8 << 20;
+
 /// Open the repository holding `dir` the way git does (honouring `GIT_DIR`,
 /// `GIT_WORK_TREE` and the discovery limits), with `overrides`
 /// (`key=value`, as `git -c` gives them) over every configuration file.
@@ -52,7 +55,14 @@ pub fn open(dir: &Path, overrides: &[String]) -> Result<gix::Repository> {
         Ok(repo) if repo.git_dir_trust() != gix::sec::Trust::Full => Err(Error::DubiousOwnership {
             path: repo.workdir().unwrap_or(repo.git_dir()).to_owned(),
         }),
-        Ok(repo) => Ok(repo),
+        Ok(mut repo) => {
+            // A capture, a diff or a revert reads the same trees more than
+            // once (the tree edit, then the turn's and the thread's
+            // summaries); each read of a loose object opens, maps and
+            // inflates its file again without a cache.
+            repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
+            Ok(repo)
+        }
         // No repository up to the root or a ceiling, or a directory that does
         // not exist: gix classifies all of them as "not found".
         Err(e) if e.is_not_found() => Err(Error::NotARepository { path: dir.to_owned() }),

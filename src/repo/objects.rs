@@ -3,7 +3,7 @@
 //! and small readers of commits and HEAD.
 
 use std::cell::RefCell;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use gix::ObjectId;
 
@@ -60,6 +60,11 @@ pub struct Recorder<'r> {
     /// packed meanwhile is merely written loose once more).
     lookup: gix::OdbHandle,
     written: RefCell<BTreeSet<ObjectId>>,
+    /// Every id this recorder already wrote or found stored: a capture
+    /// writes the same tree or blob more than once (an unchanged folder
+    /// rebuilt, the same content at two paths), and each look-up of a loose
+    /// object opens and maps its file.
+    known: RefCell<HashSet<ObjectId>>,
 }
 
 impl<'r> Recorder<'r> {
@@ -71,6 +76,7 @@ impl<'r> Recorder<'r> {
             repo,
             lookup,
             written: RefCell::new(BTreeSet::new()),
+            known: RefCell::new(HashSet::new()),
         }
     }
 
@@ -81,7 +87,10 @@ impl<'r> Recorder<'r> {
 
     /// Remember `ids` as written by this process (e.g. blobs hashed elsewhere).
     pub fn note_written(&self, ids: impl IntoIterator<Item = ObjectId>) {
-        self.written.borrow_mut().extend(ids);
+        let mut known = self.known.borrow_mut();
+        self.written.borrow_mut().extend(ids.into_iter().inspect(|id| {
+            known.insert(*id);
+        }));
     }
 
     /// Write a tree or commit object.
@@ -107,13 +116,20 @@ impl<'r> Recorder<'r> {
 impl gix::objs::Write for Recorder<'_> {
     fn write_buf(&self, kind: gix::objs::Kind, from: &[u8]) -> gix::Result<ObjectId> {
         let id = gix::objs::compute_hash(self.repo.object_hash(), kind, from)?;
+        if self.known.borrow().contains(&id) {
+            return Ok(id);
+        }
         match gix::odb::Header::try_header(&self.lookup, &id) {
             // Packed: durable (whoever packed it flushed the pack).
-            Ok(Some(gix::odb::find::Header::Packed(_))) => return Ok(id),
+            Ok(Some(gix::odb::find::Header::Packed(_))) => {
+                self.known.borrow_mut().insert(id);
+                return Ok(id);
+            }
             // Loose, maybe written by a process that failed before flushing
             // it: flushed with ours.
             Ok(Some(gix::odb::find::Header::Loose { .. })) => {
                 self.written.borrow_mut().insert(id);
+                self.known.borrow_mut().insert(id);
                 return Ok(id);
             }
             // Absent, or unreadable (a damaged loose file): written anew.
@@ -121,6 +137,7 @@ impl gix::objs::Write for Recorder<'_> {
         }
         let id = write_retrying(|| self.repo.objects.write_buf_with_known_id(kind, from, id))?;
         self.written.borrow_mut().insert(id);
+        self.known.borrow_mut().insert(id);
         Ok(id)
     }
 

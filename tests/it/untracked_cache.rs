@@ -509,3 +509,24 @@ fn a_capture_that_fails_before_publishing_leaves_no_cache_naming_its_objects() {
         .ok();
     assert!(run.stderr.contains("cache rebuilt: true"), "{}", run.stderr);
 }
+
+/// From 5,000 tracked files the untracked walk runs on a thread of its own
+/// beside the status walk (below, one after the other): the same trees.
+#[test]
+fn a_large_index_walks_untracked_files_on_a_thread_of_its_own() {
+    let r = TestRepo::seeded();
+    for i in 0..5_100 {
+        r.write(&format!("big/d{}/f{i}.txt", i % 50), &format!("{i}\n"));
+    }
+    r.git(&["add", "-A"]);
+    r.git(&["commit", "-q", "-m", "many"]);
+    settle(&r);
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    capture_checked(&r, "nothing changed");
+    r.write("big/d7/untracked.txt", "u\n");
+    r.write("big/new/deeper/n.txt", "n\n");
+    r.write("big/d3/f3.txt", "changed\n");
+    r.remove("big/d4/f4.txt");
+    let (read, of) = capture_checked(&r, "files changed in a large index");
+    assert!(read >= 2 && read < of, "read {read} of {of} directories");
+}
