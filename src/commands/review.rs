@@ -1,5 +1,6 @@
 //! `git t3 review`: what the local web page's server did. The server itself
-//! lives at the edge ([`crate::review`]), since it runs the other commands.
+//! lives at the edge (the `review` module beside `app`), since it runs the
+//! other commands.
 
 use serde::Serialize;
 
