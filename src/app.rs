@@ -41,6 +41,8 @@ pub struct Environment {
     pub hook: commands::hook::HookEnv,
     /// Where the agents' user configuration lives (`HOME`, `CODEX_HOME`, …).
     pub places: commands::install::Places,
+    /// `BROWSER`: what `review` opens its page with.
+    pub browser: Option<String>,
 }
 
 impl Environment {
@@ -95,6 +97,7 @@ impl Environment {
                     .map(PathBuf::from),
             },
             places,
+            browser: std::env::var("BROWSER").ok(),
         }
     }
 
@@ -159,6 +162,12 @@ pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
             } else {
                 commands::install::uninstall(repo, &env.places, &opts)?
             }))
+        }
+        Command::Review(a) => {
+            let opts = crate::review::options(&a, &base)?;
+            Ok(Outcome::Review(crate::review::serve(opts, env, &mut |url| {
+                crate::output::web::announce(url)
+            })?))
         }
         command => {
             let mut settings = settings;
@@ -320,6 +329,7 @@ fn repository_command(
             Outcome::Drop(commands::drop::run(&ctx, &ctx.resolve(t)?, a.force)?)
         }
         Command::Hook(_)
+        | Command::Review(_)
         | Command::Completions(_)
         | Command::Mangen(_)
         | Command::InstallHooks(_)

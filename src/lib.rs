@@ -11,7 +11,9 @@
 //!   push/fetch, provider helpers, and disk usage, pruning and maintenance;
 //! - [`commands`]: one use case per subcommand, returning typed outcomes;
 //!   [`output`] renders them;
-//! - [`cli`], [`app`]: the command line and the environment (the edge).
+//! - [`cli`], [`app`]: the command line and the environment (the edge);
+//!   [`review`]: the local web page's server, which runs commands through
+//!   [`app`] like the command line does.
 #![warn(missing_docs)]
 
 pub mod atomic;
@@ -39,6 +41,7 @@ pub mod output;
 
 pub mod app;
 pub mod cli;
+pub mod review;
 
 pub use error::{Error, Result};
 

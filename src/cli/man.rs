@@ -233,6 +233,7 @@ git t3 log  --thread fix-login --oneline
 git t3 diff --thread fix-login --turn 3 -- src/
 git t3 diff --thread fix-login --full --stat
 git difftool $(git t3 rev --thread fix-login --turn 2)
+git t3 review                             # the same in a browser page
 .fi
 .TP
 Go back, and change your mind:

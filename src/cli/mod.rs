@@ -49,6 +49,8 @@ pub enum Command {
     Restore(RestoreArgs),
     /// Put the workspace and the agent's conversation back to an earlier turn
     Revert(RevertArgs),
+    /// Serve a local, read-only web page (127.0.0.1 only, a token in its URL) to review threads and diffs
+    Review(ReviewArgs),
     /// Delete a thread's checkpoints (kept in the operation log until pruned)
     Drop(DropArgs),
     /// Disk used by each thread (bytes only it holds), by all of git-t3, and loose objects
@@ -343,6 +345,27 @@ pub struct RevertArgs {
     /// Revert a thread of another worktree here; move nested repositories in the way aside; undo even when turns were captured again since
     #[arg(long)]
     pub force: bool,
+}
+
+/// Arguments of `review`.
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    /// The port on 127.0.0.1 to listen on (default: a free one the system picks)
+    #[arg(long, value_name = "P")]
+    pub port: Option<u16>,
+    /// Print the URL but do not open a browser (else $BROWSER, xdg-open or open)
+    #[arg(long)]
+    pub no_open: bool,
+    /// The thread to show first (default: the newest)
+    #[arg(long, env = "T3_THREAD", value_name = "ID", add = thread_completer())]
+    pub thread: Option<String>,
+    /// Offer a revert button (asks for confirmation; the same saga, safety
+    /// checkpoint and operation log as `git t3 revert`)
+    #[arg(long)]
+    pub allow_revert: bool,
+    /// Stop after this long without a request (30s, 30m, 12h; default 30m)
+    #[arg(long, value_name = "AGE", default_value = "30m")]
+    pub idle_timeout: String,
 }
 
 /// Arguments of `notes`.

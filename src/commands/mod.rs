@@ -20,6 +20,7 @@ pub mod prune;
 pub mod restore;
 pub mod rev;
 pub mod revert;
+pub mod review;
 pub mod show;
 pub mod status;
 pub mod sync;
@@ -55,6 +56,8 @@ pub enum Outcome {
     Revert(revert::RevertOutcome),
     /// `drop`.
     Drop(drop::DropOutcome),
+    /// `review`, once its server stopped.
+    Review(review::ReviewOutcome),
     /// `du`.
     Du(du::DuOutcome),
     /// `prune`.
@@ -88,6 +91,7 @@ impl Outcome {
             Outcome::Log(l) => &l.notices,
             Outcome::Restore(r) => &r.restored.notices,
             Outcome::Revert(r) | Outcome::Op(op::OpOutcome::Undo(r)) => &r.report.notices,
+            Outcome::Review(r) => &r.notices,
             Outcome::Hook(h) => match &h.result {
                 Err(e) => std::slice::from_ref(e),
                 Ok(o) => &o.notices,

@@ -3,8 +3,9 @@
 //!
 //! Human text by topic: `checkpoints` (capture, list, show), `reports`
 //! (revert, verify, install, sync, drop), `diff` (stat, numstat, names),
-//! `patch` (git's patch format, the one place it is spelled out) and
-//! `review` (log, status, rev, restore).
+//! `patch` (git's patch format, the one place it is spelled out),
+//! `review` (log, status, rev, restore) and `web` (the page of `git t3
+//! review`: its embedded assets, and the patch in pages).
 
 use std::io::{self, Write};
 
@@ -19,6 +20,7 @@ pub mod pager;
 mod patch;
 mod reports;
 mod review;
+pub mod web;
 pub use diff::rename_label;
 
 /// How to render.
@@ -150,6 +152,7 @@ pub fn render(outcome: &Outcome, format: Format, quiet: bool, out: &mut dyn Writ
         Outcome::Hook(h) => reports::hook(h, out),
         Outcome::Sync(s) => reports::sync(s, quiet, out),
         Outcome::Drop(d) => reports::drop(d, quiet, out),
+        Outcome::Review(r) => web::stopped(r, quiet, out),
         Outcome::Notes(n) => reports::backfill(n, quiet, out),
         Outcome::Du(d) => disk::du(d, out),
         Outcome::Prune(p) => disk::prune(p, quiet, out),

@@ -27,6 +27,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("output", 4),
     ("cli", 5),
     ("app", 5),
+    ("review", 5),
 ];
 
 fn layer(module: &str) -> Option<u8> {

@@ -21,6 +21,7 @@ mod relative;
 mod retention;
 mod revert;
 mod review;
+mod review_page;
 mod safety;
 mod scope;
 mod store;

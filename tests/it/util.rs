@@ -371,6 +371,15 @@ impl TestRepo {
             .expect("spawn git-t3")
     }
 
+    /// Spawn `git-t3 args` with its stdout piped (stderr dropped).
+    pub fn spawn_t3_piped(&self, args: &[&str]) -> std::process::Child {
+        let mut c = self.command(&bin(), args, &self.root);
+        c.stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn git-t3")
+    }
+
     #[track_caller]
     pub fn t3_json(&self, args: &[&str]) -> serde_json::Value {
         let mut all = vec!["--json"];

@@ -1,0 +1,470 @@
+// git t3 review: the page. Data comes from the JSON API, whose shapes are
+// `git t3 --json` output; every text from it goes in through textContent.
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const initial = JSON.parse($("t3-initial").textContent || "{}");
+  const csrf = (document.querySelector('meta[name="t3-csrf"]') || {}).content || "";
+  const STATUS_FOR = 30; // threads whose latest turn's status is looked up
+  const FOLD_LINES = 400; // files with more patch lines start folded
+  const state = {
+    threads: [], thread: null, turns: [], turn: null, mode: "latest",
+    split: false, ws: true, files: [], next: null, query: null, current: -1, loading: 0,
+  };
+
+  function el(tag, attrs, ...kids) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "class") e.className = v;
+      else if (k === "text") e.textContent = v;
+      else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v === true ? "" : v);
+    }
+    for (const kid of kids) if (kid !== null && kid !== undefined) e.append(kid);
+    return e;
+  }
+
+  function busy(delta) {
+    state.loading += delta;
+    document.body.dataset.loading = state.loading > 0 ? "1" : "0";
+  }
+
+  async function api(path, opts) {
+    busy(1);
+    try {
+      const r = await fetch(path, Object.assign({ credentials: "same-origin" }, opts || {}));
+      let body = null;
+      try { body = await r.json(); } catch (_) { body = null; }
+      if (!r.ok) {
+        const msg = body && body.error ? body.error.message : "HTTP " + r.status;
+        const err = new Error(msg);
+        err.status = r.status;
+        throw err;
+      }
+      return body;
+    } finally {
+      busy(-1);
+    }
+  }
+
+  function showError(msg) {
+    const e = $("error");
+    if (!msg) { e.hidden = true; e.textContent = ""; return; }
+    e.hidden = false;
+    e.textContent = msg;
+  }
+
+  function ago(iso) {
+    if (!iso) return "";
+    const t = Date.parse(iso);
+    if (isNaN(t)) return iso;
+    const s = Math.max(0, (Date.now() - t) / 1000);
+    const units = [[86400 * 365, "year"], [86400 * 30, "month"], [86400 * 7, "week"], [86400, "day"], [3600, "hour"], [60, "minute"]];
+    for (const [n, name] of units) {
+      if (s >= n) { const k = Math.floor(s / n); return k + " " + name + (k === 1 ? "" : "s") + " ago"; }
+    }
+    return "just now";
+  }
+
+  // --- threads -----------------------------------------------------------
+  function renderThreads() {
+    const ul = $("threads");
+    ul.textContent = "";
+    if (!state.threads.length) {
+      ul.append(el("li", { class: "muted", text: "No threads yet: git t3 capture --thread ID records one." }));
+    }
+    state.threads.forEach((t, i) => {
+      const where = [t.worktree, t.branch].filter(Boolean).join(" · ");
+      const b = el("button", {
+        type: "button", class: "thread", "data-thread": t.thread, "data-index": i,
+        "aria-current": t.thread === state.thread ? "true" : "false",
+        onclick: () => selectThread(t.thread),
+      },
+        el("span", { class: "t-title", text: t.title || t.thread }),
+        el("span", { class: "t-meta", text: (t.title ? t.thread + " · " : "") + (t.agent || "agent unknown") }),
+        where ? el("span", { class: "t-meta", text: where }) : null,
+        el("span", { class: "t-meta" },
+          el("span", { text: ago(t.updated_at) + " · " + t.turns + " turn" + (t.turns === 1 ? "" : "s") + " " }),
+          el("span", { class: "badge status", "data-status-for": t.thread, text: t._status || "…" })));
+      ul.append(el("li", {}, b));
+    });
+  }
+
+  async function loadStatuses() {
+    for (const t of state.threads.slice(0, STATUS_FOR)) {
+      try {
+        const r = await api("api/threads/" + encodeURIComponent(t.thread) + "/turns");
+        const latest = r.turns.length ? r.turns[r.turns.length - 1] : null;
+        t._status = r.revert_in_progress ? "revert in progress" : latest ? latest.status : "empty";
+      } catch (e) {
+        t._status = "error";
+      }
+      const badge = document.querySelector('[data-status-for="' + CSS.escape(t.thread) + '"]');
+      if (badge) { badge.textContent = t._status; badge.className = "badge status " + t._status.split(" ")[0]; }
+    }
+  }
+
+  async function selectThread(id, keepMode) {
+    state.thread = id;
+    state.turn = null;
+    if (!keepMode || state.mode === "worktree" || state.mode === "branch") state.mode = "latest";
+    renderThreads();
+    try {
+      const r = await api("api/threads/" + encodeURIComponent(id) + "/turns");
+      state.turns = r.turns || [];
+      const info = [];
+      if (r.revert_in_progress) info.push("A revert stopped half-way (step " + r.revert_in_progress.step + "): git t3 revert --continue or --abort.");
+      for (const p of r.problems || []) info.push("Unreadable: " + p);
+      $("thread-info").textContent = info.join("\n");
+    } catch (e) {
+      state.turns = [];
+      showError(e.message);
+    }
+    renderTurns();
+    await loadDiff();
+  }
+
+  // --- turns -------------------------------------------------------------
+  function renderTurns() {
+    const ol = $("turns");
+    ol.textContent = "";
+    const shown = state.turns.slice().reverse();
+    for (const cp of shown) {
+      const adds = cp.files.reduce((n, f) => n + (f.additions || 0), 0);
+      const dels = cp.files.reduce((n, f) => n + (f.deletions || 0), 0);
+      const current = (state.mode === "turn" && state.turn === cp.turn) ||
+        (state.mode === "latest" && shown.length && cp.turn === shown[0].turn);
+      const b = el("button", {
+        type: "button", class: "turn", "data-turn": cp.turn, "aria-current": current ? "true" : "false",
+        onclick: () => selectTurn(cp.turn),
+      },
+        el("span", { class: "t-title" }, "Turn " + cp.turn + " ",
+          el("span", { class: "badge " + (cp.placeholder ? "placeholder" : cp.status), text: cp.placeholder ? "placeholder · " + cp.status : cp.status })),
+        cp.title ? el("span", { class: "t-meta", text: cp.title }) : null,
+        el("span", { class: "t-meta" },
+          cp.files.length + " file" + (cp.files.length === 1 ? "" : "s") + " ",
+          el("span", { class: "add", text: "+" + adds }), " ",
+          el("span", { class: "del", text: "-" + dels }),
+          " · " + ago(cp.completed_at)),
+        (cp.warnings || []).length ? el("span", { class: "t-meta badge error", text: cp.warnings.join("; ") }) : null);
+      ol.append(el("li", {}, b));
+    }
+    if (!shown.length && state.thread) ol.append(el("li", { class: "muted", text: "No turns." }));
+  }
+
+  function selectTurn(n) {
+    state.turn = n;
+    state.mode = "turn";
+    renderTurns();
+    loadDiff();
+  }
+
+  // --- diff --------------------------------------------------------------
+  function query() {
+    const q = new URLSearchParams();
+    const m = state.mode;
+    if (m === "latest" || m === "turn" || m === "full") {
+      if (!state.thread) return null;
+      q.set("mode", m === "full" ? "full" : "turn");
+      q.set("thread", state.thread);
+      if (m === "turn" && state.turn !== null) q.set("turn", String(state.turn));
+    } else {
+      q.set("mode", m);
+    }
+    q.set("ws", state.ws ? "1" : "0");
+    return q;
+  }
+
+  function describe(d) {
+    const m = state.mode;
+    if (m === "worktree") return "The live worktree against HEAD.";
+    if (m === "branch") return "HEAD (" + d.to + ") against its merge base " + d.from + ".";
+    if (m === "full") return "The whole thread: turn " + d.from_turn + " to turn " + d.to_turn + ".";
+    let s = "Turn " + d.to_turn + " against " + (d.pre_turn_tree ? "the worktree at its prompt" : "turn " + d.from_turn) + ".";
+    if (d.user_edits) s += " You changed " + d.user_edits + " file(s) between turns (not shown).";
+    return s;
+  }
+
+  async function loadDiff() {
+    document.querySelectorAll(".modes button").forEach((b) => b.classList.toggle("active", b.dataset.mode === state.mode));
+    $("view-unified").setAttribute("aria-pressed", String(!state.split));
+    $("view-split").setAttribute("aria-pressed", String(state.split));
+    const q = query();
+    $("files").textContent = "";
+    $("diff").textContent = "";
+    $("totals").textContent = "";
+    $("more").hidden = true;
+    $("revert").hidden = !(initial.revert && state.thread && state.mode === "turn" && state.turn !== null);
+    state.files = [];
+    state.current = -1;
+    showError(null);
+    if (!q) { $("diff-desc").textContent = "Pick a thread, or a live mode."; return; }
+    state.query = q.toString();
+    let d;
+    try {
+      d = await api("api/diff?" + state.query);
+    } catch (e) {
+      $("diff-desc").textContent = "";
+      showError(e.message);
+      return;
+    }
+    if (q.toString() !== state.query) return;
+    state.files = d.files;
+    $("diff-desc").textContent = describe(d) + (d.ignore_whitespace ? " Whitespace ignored." : "");
+    const t = $("totals");
+    t.append(d.totals.files + " file" + (d.totals.files === 1 ? "" : "s") + " ",
+      el("span", { class: "add", id: "total-add", text: "+" + d.totals.additions }), " ",
+      el("span", { class: "del", id: "total-del", text: "-" + d.totals.deletions }));
+    renderFiles(d.files);
+    if (!d.files.length) { $("diff").append(el("p", { class: "muted", text: "No changes." })); return; }
+    await loadPatch(0);
+  }
+
+  const KIND = { added: "A", deleted: "D", modified: "M", renamed: "R", copied: "C", type_changed: "T" };
+
+  function renderFiles(files) {
+    const ul = $("files");
+    files.forEach((f, i) => {
+      const name = f.old_path ? f.old_path + " → " + f.path : f.path;
+      ul.append(el("li", { class: "file", "data-path": f.path, "data-kind": f.kind },
+        el("span", { class: "kind " + f.kind, title: f.kind, text: KIND[f.kind] || "?" }),
+        el("a", { href: "#file-" + i, class: "path", onclick: (ev) => { ev.preventDefault(); focusFile(i); }, text: name }),
+        el("span", { class: "counts" }, f.binary ? el("span", { class: "muted", text: "binary" }) :
+          el("span", {}, el("span", { class: "add", text: "+" + f.additions }), " ", el("span", { class: "del", text: "-" + f.deletions })))));
+    });
+  }
+
+  async function loadPatch(start) {
+    const q = state.query;
+    let p;
+    try {
+      p = await api("api/patch?" + q + "&start=" + start);
+    } catch (e) {
+      showError(e.message);
+      return;
+    }
+    if (q !== state.query) return;
+    for (const f of p.files) $("diff").append(fileBlock(f));
+    state.next = p.next;
+    const more = $("more");
+    more.hidden = p.next === null;
+    if (p.next !== null) more.textContent = "Load more files (" + p.next + " of " + p.total + " shown)";
+  }
+
+  function fileBlock(pf) {
+    const f = state.files[pf.index] || { path: "?", kind: "modified" };
+    const parsed = parsePatch(pf.text);
+    const name = f.old_path ? f.old_path + " → " + f.path : f.path;
+    const det = el("details", { class: "filediff", id: "file-" + pf.index, "data-path": f.path, "data-index": pf.index },
+      el("summary", {}, el("span", { class: "kind " + f.kind, text: (KIND[f.kind] || "?") + " " }), name + "  ",
+        f.binary ? el("span", { class: "muted", text: "binary" }) :
+          el("span", { class: "counts" }, el("span", { class: "add", text: "+" + f.additions }), " ", el("span", { class: "del", text: "-" + f.deletions }))));
+    if (parsed.lines <= FOLD_LINES) det.open = true;
+    for (const m of parsed.meta) det.append(el("div", { class: "meta", text: m }));
+    if (parsed.binary) det.append(el("div", { class: "note", text: "Binary file " + f.path + " (not shown)." }));
+    if (parsed.hunks.length) det.append(state.split ? splitTable(parsed.hunks) : unifiedTable(parsed.hunks));
+    else if (!parsed.binary) det.append(el("div", { class: "note", text: f.kind === "renamed" ? "Renamed, content unchanged." : "No line changes shown." }));
+    if (pf.truncated_lines) det.append(el("div", { class: "note", text: pf.truncated_lines + " more lines not shown: see git t3 diff on the command line." }));
+    return det;
+  }
+
+  function parsePatch(text) {
+    const out = { meta: [], hunks: [], binary: false, lines: 0 };
+    let h = null, o = 0, n = 0;
+    const lines = text.split("\n");
+    if (lines.length && lines[lines.length - 1] === "") lines.pop();
+    for (const line of lines) {
+      if (!h && !line.startsWith("@@")) {
+        if (line.startsWith("diff --git ") || line.startsWith("index ") || line.startsWith("--- ") || line.startsWith("+++ ")) continue;
+        if (line.startsWith("Binary files ")) out.binary = true;
+        else out.meta.push(line);
+        continue;
+      }
+      if (line.startsWith("@@")) {
+        const m = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@(.*)$/.exec(line);
+        o = m ? +m[1] : 0; n = m ? +m[2] : 0;
+        h = { header: line, rows: [] };
+        out.hunks.push(h);
+        continue;
+      }
+      out.lines++;
+      const c = line[0], body = line.slice(1);
+      if (c === "+") h.rows.push({ t: "add", n: n++, text: body });
+      else if (c === "-") h.rows.push({ t: "del", o: o++, text: body });
+      else if (c === "\\") h.rows.push({ t: "note", text: line });
+      else h.rows.push({ t: "ctx", o: o++, n: n++, text: body });
+    }
+    return out;
+  }
+
+  // Column widths come from here: a table with a fixed layout would else
+  // share them out by its first row, a hunk header spanning all four.
+  function cols(kinds) { return el("colgroup", {}, ...kinds.map((k) => el("col", { class: k }))); }
+
+  function td(cls, text) { return el("td", { class: cls, text: text === undefined ? "" : String(text) }); }
+
+  function unifiedTable(hunks) {
+    const tb = el("tbody");
+    for (const h of hunks) {
+      tb.append(el("tr", { class: "hunk" }, el("td", { colspan: "4", text: h.header })));
+      for (const r of h.rows) {
+        const sign = r.t === "add" ? "+" : r.t === "del" ? "-" : " ";
+        tb.append(el("tr", { class: r.t }, td("num", r.o), td("num", r.n), td("sign", r.t === "note" ? "" : sign), td("text", r.text)));
+      }
+    }
+    return el("table", { class: "code unified" }, cols(["num", "num", "sign", "text"]), tb);
+  }
+
+  function splitTable(hunks) {
+    const tb = el("tbody");
+    for (const h of hunks) {
+      tb.append(el("tr", { class: "hunk" }, el("td", { colspan: "4", text: h.header })));
+      let dels = [], adds = [];
+      const flush = () => {
+        for (let i = 0; i < Math.max(dels.length, adds.length); i++) {
+          const d = dels[i], a = adds[i];
+          tb.append(el("tr", { class: "pair" },
+            d ? td("num l del", d.o) : td("num l empty"), d ? td("text l del", d.text) : td("text l empty"),
+            a ? td("num r add", a.n) : td("num r empty"), a ? td("text r add", a.text) : td("text r empty")));
+        }
+        dels = []; adds = [];
+      };
+      for (const r of h.rows) {
+        if (r.t === "del") { if (adds.length) flush(); dels.push(r); }
+        else if (r.t === "add") adds.push(r);
+        else {
+          flush();
+          if (r.t === "note") tb.append(el("tr", { class: "note" }, el("td", { colspan: "4", class: "muted", text: r.text })));
+          else tb.append(el("tr", { class: "ctx" }, td("num l", r.o), td("text l", r.text), td("num r", r.n), td("text r", r.text)));
+        }
+      }
+      flush();
+    }
+    return el("table", { class: "code split" }, cols(["num", "text", "num", "text"]), tb);
+  }
+
+  function focusFile(i) {
+    const blocks = document.querySelectorAll(".filediff");
+    if (!blocks.length) return;
+    i = Math.max(0, Math.min(i, state.files.length - 1));
+    let b = $("file-" + i);
+    if (!b) b = blocks[Math.min(i, blocks.length - 1)];
+    blocks.forEach((x) => x.classList.remove("current"));
+    b.classList.add("current");
+    state.current = +b.dataset.index;
+    b.querySelector("summary").focus();
+    b.scrollIntoView({ block: "start" });
+  }
+
+  // --- revert ------------------------------------------------------------
+  function askRevert() {
+    const d = $("confirm");
+    $("confirm-text").textContent = "Put this worktree back to turn " + state.turn + " of thread " + state.thread + "? Files changed since are replaced.";
+    d.returnValue = "";
+    d.showModal();
+  }
+
+  async function doRevert() {
+    const body = new URLSearchParams({ thread: state.thread, to: String(state.turn), files_only: $("files-only").checked ? "1" : "0", csrf });
+    try {
+      const r = await api("api/revert", { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: body.toString() });
+      showError(null);
+      await refreshThreads();
+      await selectThread(state.thread, false);
+      const banner = $("thread-info");
+      banner.textContent = "Reverted to turn " + (r.to_turn !== undefined ? r.to_turn : state.turn) + ". git t3 op undo reverses it.";
+      document.body.dataset.reverted = "1";
+    } catch (e) {
+      showError("Revert failed: " + e.message);
+    }
+  }
+
+  async function refreshThreads() {
+    try {
+      const r = await api("api/threads");
+      state.threads = r.threads || [];
+      renderThreads();
+      loadStatuses();
+    } catch (e) {
+      showError(e.message);
+    }
+  }
+
+  // --- wiring ------------------------------------------------------------
+  document.querySelectorAll(".modes button").forEach((b) => b.addEventListener("click", () => {
+    const m = b.dataset.mode;
+    if (m === "turn" && state.turn === null && state.turns.length) state.turn = state.turns[state.turns.length - 1].turn;
+    state.mode = m;
+    renderTurns();
+    loadDiff();
+  }));
+  $("view-unified").addEventListener("click", () => { state.split = false; loadDiff(); });
+  $("view-split").addEventListener("click", () => { state.split = true; loadDiff(); });
+  $("ws").addEventListener("change", (e) => { state.ws = e.target.checked; loadDiff(); });
+  $("more").addEventListener("click", () => { if (state.next !== null) loadPatch(state.next); });
+  $("revert").addEventListener("click", askRevert);
+  $("confirm").addEventListener("close", () => { if ($("confirm").returnValue === "yes") doRevert(); });
+  $("help-toggle").addEventListener("click", () => {
+    const h = $("help"); h.hidden = !h.hidden; $("help-toggle").setAttribute("aria-expanded", String(!h.hidden));
+  });
+  const themes = ["system", "light", "dark"];
+  function setTheme(t) {
+    if (t === "system") delete document.documentElement.dataset.theme; else document.documentElement.dataset.theme = t;
+    $("theme").textContent = "Theme: " + t;
+    try { localStorage.setItem("t3-theme", t); } catch (_) { /* private mode */ }
+  }
+  $("theme").addEventListener("click", () => {
+    const now = document.documentElement.dataset.theme || "system";
+    setTheme(themes[(themes.indexOf(now) + 1) % themes.length]);
+  });
+  try { const t = localStorage.getItem("t3-theme"); if (themes.includes(t)) setTheme(t); } catch (_) { /* none */ }
+
+  function stepTurn(delta) {
+    if (!state.turns.length) return;
+    const turns = state.turns.map((t) => t.turn);
+    let i = state.turn === null ? turns.length - 1 : turns.indexOf(state.turn);
+    i = Math.max(0, Math.min(turns.length - 1, i + delta));
+    selectTurn(turns[i]);
+    const b = document.querySelector('#turns button[data-turn="' + turns[i] + '"]');
+    if (b) b.focus();
+  }
+  function stepList(container, delta) {
+    const items = Array.from(document.querySelectorAll(container + " button"));
+    const i = items.indexOf(document.activeElement);
+    if (i < 0) return false;
+    const next = items[Math.max(0, Math.min(items.length - 1, i + delta))];
+    next.focus();
+    return true;
+  }
+  document.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const tag = (e.target.tagName || "").toLowerCase();
+    if (tag === "input" || tag === "textarea" || $("confirm").open) return;
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      const d = e.key === "ArrowDown" ? 1 : -1;
+      if (stepList("#threads", d) || stepList("#turns", d)) e.preventDefault();
+      return;
+    }
+    switch (e.key) {
+      case "j": focusFile(state.current + 1); break;
+      case "k": focusFile(state.current - 1); break;
+      case "n": stepTurn(1); break;
+      case "p": stepTurn(-1); break;
+      case "o": { const b = $("file-" + state.current); if (b) b.open = !b.open; break; }
+      case "u": state.split = !state.split; loadDiff(); break;
+      case "w": $("ws").click(); break;
+      case "t": { const b = document.querySelector('#threads button[aria-current="true"]') || document.querySelector("#threads button"); if (b) b.focus(); break; }
+      case "?": $("help-toggle").click(); break;
+      default: return;
+    }
+    e.preventDefault();
+  });
+
+  state.threads = (initial.threads && initial.threads.threads) || [];
+  renderThreads();
+  busy(0);
+  const first = initial.thread || (state.threads[0] && state.threads[0].thread);
+  if (first) selectThread(first); else loadDiff();
+  loadStatuses();
+})();

@@ -1,0 +1,371 @@
+//! `git t3 review`: the local web page's server, driven over raw HTTP —
+//! the token, the strict parsing, the API equal to `--json`, read-only
+//! browsing, and the revert behind `--allow-revert` and a CSRF token.
+
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::TcpStream;
+use std::process::Child;
+use std::time::Duration;
+
+use crate::util::{THREAD, TestRepo, ref_for};
+
+/// A running `git t3 review --no-open --port 0`.
+struct Server {
+    child: Child,
+    port: u16,
+    token: String,
+}
+
+impl Server {
+    fn start(r: &TestRepo, extra: &[&str]) -> Self {
+        let mut args = vec!["review", "--no-open", "--port", "0"];
+        args.extend_from_slice(extra);
+        let mut child = r.spawn_t3_piped(&args);
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let rest = line
+            .trim()
+            .strip_prefix("http://127.0.0.1:")
+            .unwrap_or_else(|| panic!("first line is not the URL: {line:?}"));
+        let (port, path) = rest.split_once('/').unwrap();
+        let token = path.trim_end_matches('/').to_owned();
+        assert!(token.len() >= 32, "a short token: {token}");
+        Server {
+            child,
+            port: port.parse().unwrap(),
+            token,
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("/{}/{path}", self.token)
+    }
+
+    /// One raw request; returns (status, headers lower-cased, body).
+    fn raw(&self, request: &str) -> (u16, String, Vec<u8>) {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        s.write_all(request.as_bytes()).unwrap();
+        let mut buf = Vec::new();
+        s.read_to_end(&mut buf).unwrap();
+        let split = buf
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .expect("a response head");
+        let head = String::from_utf8_lossy(&buf[..split]).to_lowercase();
+        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+        (status, head, buf[split + 4..].to_vec())
+    }
+
+    fn request(&self, method: &str, path: &str, host: Option<&str>, body: &str) -> (u16, String, Vec<u8>) {
+        let host = host.map_or_else(|| format!("127.0.0.1:{}", self.port), str::to_owned);
+        self.raw(&format!(
+            "{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Type: \
+             application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        ))
+    }
+
+    fn get(&self, path: &str) -> (u16, String, Vec<u8>) {
+        self.raw(&format!(
+            "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
+            self.port
+        ))
+    }
+
+    #[track_caller]
+    fn json(&self, path: &str) -> serde_json::Value {
+        let (status, _, body) = self.get(&self.url(path));
+        assert_eq!(status, 200, "GET {path}: {}", String::from_utf8_lossy(&body));
+        serde_json::from_slice(&body).unwrap()
+    }
+
+    fn status(&self, path: &str) -> u16 {
+        self.get(path).0
+    }
+
+    /// SIGTERM, and the exit status.
+    fn stop(mut self) -> std::process::ExitStatus {
+        // SAFETY: signalling our own child by its pid.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        self.child.wait().unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A thread with turns 0..=2 (turn 1: edits, an added file, a rename and a
+/// binary file; turn 2: a placeholder) and live edits after them.
+fn thread(r: &TestRepo) {
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("README.md", "# demo\n\nline two, edited\n");
+    r.write("src/new.rs", "fn new() {}\n");
+    r.git(&["mv", "docs/old name.txt", "docs/new name.txt"]);
+    r.write_bytes("assets/logo.bin", &[0, 1, 2, 3, 255]);
+    r.t3(&["capture", "--thread", THREAD, "--title", "turn one"]).ok();
+    r.t3(&["placeholder", "--thread", THREAD]).ok();
+    r.write("src/lib.rs", "fn a() {}\nfn b() {  }\nfn c() {}\n// live\n");
+}
+
+#[test]
+fn token_host_methods_and_parsing() {
+    let r = TestRepo::seeded();
+    thread(&r);
+    let s = Server::start(&r, &[]);
+    let (status, head, body) = s.get(&s.url(""));
+    assert_eq!(status, 200);
+    assert!(head.contains("content-type: text/html"));
+    assert!(head.contains("content-security-policy: default-src 'none'"));
+    assert!(head.contains("x-content-type-options: nosniff"));
+    assert!(String::from_utf8_lossy(&body).contains(THREAD));
+    let wrong = "x".repeat(s.token.len());
+    for path in [
+        "/".to_owned(),
+        "/api/threads".to_owned(),
+        format!("/{wrong}/"),
+        format!("/{wrong}/api/threads"),
+        format!("/{}/", &s.token[1..]),
+    ] {
+        assert_eq!(s.status(&path), 403, "{path}");
+    }
+    assert_eq!(s.status(&s.url("app.js")), 200);
+    for path in [
+        "nope",
+        "api/nope",
+        "../../etc/passwd",
+        "src/main.rs",
+        "app.js/x",
+        "api/threads/x",
+    ] {
+        assert_eq!(s.status(&s.url(path)), 404, "{path}");
+    }
+    for query in [
+        "api/diff?mode=turn",
+        "api/diff?mode=what&thread=t",
+        "api/diff?thread=t&turn=one",
+        "api/diff?thread=t&thread=u",
+        "api/diff?thread=t&unexpected=1",
+        "api/diff?mode=worktree&thread=t",
+        "api/diff?mode=branch&base=--output=x",
+        "api/diff?thread=%ZZ",
+        "api/threads?x=1",
+        "?x=1",
+    ] {
+        assert_eq!(s.status(&s.url(query)), 400, "{query}");
+    }
+    assert_eq!(s.status(&s.url(&"a".repeat(5000))), 413);
+    let (status, head, _) = s.request("POST", &s.url("api/threads"), None, "");
+    assert_eq!(status, 405);
+    assert!(head.contains("allow: get"));
+    assert_eq!(s.request("DELETE", &s.url(""), None, "").0, 405);
+    assert_eq!(s.request("GET", &s.url(""), Some("evil.example"), "").0, 403);
+    assert_eq!(s.request("GET", &s.url(""), Some("127.0.0.1:1"), "").0, 403);
+    assert_eq!(
+        s.request("GET", &s.url(""), Some(&format!("localhost:{}", s.port)), "")
+            .0,
+        200
+    );
+    assert_eq!(s.request("GET", &s.url(""), None, "a body").0, 413);
+    // Errors of the commands keep their --json shape.
+    let (status, _, body) = s.get(&s.url("api/threads/no-such-thread/turns"));
+    assert_eq!(status, 404);
+    let e: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(e["error"]["kind"], "not_found");
+    assert!(s.stop().success());
+}
+
+#[test]
+fn api_answers_are_the_json_of_the_commands() {
+    let r = TestRepo::seeded();
+    thread(&r);
+    let s = Server::start(&r, &[]);
+    assert_eq!(s.json("api/threads"), r.t3_json(&["list"]));
+    let id: String = url_escape(THREAD);
+    assert_eq!(
+        s.json(&format!("api/threads/{id}/turns")),
+        r.t3_json(&["list", "--thread", THREAD])
+    );
+    let cases: [(&str, &[&str]); 5] = [
+        ("mode=turn&turn=1", &["--turn", "1"]),
+        ("mode=turn&turn=1&ws=0", &["--turn", "1", "--keep-whitespace"]),
+        ("mode=full&turn=1", &["--full", "--to", "1"]),
+        ("mode=worktree&ws=0", &["--worktree"]),
+        ("mode=worktree&ws=1", &["--worktree", "-w"]),
+    ];
+    for (query, args) in cases {
+        let mut cli = vec!["diff"];
+        if !query.contains("worktree") {
+            cli.extend(["--thread", THREAD]);
+        }
+        cli.extend_from_slice(args);
+        let q = if query.contains("worktree") {
+            query.to_owned()
+        } else {
+            format!("{query}&thread={id}")
+        };
+        let page = s.json(&format!("api/diff?{q}"));
+        assert_eq!(page, r.t3_json(&cli), "{query}");
+        // The patch, file by file, in the order of the JSON's files.
+        let patch = s.json(&format!("api/patch?{q}"));
+        let files = page["files"].as_array().unwrap();
+        assert_eq!(patch["total"], files.len(), "{query}");
+        assert_eq!(patch["next"], serde_json::Value::Null);
+        cli.push("--no-color");
+        let text = r.t3(&cli).out();
+        let joined: String = patch["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["text"].as_str().unwrap())
+            .collect();
+        assert_eq!(joined, text, "{query}");
+        for (f, p) in files.iter().zip(patch["files"].as_array().unwrap()) {
+            let path = f["path"].as_str().unwrap();
+            assert!(p["text"].as_str().unwrap().contains(path), "{query}: {path}");
+        }
+    }
+    // A page from a later file on.
+    let later = s.json(&format!("api/patch?mode=turn&turn=1&thread={id}&start=2"));
+    assert_eq!(later["files"][0]["index"], 2);
+    // A placeholder's diff is refused as on the command line.
+    let (status, _, body) = s.get(&s.url(&format!("api/diff?thread={id}&turn=2")));
+    assert_eq!(status, 409, "{}", String::from_utf8_lossy(&body));
+    s.stop();
+}
+
+#[test]
+fn browsing_changes_nothing_and_revert_needs_the_flag() {
+    let r = TestRepo::seeded();
+    thread(&r);
+    // `git status` may refresh the user's index itself: before the index
+    // is read, and after it is compared.
+    let status = r.git(&["status", "--porcelain", "--untracked-files=all"]);
+    let refs = r.git(&["for-each-ref", "refs/t3", "refs/notes"]);
+    let user = r.user_state();
+    let lib = std::fs::read(r.root.join("src/lib.rs")).unwrap();
+    let s = Server::start(&r, &[]);
+    let id = url_escape(THREAD);
+    for path in [
+        String::new(),
+        "app.css".into(),
+        "api/threads".into(),
+        format!("api/threads/{id}/turns"),
+        format!("api/diff?thread={id}"),
+        format!("api/diff?thread={id}&turn=1"),
+        format!("api/patch?thread={id}&turn=1"),
+        format!("api/diff?mode=full&thread={id}"),
+        "api/diff?mode=worktree".into(),
+        "api/patch?mode=worktree&ws=0".into(),
+        "api/diff?mode=branch".into(),
+    ] {
+        s.get(&s.url(&path));
+    }
+    let body = format!("thread={id}&to=0&files_only=1&csrf=x");
+    let (code, _, body) = s.request("POST", &s.url("api/revert"), None, &body);
+    assert_eq!(code, 403, "{}", String::from_utf8_lossy(&body));
+    assert!(String::from_utf8_lossy(&body).contains("--allow-revert"));
+    s.stop();
+    assert_eq!(r.user_state(), user);
+    assert_eq!(r.git(&["for-each-ref", "refs/t3", "refs/notes"]), refs);
+    assert_eq!(r.git(&["status", "--porcelain", "--untracked-files=all"]), status);
+    assert_eq!(std::fs::read(r.root.join("src/lib.rs")).unwrap(), lib);
+    assert!(r.t3_json(&["op", "log"])["ops"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn revert_from_the_page_goes_through_the_saga() {
+    let r = TestRepo::seeded();
+    thread(&r);
+    r.t3(&["capture", "--thread", THREAD, "--turn", "2"]).ok();
+    let s = Server::start(&r, &["--allow-revert"]);
+    let (_, _, page) = s.get(&s.url(""));
+    let page = String::from_utf8(page).unwrap();
+    let csrf = page
+        .split("name=\"t3-csrf\" content=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap()
+        .to_owned();
+    assert!(csrf.len() >= 32);
+    let id = url_escape(THREAD);
+    let form = |csrf: &str| format!("thread={id}&to=1&files_only=1&csrf={csrf}");
+    let post = |body: &str, origin: Option<&str>| {
+        let origin = origin.map(|o| format!("Origin: {o}\r\n")).unwrap_or_default();
+        s.raw(&format!(
+            "POST {} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n{origin}Connection: close\r\nContent-Length: \
+             {}\r\n\r\n{body}",
+            s.url("api/revert"),
+            s.port,
+            body.len()
+        ))
+    };
+    let before = r.git(&["for-each-ref", "refs/t3"]);
+    // No CSRF token, a wrong one, a foreign origin, a huge form: refused.
+    assert_eq!(post(&format!("thread={id}&to=1&files_only=1"), None).0, 400);
+    assert_eq!(post(&form(&"x".repeat(csrf.len())), None).0, 403);
+    assert_eq!(post(&form(&csrf), Some("http://evil.example")).0, 403);
+    assert_eq!(post(&"a".repeat(5000), None).0, 413);
+    assert_eq!(r.git(&["for-each-ref", "refs/t3"]), before);
+    let origin = format!("http://127.0.0.1:{}", s.port);
+    let (code, _, body) = post(&form(&csrf), Some(&origin));
+    assert_eq!(code, 200, "{}", String::from_utf8_lossy(&body));
+    let done: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    s.stop();
+    // As the command line's: the files of turn 1, a revert in the op log
+    // with its safety checkpoint, and the same JSON shape.
+    assert_eq!(
+        r.git(&["show", &format!("{}:README.md", ref_for(THREAD, 1))]),
+        std::fs::read_to_string(r.root.join("README.md"))
+            .unwrap()
+            .trim_end()
+    );
+    assert_eq!(
+        r.git(&["show", &format!("{}:src/lib.rs", ref_for(THREAD, 1))]),
+        std::fs::read_to_string(r.root.join("src/lib.rs"))
+            .unwrap()
+            .trim_end()
+    );
+    let ops = r.t3_json(&["op", "log"]);
+    let op = &ops["ops"][0];
+    assert_eq!(op["kind"], "revert");
+    assert!(op["safety"].is_string(), "{op}");
+    let undo = r.t3_json(&["revert", "--thread", THREAD, "--undo"]);
+    let keys = |v: &serde_json::Value| v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>());
+    let cli = r.t3_json(&["revert", "--thread", THREAD, "--to", "1", "--files-only"]);
+    assert_eq!(keys(&done), keys(&cli), "page {done}\ncli {cli}\n(undo {undo})");
+}
+
+#[test]
+fn stops_when_idle_and_refuses_bad_options() {
+    let r = TestRepo::seeded();
+    thread(&r);
+    let mut s = Server::start(&r, &["--idle-timeout", "1s"]);
+    let started = std::time::Instant::now();
+    let status = s.child.wait().unwrap();
+    assert!(status.success());
+    assert!(started.elapsed() < Duration::from_secs(30));
+    r.t3(&["review", "--no-open", "--idle-timeout", "0"]).fails(2);
+    r.t3(&["review", "--no-open", "--thread", "no-such-thread"])
+        .fails(1);
+    let outside = tempfile::tempdir().unwrap();
+    r.t3_in(outside.path(), &["review", "--no-open"]).fails(1);
+}
+
+fn url_escape(s: &str) -> String {
+    s.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
