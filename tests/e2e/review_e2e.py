@@ -367,8 +367,18 @@ def main():
         bg = d.js("return getComputedStyle(document.body).backgroundColor")
         need(bg in ("rgb(13, 17, 23)",), f"the dark theme's background is {bg}")
         d.screenshot(out / "review-dark.png")
-        d.click("#theme")  # back to light... then system
-        d.click("#theme")
+        # the system's scheme, when the theme is left to it
+        for _ in range(3):
+            if d.js("return document.documentElement.dataset.theme === undefined"):
+                break
+            d.click("#theme")
+        need(d.js("return document.documentElement.dataset.theme === undefined"),
+             "the theme button did not come back to the system's scheme")
+        for scheme, want in (("dark", "rgb(13, 17, 23)"), ("light", "rgb(255, 255, 255)")):
+            d.cmd("POST", "/goog/cdp/execute", {"cmd": "Emulation.setEmulatedMedia", "params": {
+                "features": [{"name": "prefers-color-scheme", "value": scheme}]}})
+            bg = d.js("return getComputedStyle(document.body).backgroundColor")
+            need(bg == want, f"with a {scheme} system scheme the background is {bg}")
 
         # keyboard: j moves to the next file
         d.js("document.body.focus()")
