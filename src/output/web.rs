@@ -42,10 +42,38 @@ pub fn page(threads: &[u8], thread: Option<&str>, csrf: Option<&str>) -> String 
         "thread": thread,
         "revert": csrf.is_some(),
     });
-    INDEX_HTML
-        .replace("{{CSRF}}", &html_escape(csrf.unwrap_or_default()))
-        .replace("{{INITIAL}}", &script_safe(&initial.to_string()))
-        .replace("{{THREADS}}", &thread_items(&threads))
+    fill(
+        INDEX_HTML,
+        &[
+            ("{{CSRF}}", html_escape(csrf.unwrap_or_default())),
+            ("{{INITIAL}}", script_safe(&initial.to_string())),
+            ("{{THREADS}}", thread_items(&threads)),
+        ],
+    )
+}
+
+/// `template` with each placeholder replaced, in one pass over the
+/// template: what one value holds (a thread named `{{THREADS}}`) is never
+/// taken for a placeholder.
+fn fill(template: &str, values: &[(&str, String)]) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(at) = rest.find("{{") {
+        out.push_str(&rest[..at]);
+        let here = &rest[at..];
+        match values.iter().find(|(name, _)| here.starts_with(name)) {
+            Some((name, value)) => {
+                out.push_str(value);
+                rest = &here[name.len()..];
+            }
+            None => {
+                out.push_str("{{");
+                rest = &here[2..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The threads as list items, for a page read before (or without) its script.
@@ -68,7 +96,8 @@ fn script_safe(json: &str) -> String {
         .replace('&', "\\u0026")
 }
 
-fn html_escape(s: &str) -> String {
+/// `s` as HTML text or an attribute value: no markup, no quote that ends it.
+pub fn html_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -231,6 +260,19 @@ mod tests {
         assert_eq!(p.next, None);
         assert!(p.files[0].text.len() <= FILE_BYTES && p.files[0].text.ends_with('\n'));
         assert!(p.files[0].truncated_lines > 0);
+    }
+
+    #[test]
+    fn a_thread_named_like_a_placeholder_stays_a_name() {
+        let threads = br#"{"threads":[{"thread":"{{THREADS}}"},{"thread":"a\\q\"<b>"}]}"#;
+        let html = page(threads, Some("{{CSRF}}"), None);
+        let start = html.find(r#"id="t3-initial">"#).unwrap() + r#"id="t3-initial">"#.len();
+        let end = start + html[start..].find("</script>").unwrap();
+        let initial: serde_json::Value = serde_json::from_str(&html[start..end]).unwrap();
+        assert_eq!(initial["threads"]["threads"][0]["thread"], "{{THREADS}}");
+        assert_eq!(initial["threads"]["threads"][1]["thread"], "a\\q\"<b>");
+        assert_eq!(initial["thread"], "{{CSRF}}");
+        assert!(html.contains("<li>{{THREADS}}</li>"));
     }
 
     #[test]

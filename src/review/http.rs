@@ -373,6 +373,8 @@ pub fn decode(s: &str, plus_is_space: bool) -> Result<String, Refusal> {
             b'%' => {
                 let hex = bytes
                     .get(i + 1..i + 3)
+                    // Two hex digits: `from_str_radix` alone takes "+A".
+                    .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
                     .and_then(|h| std::str::from_utf8(h).ok())
                     .and_then(|h| u8::from_str_radix(h, 16).ok())
                     .ok_or_else(|| Refusal::bad("bad percent-escape"))?;
@@ -395,6 +397,14 @@ pub fn decode(s: &str, plus_is_space: bool) -> Result<String, Refusal> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_percent_escape_is_two_hex_digits() {
+        assert_eq!(decode("a%20b", false).unwrap(), "a b");
+        for bad in ["%+A", "%-1", "% 1", "%4", "%zz"] {
+            assert!(decode(bad, false).is_err(), "{bad}");
+        }
+    }
 
     const T: &str = "tok123tok123tok123";
 

@@ -11,6 +11,7 @@
 //! `--allow-revert`, whose POST also needs the page's CSRF token. It stops on
 //! Ctrl-C or SIGTERM, or after the idle timeout.
 
+mod conn;
 pub mod http;
 
 use std::collections::VecDeque;
@@ -70,16 +71,18 @@ pub fn serve(opts: Options, env: &Environment, announce: &mut dyn FnMut(&str)) -
             "review would listen on {addr}, not 127.0.0.1"
         )));
     }
-    let server = tiny_http::Server::from_listener(listener, None)
-        .map_err(|e| Error::Internal(format!("could not start the HTTP server: {e}")))?;
+    let incoming = conn::accept(listener);
     let token = random_token()?;
     let url = format!("http://127.0.0.1:{}/{token}/", addr.port());
     announce(&url);
     let mut notices = Vec::new();
-    if opts.open
-        && let Err(problem) = open_browser(&url, env)
-    {
-        notices.push(format!("could not open a browser ({problem}); open {url}"));
+    // Kept until the server stops: the browser may read it late.
+    let mut _launcher = None;
+    if opts.open {
+        match open_browser(&url, env) {
+            Ok(file) => _launcher = Some(file),
+            Err(problem) => notices.push(format!("could not open a browser ({problem}); open {url}")),
+        }
     }
     let mut state = State {
         runner,
@@ -98,9 +101,15 @@ pub fn serve(opts: Options, env: &Environment, announce: &mut dyn FnMut(&str)) -
         if last.elapsed() >= state.opts.idle {
             break Stopped::Idle;
         }
-        let request = server
-            .recv_timeout(TICK)
-            .context(|| "the HTTP server stopped".into())?;
+        let request = match incoming.recv_timeout(TICK) {
+            Ok(r) => Some(r),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => None,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(Error::Internal(
+                    "the HTTP server stopped accepting connections".into(),
+                ));
+            }
+        };
         if let Some(request) = request {
             last = Instant::now();
             state.requests += 1;
@@ -169,9 +178,23 @@ fn kind_of_status(status: u16) -> &'static str {
         403 => "forbidden",
         404 => "not_found",
         405 => "method_not_allowed",
-        413 => "too_large",
+        408 => "timeout",
+        411 | 413 | 431 => "too_large",
         _ => "bad_request",
     }
+}
+
+/// The headers of every answer, with its content type.
+fn common_headers(content_type: &'static str) -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("Content-Type", content_type),
+        ("Content-Security-Policy", web::CSP),
+        ("X-Content-Type-Options", "nosniff"),
+        ("X-Frame-Options", "DENY"),
+        ("Referrer-Policy", "no-referrer"),
+        ("Cache-Control", "no-store"),
+        ("Cross-Origin-Resource-Policy", "same-origin"),
+    ]
 }
 
 /// `{"error": {"kind", "message"}}`, as `--json` reports errors.
@@ -180,52 +203,45 @@ fn error_body(kind: &str, message: &str) -> Vec<u8> {
 }
 
 impl State {
-    fn answer(&mut self, mut request: tiny_http::Request) {
-        let head = matches!(request.method(), tiny_http::Method::Head);
+    fn answer(&mut self, mut request: conn::Request) {
+        let head = request.method == "HEAD";
         let reply = self.reply(&mut request);
-        let mut response = tiny_http::Response::from_data(if head { Vec::new() } else { reply.body })
-            .with_status_code(reply.status);
-        let mut headers = vec![
-            ("Content-Type", reply.content_type),
-            ("Content-Security-Policy", web::CSP),
-            ("X-Content-Type-Options", "nosniff"),
-            ("X-Frame-Options", "DENY"),
-            ("Referrer-Policy", "no-referrer"),
-            ("Cache-Control", "no-store"),
-            ("Cross-Origin-Resource-Policy", "same-origin"),
-        ];
+        let mut headers = common_headers(reply.content_type);
         if let Some(allow) = reply.allow {
             headers.push(("Allow", allow));
         }
-        for (k, v) in headers {
-            if let Ok(h) = tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()) {
-                response.add_header(h);
-            }
-        }
-        // A client that went away is no reason to stop.
-        let _ = request.respond(response);
+        request.respond(reply.status, &headers, &reply.body, head);
     }
 
-    fn reply(&mut self, request: &mut tiny_http::Request) -> Reply {
-        let header = |name: &'static str| {
-            request
-                .headers()
-                .iter()
-                .find(|h| h.field.equiv(name))
-                .map(|h| h.value.as_str().to_owned())
+    fn reply(&mut self, request: &mut conn::Request) -> Reply {
+        // Exactly one of each: a second Host or Origin is a request no
+        // browser sends.
+        let header = |name: &str| -> std::result::Result<Option<String>, Refusal> {
+            match request.header_values(name).as_slice() {
+                [] => Ok(None),
+                [one] => Ok(Some((*one).to_owned())),
+                _ => Err(Refusal::new(
+                    400,
+                    format!("the request has more than one {name} header"),
+                )),
+            }
         };
-        if !http::host_ok(header("Host").as_deref(), self.port) {
+        let host = match header("Host") {
+            Ok(h) => h,
+            Err(r) => return Reply::refused(&r),
+        };
+        if !http::host_ok(host.as_deref(), self.port) {
             return Reply::refused(&Refusal::new(403, "the Host header does not name this server"));
         }
-        let method = match request.method() {
-            tiny_http::Method::Get | tiny_http::Method::Head => Method::Get,
-            tiny_http::Method::Post => Method::Post,
+        let method = match request.method.as_str() {
+            "GET" | "HEAD" => Method::Get,
+            "POST" => Method::Post,
             _ => Method::Other,
         };
-        if method == Method::Get && request.body_length().is_some_and(|n| n > 0) {
+        if method == Method::Get && request.has_body {
             return Reply::refused(&Refusal::new(413, "a GET takes no body"));
         }
-        let url = request.url().to_owned();
+        let url = request.url.clone();
         let route = match http::route(method, &url, &self.token) {
             Ok(route) => route,
             Err(r) => {
@@ -252,7 +268,11 @@ impl State {
             Route::Diff(q) => self.runner.json(&q.args()),
             Route::Patch(q, start) => self.runner.patch(&q.args(), start),
             Route::Revert => {
-                if !http::origin_ok(header("Origin").as_deref(), self.port) {
+                let origin = match header("Origin") {
+                    Ok(o) => o,
+                    Err(r) => return Reply::refused(&r),
+                };
+                if !http::origin_ok(origin.as_deref(), self.port) {
                     return Reply::refused(&Refusal::new(403, "the Origin header does not name this server"));
                 }
                 match self.read_form(request) {
@@ -293,25 +313,14 @@ impl State {
         }
     }
 
-    fn read_form(&self, request: &mut tiny_http::Request) -> std::result::Result<http::RevertForm, Refusal> {
+    fn read_form(&self, request: &mut conn::Request) -> std::result::Result<http::RevertForm, Refusal> {
         if !self.opts.allow_revert {
             return Err(Refusal::new(
                 403,
                 "this page is read-only: start it with `git t3 review --allow-revert` to revert from it",
             ));
         }
-        if request.body_length().is_none_or(|n| n > http::MAX_BODY) {
-            return Err(Refusal::new(413, "the form is missing its length or too large"));
-        }
-        let mut body = Vec::new();
-        request
-            .as_reader()
-            .take(http::MAX_BODY as u64 + 1)
-            .read_to_end(&mut body)
-            .map_err(|_| Refusal::new(400, "could not read the form"))?;
-        if body.len() > http::MAX_BODY {
-            return Err(Refusal::new(413, "the form is too large"));
-        }
+        let body = std::mem::replace(&mut request.body, Ok(Vec::new()))?;
         let body = String::from_utf8(body).map_err(|_| Refusal::new(400, "the form is not UTF-8"))?;
         let form = http::revert_form(&body)?;
         if !self.csrf.iter().any(|t| http::same_secret(&form.csrf, t)) {
@@ -440,9 +449,32 @@ fn random_token() -> Result<String> {
     Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
 }
 
+/// A page only this user can read that sends the browser on to `url`:
+/// what the browser is started on, so the token is in no command line
+/// (any user on the machine can read those), as Jupyter does.
+fn launcher(url: &str) -> std::result::Result<tempfile::NamedTempFile, String> {
+    let mut file = tempfile::Builder::new()
+        .prefix("t3-review-")
+        .suffix(".html")
+        .tempfile()
+        .map_err(|e| format!("could not write the page that opens it: {e}"))?;
+    let link = web::html_escape(url);
+    let page = format!(
+        "<!doctype html><meta charset=\"utf-8\"><meta name=\"referrer\" content=\"no-referrer\">\
+         <meta http-equiv=\"refresh\" content=\"0;url={link}\"><title>git t3 review</title>\
+         <p><a href=\"{link}\">Open git t3 review</a></p>\n"
+    );
+    std::io::Write::write_all(&mut file, page.as_bytes())
+        .map_err(|e| format!("could not write the page that opens it: {e}"))?;
+    Ok(file)
+}
+
 /// Start `$BROWSER` (split like a shell would, never through one), else
-/// `xdg-open`, else `open`, on `url`, without waiting for it.
-fn open_browser(url: &str, env: &Environment) -> std::result::Result<(), String> {
+/// `xdg-open`, else `open`, on a [`launcher`] page for `url`, without
+/// waiting for it; the page's file is returned to be kept while serving.
+fn open_browser(url: &str, env: &Environment) -> std::result::Result<tempfile::NamedTempFile, String> {
+    let page = launcher(url)?;
+    let target = format!("file://{}", page.path().display());
     let mut candidates: Vec<Vec<String>> = Vec::new();
     if let Some(browser) = env.browser.as_deref().filter(|b| !b.trim().is_empty()) {
         // `$BROWSER` may list several, separated by colons.
@@ -459,7 +491,7 @@ fn open_browser(url: &str, env: &Environment) -> std::result::Result<(), String>
     for words in candidates {
         let mut cmd = std::process::Command::new(&words[0]);
         cmd.args(&words[1..])
-            .arg(url)
+            .arg(&target)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null());
@@ -467,7 +499,7 @@ fn open_browser(url: &str, env: &Environment) -> std::result::Result<(), String>
             Ok(mut child) => {
                 // Reap it whenever it ends.
                 std::thread::spawn(move || child.wait());
-                return Ok(());
+                return Ok(page);
             }
             Err(e) => last = format!("{}: {e}", words[0]),
         }

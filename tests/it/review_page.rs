@@ -20,7 +20,11 @@ impl Server {
     fn start(r: &TestRepo, extra: &[&str]) -> Self {
         let mut args = vec!["review", "--no-open", "--port", "0"];
         args.extend_from_slice(extra);
-        let mut child = r.spawn_t3_piped(&args);
+        Self::spawn(r, &args, &[])
+    }
+
+    fn spawn(r: &TestRepo, args: &[&str], env: &[(&str, &str)]) -> Self {
+        let mut child = r.spawn_t3_piped(args, env);
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap())
             .read_line(&mut line)
@@ -368,4 +372,104 @@ fn url_escape(s: &str) -> String {
             }
         })
         .collect()
+}
+
+/// No client, with the token or without, can stop the server: a declared
+/// body of 100 TB, a head that never ends or is too large, a connection
+/// that sends nothing, duplicate `Host` headers.
+#[test]
+fn hostile_connections_do_not_stop_or_hold_the_server() {
+    let r = TestRepo::seeded();
+    thread(&r);
+    let s = Server::start(&r, &[]);
+    let port = s.port;
+    // A huge declared body, without the token: refused, nothing allocated.
+    let (status, _, _) = s.raw(&format!(
+        "POST /x HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 100000000000000\r\n\r\n"
+    ));
+    assert_eq!(status, 403);
+    assert_eq!(s.status(&s.url("api/threads")), 200, "the server died");
+    // The same with the token, on the revert route.
+    let (status, _, _) = s.raw(&format!(
+        "POST {} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 100000000000000\r\n\r\n",
+        s.url("api/revert")
+    ));
+    assert!(status == 403 || status == 413, "{status}");
+    // Headers beyond 16 KiB.
+    let (status, _, _) = s.raw(&format!(
+        "GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Big: {}\r\n\r\n",
+        "a".repeat(20_000)
+    ));
+    assert_eq!(status, 431);
+    // Two Host headers, the first one right.
+    let (status, _, _) = s.raw(&format!(
+        "GET {} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nHost: evil.example\r\n\r\n",
+        s.url("api/threads")
+    ));
+    assert_eq!(status, 400);
+    // Connections that stall mid-head or mid-body, and one that sends
+    // nothing: the server answers others meanwhile.
+    let mut stalled = Vec::new();
+    for partial in [
+        "GET / HTTP/1.1\r\nHost: 127.0.0.1".to_owned(),
+        format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 5000\r\n\r\n"),
+        String::new(),
+    ] {
+        let mut c = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        c.write_all(partial.as_bytes()).unwrap();
+        stalled.push(c);
+    }
+    let started = std::time::Instant::now();
+    assert_eq!(s.status(&s.url("api/threads")), 200);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "a stalled connection held the server for {:?}",
+        started.elapsed()
+    );
+    drop(stalled);
+    assert!(s.stop().success());
+}
+
+/// The browser is started on a page only this user can read, never on
+/// the URL with its token (any user can read a command line).
+#[cfg(unix)]
+#[test]
+fn the_browser_never_sees_the_token_on_its_command_line() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let r = TestRepo::seeded();
+    thread(&r);
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("args");
+    let browser = dir.path().join("browser");
+    std::fs::write(
+        &browser,
+        format!(
+            "#!/bin/sh\nf=\"${{1#file://}}\"\nprintf '%s\\n' \"$1\" > {0}.tmp\nstat -c %a \"$f\" >> {0}.tmp\ncat \"$f\" >> {0}.tmp\nmv {0}.tmp {0}\n",
+            seen.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let browser_var = browser.display().to_string();
+    let s = Server::spawn(
+        &r,
+        &["review", "--port", "0"],
+        &[("BROWSER", browser_var.as_str())],
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !seen.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let got = std::fs::read_to_string(&seen).expect("the browser was not started");
+    let mut lines = got.lines();
+    let arg = lines.next().unwrap();
+    assert!(arg.starts_with("file://"), "{arg}");
+    assert!(!arg.contains(&s.token), "the token is on the command line: {arg}");
+    assert_eq!(lines.next(), Some("600"), "the page is readable by others");
+    let page: String = lines.collect();
+    assert!(
+        page.contains(&format!("http://127.0.0.1:{}/{}/", s.port, s.token)),
+        "{page}"
+    );
+    assert!(s.stop().success());
 }

@@ -371,9 +371,12 @@ impl TestRepo {
             .expect("spawn git-t3")
     }
 
-    /// Spawn `git-t3 args` with its stdout piped (stderr dropped).
-    pub fn spawn_t3_piped(&self, args: &[&str]) -> std::process::Child {
+    /// Spawn `git-t3 args` with `env` and its stdout piped (stderr dropped).
+    pub fn spawn_t3_piped(&self, args: &[&str], env: &[(&str, &str)]) -> std::process::Child {
         let mut c = self.command(&bin(), args, &self.root);
+        for (k, v) in env {
+            c.env(k, v);
+        }
         c.stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
