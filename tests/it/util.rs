@@ -361,23 +361,18 @@ impl TestRepo {
 
     /// Spawn `git-t3 args` without waiting.
     pub fn spawn_t3(&self, args: &[&str], env: &[(&str, &str)]) -> std::process::Child {
-        let mut c = self.command(&bin(), args, &self.root);
-        for (k, v) in env {
-            c.env(k, v);
-        }
-        c.stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn git-t3")
+        self.spawn_t3_with(args, env, Stdio::null())
     }
 
     /// Spawn `git-t3 args` with `env` and its stdout piped (stderr dropped).
     pub fn spawn_t3_piped(&self, args: &[&str], env: &[(&str, &str)]) -> std::process::Child {
+        self.spawn_t3_with(args, env, Stdio::piped())
+    }
+
+    fn spawn_t3_with(&self, args: &[&str], env: &[(&str, &str)], stdout: Stdio) -> std::process::Child {
         let mut c = self.command(&bin(), args, &self.root);
-        for (k, v) in env {
-            c.env(k, v);
-        }
-        c.stdout(Stdio::piped())
+        c.envs(env.iter().copied());
+        c.stdout(stdout)
             .stderr(Stdio::null())
             .spawn()
             .expect("spawn git-t3")
