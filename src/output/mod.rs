@@ -87,12 +87,16 @@ pub fn fail(e: &Error, format: Format) -> i32 {
     // control or bidi character reaches the terminal.
     let message = safe(&crate::error::one_line(e)).into_owned();
     if format == Format::Json {
-        let doc = serde_json::json!({"error": {"kind": e.kind().as_str(), "message": message}});
-        eprintln!("{doc}");
+        eprintln!("{}", error_json(e.kind().as_str(), &message));
     } else {
         eprintln!("git t3: {message}");
     }
     e.exit_code()
+}
+
+/// An error as `--json` reports it: `{"error": {"kind", "message"}}`.
+pub fn error_json(kind: &str, message: &str) -> serde_json::Value {
+    serde_json::json!({"error": {"kind": kind, "message": message}})
 }
 
 /// Write `outcome` to stdout, through a pager when it asks for one.

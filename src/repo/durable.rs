@@ -196,15 +196,11 @@ pub fn sync_objects(repo: &gix::Repository, ids: &[ObjectId]) -> Result<()> {
         let hex = id.to_hex().to_string();
         let (fan, rest) = hex.split_at(2);
         let dir = objects.join(fan);
-        let file = dir.join(rest);
-        if file.is_file() {
-            files.push(file);
-            dirs.insert(dir);
-        }
+        // One packed meanwhile (its file gone) is passed over by the flush.
+        files.push(dir.join(rest));
+        dirs.insert(dir);
     }
-    if !dirs.is_empty() {
-        dirs.insert(objects.clone());
-    }
+    dirs.insert(objects.clone());
     let method = repo.config_snapshot().string("core.fsyncMethod");
     let ordered = one_flush_covers_all(&objects);
     let batch = match method.as_deref().map(|m| m.to_ascii_lowercase()) {

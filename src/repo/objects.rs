@@ -87,10 +87,11 @@ impl<'r> Recorder<'r> {
 
     /// Remember `ids` as written by this process (e.g. blobs hashed elsewhere).
     pub fn note_written(&self, ids: impl IntoIterator<Item = ObjectId>) {
-        let mut known = self.known.borrow_mut();
-        self.written.borrow_mut().extend(ids.into_iter().inspect(|id| {
-            known.insert(*id);
-        }));
+        let (mut written, mut known) = (self.written.borrow_mut(), self.known.borrow_mut());
+        for id in ids {
+            written.insert(id);
+            known.insert(id);
+        }
     }
 
     /// Write a tree or commit object.
@@ -119,24 +120,21 @@ impl gix::objs::Write for Recorder<'_> {
         if self.known.borrow().contains(&id) {
             return Ok(id);
         }
-        match gix::odb::Header::try_header(&self.lookup, &id) {
+        let loose = match gix::odb::Header::try_header(&self.lookup, &id) {
             // Packed: durable (whoever packed it flushed the pack).
-            Ok(Some(gix::odb::find::Header::Packed(_))) => {
-                self.known.borrow_mut().insert(id);
-                return Ok(id);
-            }
+            Ok(Some(gix::odb::find::Header::Packed(_))) => false,
             // Loose, maybe written by a process that failed before flushing
             // it: flushed with ours.
-            Ok(Some(gix::odb::find::Header::Loose { .. })) => {
-                self.written.borrow_mut().insert(id);
-                self.known.borrow_mut().insert(id);
-                return Ok(id);
-            }
+            Ok(Some(gix::odb::find::Header::Loose { .. })) => true,
             // Absent, or unreadable (a damaged loose file): written anew.
-            Ok(None) | Err(_) => {}
+            Ok(None) | Err(_) => {
+                write_retrying(|| self.repo.objects.write_buf_with_known_id(kind, from, id))?;
+                true
+            }
+        };
+        if loose {
+            self.written.borrow_mut().insert(id);
         }
-        let id = write_retrying(|| self.repo.objects.write_buf_with_known_id(kind, from, id))?;
-        self.written.borrow_mut().insert(id);
         self.known.borrow_mut().insert(id);
         Ok(id)
     }

@@ -44,36 +44,36 @@ pub struct Request {
 impl Request {
     /// The values of header `name`.
     pub fn header_values(&self, name: &str) -> Vec<&str> {
-        self.headers
-            .iter()
-            .filter(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-            .collect()
+        values(&self.headers, name)
     }
 
-    /// Write the answer on a thread of its own (a client that does not
-    /// read cannot hold the serving loop) and close the connection.
+    /// Answer it (see [`send`]).
     pub fn respond(self, status: u16, headers: &[(&str, &str)], body: &[u8], head_only: bool) {
-        let mut out = format!("HTTP/1.1 {status} {}\r\n", reason(status));
-        for (k, v) in headers {
-            out.push_str(&format!("{k}: {v}\r\n"));
-        }
-        out.push_str(&format!(
-            "Content-Length: {}\r\nConnection: close\r\n\r\n",
-            body.len()
-        ));
-        let mut bytes = out.into_bytes();
-        if !head_only {
-            bytes.extend_from_slice(body);
-        }
-        let mut stream = self.stream;
-        std::thread::spawn(move || {
-            // A client gone away is no reason to stop.
-            let _ = stream.write_all(&bytes);
-            let _ = stream.flush();
-            let _ = stream.shutdown(Shutdown::Both);
-        });
+        send(self.stream, status, headers, body, head_only);
     }
+}
+
+/// Write an answer on a thread of its own (a client that does not read
+/// cannot hold the serving loop) and close the connection.
+fn send(mut stream: TcpStream, status: u16, headers: &[(&str, &str)], body: &[u8], head_only: bool) {
+    let mut out = format!("HTTP/1.1 {status} {}\r\n", reason(status));
+    for (k, v) in headers {
+        out.push_str(&format!("{k}: {v}\r\n"));
+    }
+    out.push_str(&format!(
+        "Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    ));
+    let mut bytes = out.into_bytes();
+    if !head_only {
+        bytes.extend_from_slice(body);
+    }
+    std::thread::spawn(move || {
+        // A client gone away is no reason to stop.
+        let _ = stream.write_all(&bytes);
+        let _ = stream.flush();
+        let _ = stream.shutdown(Shutdown::Both);
+    });
 }
 
 /// Accept connections on `listener` on a thread of its own (it ends with
@@ -115,17 +115,10 @@ fn serve_connection(stream: TcpStream, tx: &Sender<Request>) {
         }
         Err((stream, refusal)) => {
             let body = super::error_body(super::kind_of_status(refusal.status), &refusal.message);
-            let request = Request {
-                method: String::new(),
-                url: String::new(),
-                headers: Vec::new(),
-                body: Ok(Vec::new()),
-                has_body: false,
+            send(
                 stream,
-            };
-            request.respond(
                 refusal.status,
-                &super::common_headers("application/json"),
+                &super::common_headers(super::JSON),
                 &body,
                 false,
             );
@@ -172,20 +165,13 @@ fn read_request(mut stream: TcpStream, deadline: Instant) -> Result<Request, (Tc
         };
         fields.push((h.name.to_ascii_lowercase(), value.trim().to_owned()));
     }
-    let value = |name: &str| {
-        fields
-            .iter()
-            .filter(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-            .collect::<Vec<_>>()
-    };
-    if !value("transfer-encoding").is_empty() {
+    if !values(&fields, "transfer-encoding").is_empty() {
         return Err((
             stream,
             Refusal::new(413, "a body must come with its length, not in chunks"),
         ));
     }
-    let lengths = value("content-length");
+    let lengths = values(&fields, "content-length");
     let length = match lengths.as_slice() {
         [] => None,
         [one] => match one.parse::<u64>() {
@@ -204,28 +190,7 @@ fn read_request(mut stream: TcpStream, deadline: Instant) -> Result<Request, (Tc
         _ if method != "POST" => Ok(Vec::new()),
         None => Err(Refusal::new(411, "the form is missing its length")),
         Some(n) if n > http::MAX_BODY as u64 => Err(Refusal::new(413, "the form is too large")),
-        Some(n) => {
-            // What came with the head first, then the rest.
-            let n = usize::try_from(n).unwrap_or(usize::MAX);
-            let mut body: Vec<u8> = buf[head_end..filled].iter().copied().take(n).collect();
-            let mut ok = true;
-            while body.len() < n {
-                let mut chunk = [0u8; 1024];
-                let want = (n - body.len()).min(chunk.len());
-                match read_some(&mut stream, &mut chunk[..want], deadline) {
-                    Ok(0) | Err(_) => {
-                        ok = false;
-                        break;
-                    }
-                    Ok(got) => body.extend_from_slice(&chunk[..got]),
-                }
-            }
-            if ok {
-                Ok(body)
-            } else {
-                Err(Refusal::new(408, "the form did not arrive whole in time"))
-            }
-        }
+        Some(n) => read_body(&mut stream, &buf[head_end..filled], n, deadline),
     };
     Ok(Request {
         method,
@@ -235,6 +200,31 @@ fn read_request(mut stream: TcpStream, deadline: Instant) -> Result<Request, (Tc
         has_body,
         stream,
     })
+}
+
+/// The values of header `name` among `fields`.
+fn values<'a>(fields: &'a [(String, String)], name: &str) -> Vec<&'a str> {
+    fields
+        .iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+        .collect()
+}
+
+/// A body of `n` bytes: what came with the head (`early`) first, then the
+/// rest, all by `deadline`.
+fn read_body(stream: &mut TcpStream, early: &[u8], n: u64, deadline: Instant) -> Result<Vec<u8>, Refusal> {
+    let n = usize::try_from(n).unwrap_or(usize::MAX);
+    let mut body: Vec<u8> = early.iter().copied().take(n).collect();
+    let mut chunk = [0u8; 1024];
+    while body.len() < n {
+        let want = (n - body.len()).min(chunk.len());
+        match read_some(stream, &mut chunk[..want], deadline) {
+            Ok(got) if got > 0 => body.extend_from_slice(&chunk[..got]),
+            _ => return Err(Refusal::new(408, "the form did not arrive whole in time")),
+        }
+    }
+    Ok(body)
 }
 
 /// The end of the head (after its blank line), if it has arrived.

@@ -77,13 +77,14 @@ pub fn serve(opts: Options, env: &Environment, announce: &mut dyn FnMut(&str)) -
     announce(&url);
     let mut notices = Vec::new();
     // Kept until the server stops: the browser may read it late.
-    let mut _launcher = None;
-    if opts.open {
-        match open_browser(&url, env) {
-            Ok(file) => _launcher = Some(file),
-            Err(problem) => notices.push(format!("could not open a browser ({problem}); open {url}")),
+    let _launcher = match opts.open.then(|| open_browser(&url, env)) {
+        Some(Ok(file)) => Some(file),
+        Some(Err(problem)) => {
+            notices.push(format!("could not open a browser ({problem}); open {url}"));
+            None
         }
-    }
+        None => None,
+    };
     let mut state = State {
         runner,
         token,
@@ -144,32 +145,34 @@ struct Reply {
     allow: Option<&'static str>,
 }
 
+/// The content type of the API's answers.
+const JSON: &str = "application/json; charset=utf-8";
+
 impl Reply {
     fn json(body: Vec<u8>) -> Self {
         Reply {
             status: 200,
-            content_type: "application/json; charset=utf-8",
+            content_type: JSON,
             body,
             allow: None,
         }
     }
 
-    fn refused(r: &Refusal) -> Self {
+    fn error(status: u16, kind: &str, message: &str) -> Self {
         Reply {
-            status: r.status,
-            content_type: "application/json; charset=utf-8",
-            body: error_body(kind_of_status(r.status), &r.message),
+            status,
+            content_type: JSON,
+            body: error_body(kind, message),
             allow: None,
         }
     }
 
+    fn refused(r: &Refusal) -> Self {
+        Reply::error(r.status, kind_of_status(r.status), &r.message)
+    }
+
     fn failed(status: u16, e: &Error) -> Self {
-        Reply {
-            status,
-            content_type: "application/json; charset=utf-8",
-            body: error_body(e.kind().as_str(), &crate::error::one_line(e)),
-            allow: None,
-        }
+        Reply::error(status, e.kind().as_str(), &crate::error::one_line(e))
     }
 }
 
@@ -197,9 +200,9 @@ fn common_headers(content_type: &'static str) -> Vec<(&'static str, &'static str
     ]
 }
 
-/// `{"error": {"kind", "message"}}`, as `--json` reports errors.
+/// An error's body, as `--json` reports errors.
 fn error_body(kind: &str, message: &str) -> Vec<u8> {
-    serde_json::to_vec(&serde_json::json!({"error": {"kind": kind, "message": message}})).unwrap_or_default()
+    output::error_json(kind, message).to_string().into_bytes()
 }
 
 impl State {
