@@ -14,6 +14,7 @@ pub mod disk;
 pub mod durable;
 pub mod inflight;
 pub mod lock;
+pub mod loose;
 pub mod notes;
 pub mod objects;
 pub mod publish;

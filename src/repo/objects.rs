@@ -9,6 +9,7 @@ use gix::ObjectId;
 
 use crate::error::{Context as _, Result};
 use crate::repo::durable;
+use crate::repo::loose::LooseWriter;
 
 /// Name of the identity on every object git-t3 writes.
 pub const IDENTITY_NAME: &str = "T3 Checkpoint";
@@ -65,6 +66,8 @@ pub struct Recorder<'r> {
     /// rebuilt, the same content at two paths), and each look-up of a loose
     /// object opens and maps its file.
     known: RefCell<HashSet<ObjectId>>,
+    /// The loose writer, where the repository allows it (else gix's).
+    loose: Option<LooseWriter>,
 }
 
 impl<'r> Recorder<'r> {
@@ -77,6 +80,7 @@ impl<'r> Recorder<'r> {
             lookup,
             written: RefCell::new(BTreeSet::new()),
             known: RefCell::new(HashSet::new()),
+            loose: LooseWriter::of(repo),
         }
     }
 
@@ -128,7 +132,7 @@ impl gix::objs::Write for Recorder<'_> {
             Ok(Some(gix::odb::find::Header::Loose { .. })) => true,
             // Absent, or unreadable (a damaged loose file): written anew.
             Ok(None) | Err(_) => {
-                write_retrying(|| self.repo.objects.write_buf_with_known_id(kind, from, id))?;
+                write_retrying(|| write_loose(&self.repo.objects, self.loose.as_ref(), kind, from, id))?;
                 true
             }
         };
@@ -177,6 +181,24 @@ impl gix::objs::Find for Recorder<'_> {
         buffer: &'a mut Vec<u8>,
     ) -> gix::Result<Option<gix::objs::Data<'a>>> {
         gix::objs::Find::try_find(self.repo, id, buffer)
+    }
+}
+
+/// Write object `id` loose, with `loose` when there is one, else with gix's
+/// writer `odb`.
+pub fn write_loose(
+    odb: &impl gix::objs::Write,
+    loose: Option<&LooseWriter>,
+    kind: gix::objs::Kind,
+    data: &[u8],
+    id: ObjectId,
+) -> gix::Result<ObjectId> {
+    match loose {
+        Some(w) => w
+            .write(kind, data, id)
+            .map(|()| id)
+            .map_err(gix::Error::from_error),
+        None => odb.write_buf_with_known_id(kind, data, id),
     }
 }
 

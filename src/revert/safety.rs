@@ -222,8 +222,9 @@ fn add_files(
     let mut editor = repo::tree_editor(repo, Some(base))?;
     for path in paths {
         // Streamed: a file skipped for its size is kept in bounded memory.
-        let hashed = crate::snapshot::hash_file(repo, &mut pipeline, &no_index, &workdir, path.as_bstr())
-            .context(|| format!("could not keep {} in the safety checkpoint", path.to_str_lossy()))?;
+        let hashed =
+            crate::snapshot::hash_file(repo, rec, &mut pipeline, &no_index, &workdir, path.as_bstr())
+                .context(|| format!("could not keep {} in the safety checkpoint", path.to_str_lossy()))?;
         if let Some((id, kind)) = hashed {
             rec.note_written([id]);
             editor

@@ -94,7 +94,7 @@ impl<'c, 'a, 'r> Rehash<'c, 'a, 'r> {
         let Some(p) = self.pipeline.as_mut() else {
             return Ok(None);
         };
-        match super::stream::to_object(ctx.repo, p, index, ctx.workdir, path.as_bstr(), None)
+        match super::stream::to_object(ctx.repo, ctx.rec, p, index, ctx.workdir, path.as_bstr(), None)
             .context(|| format!("could not hash {}", path.to_str_lossy()))?
         {
             Some((id, kind)) => {
@@ -303,10 +303,12 @@ fn hash_paths(
     paths: &[(BString, Option<Known>)],
 ) -> Result<Vec<(BString, ObjectId, EntryKind, Stat)>> {
     let mut pipeline = clean_pipeline(repo, index)?;
+    // This thread's own: the caller records the ids for the flush.
+    let rec = crate::repo::Recorder::new(repo);
     let mut out = Vec::with_capacity(paths.len());
     for (path, known) in paths {
         if let Some((id, kind)) =
-            super::stream::to_object(repo, &mut pipeline, index, workdir, path.as_bstr(), *known)
+            super::stream::to_object(repo, &rec, &mut pipeline, index, workdir, path.as_bstr(), *known)
                 .context(|| format!("could not hash {}", path.to_str_lossy()))?
         {
             out.push((path.clone(), id, kind, lstat(workdir, path).unwrap_or_default()));

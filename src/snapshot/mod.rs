@@ -174,12 +174,13 @@ pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
 /// one so memory stays bounded; `None` when there is nothing to record.
 pub fn hash_file(
     repo: &gix::Repository,
+    rec: &Recorder<'_>,
     pipeline: &mut gix::filter::Pipeline<'_>,
     index: &gix::index::State,
     workdir: &Path,
     rela: &gix::bstr::BStr,
 ) -> gix::Result<Option<(ObjectId, gix::objs::tree::EntryKind)>> {
-    stream::to_object(repo, pipeline, index, workdir, rela, None)
+    stream::to_object(repo, rec, pipeline, index, workdir, rela, None)
 }
 
 /// What every phase of one capture needs.

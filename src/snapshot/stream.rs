@@ -94,11 +94,12 @@ pub(super) fn large_file(
 }
 
 /// Hash and write the worktree file `rela` like `git add`: streamed when it
-/// is large ([`large_file`]), in memory otherwise (gix's own way, which also
-/// handles symlinks and nested repositories). `known` is what an `lstat`
-/// taken just before told, if any.
+/// is large ([`large_file`]), in memory through `rec` otherwise
+/// ([`small_file`]); a nested repository (or anything else) the gix way.
+/// `known` is what an `lstat` taken just before told, if any.
 pub(super) fn to_object(
     repo: &gix::Repository,
+    rec: &crate::repo::Recorder<'_>,
     pipeline: &mut gix::filter::Pipeline<'_>,
     index: &gix::index::State,
     workdir: &std::path::Path,
@@ -108,9 +109,102 @@ pub(super) fn to_object(
     if let Some(found) = large_file(repo, pipeline, index, workdir, rela, known)? {
         return Ok(Some(found));
     }
+    if let Some(found) = small_file(rec, pipeline, index, workdir, rela)? {
+        return Ok(found);
+    }
     Ok(pipeline
         .worktree_file_to_object(rela, index)?
         .map(|(id, kind, _md)| (id, kind)))
+}
+
+/// A regular file or a symlink hashed in memory and written through `rec`
+/// (its writer reuses one zlib stream and skips objects already stored),
+/// as gix's `worktree_file_to_object` would: the same checks (no symlinked
+/// folder on the way), the same clean filters. `Some(None)` when the file
+/// is gone; `None` for a folder (a nested repository), left to gix.
+fn small_file(
+    rec: &crate::repo::Recorder<'_>,
+    pipeline: &mut gix::filter::Pipeline<'_>,
+    index: &gix::index::State,
+    workdir: &std::path::Path,
+    rela: &BStr,
+) -> gix::Result<Option<Option<(ObjectId, EntryKind)>>> {
+    use gix::filter::plumbing::pipeline::convert::ToGitOutcome;
+    use std::io::Read as _;
+    let rel = gix::path::from_bstr(rela).map_err(gix::Error::from_error)?;
+    let path = workdir.join(&rel);
+    if through_symlink(workdir, &rel) {
+        // gix refuses it with a message of its own.
+        return Ok(None);
+    }
+    let md = match std::fs::symlink_metadata(&path) {
+        Ok(md) => md,
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(Some(None));
+        }
+        Err(e) => return Err(gix::Error::from_error(e)),
+    };
+    let write = |data: &[u8]| rec.write_blob(data).map_err(gix::Error::from_error);
+    if md.is_symlink() {
+        let target = std::fs::read_link(&path).map_err(gix::Error::from_error)?;
+        let target = gix::path::into_bstr(target).map_err(gix::Error::from_error)?;
+        return Ok(Some(Some((write(target.as_ref())?, EntryKind::Link))));
+    }
+    if !md.is_file() {
+        return Ok(None);
+    }
+    let file = match std::fs::File::open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Some(None)),
+        Err(e) => return Err(gix::Error::from_error(e)),
+    };
+    let mut buf = Vec::new();
+    let id = match pipeline.convert_to_git(file, &rel, index)? {
+        ToGitOutcome::Unchanged(mut f) => {
+            f.read_to_end(&mut buf).map_err(gix::Error::from_error)?;
+            write(&buf)?
+        }
+        ToGitOutcome::Process(mut r) => {
+            r.read_to_end(&mut buf).map_err(gix::Error::from_error)?;
+            write(&buf)?
+        }
+        ToGitOutcome::Buffer(b) => write(b)?,
+    };
+    let kind = if is_executable(&md) {
+        EntryKind::BlobExecutable
+    } else {
+        EntryKind::Blob
+    };
+    Ok(Some(Some((id, kind))))
+}
+
+/// Whether a folder on the way from `workdir` to `rel` is a symlink (what
+/// is below it is not in the worktree).
+fn through_symlink(workdir: &std::path::Path, rel: &std::path::Path) -> bool {
+    let mut at = workdir.to_path_buf();
+    let Some(parent) = rel.parent() else {
+        return false;
+    };
+    parent.components().any(|c| {
+        at.push(c);
+        std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink())
+    })
+}
+
+#[cfg(unix)]
+fn is_executable(md: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    md.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn is_executable(_: &std::fs::Metadata) -> bool {
+    false
 }
 
 #[cfg(test)]

@@ -65,12 +65,13 @@ pub(super) fn status(
     let repo = ctx.repo;
     let written = Arc::new(Mutex::new(Vec::new()));
     let mut collect = Collect::default();
+    let mut odb = repo.objects.clone();
+    odb.refresh_never();
     let compare = HashAndWrite {
-        odb: repo
-            .objects
-            .clone()
+        odb: odb
             .into_arc()
             .context(|| "could not share the object database".into())?,
+        loose: crate::repo::loose::LooseWriter::of(repo),
         hash: repo.object_hash(),
         written: written.clone(),
     };
@@ -501,7 +502,10 @@ impl<'index> VisitEntry<'index> for Collect {
 /// Hashes a changed tracked file in the walk's thread and writes its blob.
 #[derive(Clone)]
 struct HashAndWrite {
+    /// Asked whether a blob is stored already, without listing the packs
+    /// again on a miss (one packed meanwhile is merely written loose again).
     odb: gix::OdbHandleArc,
+    loose: Option<crate::repo::loose::LooseWriter>,
     hash: gix::hash::Kind,
     written: Arc<Mutex<Vec<ObjectId>>>,
 }
@@ -554,7 +558,13 @@ impl CompareBlobs for HashAndWrite {
         }
         if !self.odb.exists(&id) {
             crate::repo::objects::write_retrying(|| {
-                self.odb.write_buf_with_known_id(gix::objs::Kind::Blob, bytes, id)
+                crate::repo::objects::write_loose(
+                    &self.odb,
+                    self.loose.as_ref(),
+                    gix::objs::Kind::Blob,
+                    bytes,
+                    id,
+                )
             })?;
             self.written.lock().unwrap_or_else(|p| p.into_inner()).push(id);
         }

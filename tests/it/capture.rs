@@ -389,3 +389,70 @@ fn a_reordered_large_file_is_counted_in_bounded_time() {
     // git's own algorithm, with its heuristics: the same count.
     assert_eq!((a, d), (*ga, *gd));
 }
+
+/// Every object a capture writes loose is the file git writes: a zlib
+/// stream git reads back byte for byte (one stream is reused from object to
+/// object, so a short object after a long one, an empty one, one that does
+/// not compress), read-only, at git's default level unless
+/// `core.looseCompression` says otherwise; with `core.sharedRepository`
+/// the objects get the shared permissions (gix's writer).
+#[test]
+fn loose_objects_are_written_as_git_writes_them() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    let mut rng = crate::util::Rng(0x9e37_79b9_7f4a_7c15);
+    let mut files: Vec<(String, Vec<u8>)> = vec![
+        ("empty.txt".into(), Vec::new()),
+        ("one.txt".into(), b"x".to_vec()),
+        ("random.bin".into(), rng.bytes(300_000, &[])),
+        ("after-random.txt".into(), b"short after long\n".to_vec()),
+        ("text.txt".into(), b"line of text\n".repeat(20_000)),
+    ];
+    for i in 0..40 {
+        let len = rng.below(5_000) as usize;
+        files.push((format!("many/f{i}.txt"), rng.bytes(len, &[])));
+    }
+    for (path, data) in &files {
+        r.write_bytes(path, data);
+    }
+    std::os::unix::fs::symlink("text.txt", r.root.join("link")).unwrap();
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    assert_eq!(r.ref_tree(&ref_for(THREAD, 1)), r.oracle_tree());
+    r.git(&["fsck", "--strict", "--no-progress"]);
+    for (path, data) in &files {
+        let spec = format!("{}:{path}", ref_for(THREAD, 1));
+        let got = r.git_in(&r.root, &["cat-file", "blob", &spec]).ok().stdout;
+        assert_eq!(&got, data, "{path}");
+        let id = r.git(&["rev-parse", &spec]);
+        let file = r.root.join(".git/objects").join(&id[..2]).join(&id[2..]);
+        let raw = std::fs::read(&file).unwrap();
+        assert_eq!(raw[..2], [0x78, 0x01], "{path}: git's default loose level");
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode & 0o222, 0, "{path}: writable object file ({mode:o})");
+    }
+    assert_eq!(
+        r.git(&["cat-file", "blob", &format!("{}:link", ref_for(THREAD, 1))]),
+        "text.txt"
+    );
+
+    // core.looseCompression is honoured.
+    r.git(&["config", "core.looseCompression", "9"]);
+    r.write("level9.txt", &"nine ".repeat(1000));
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let id = r.git(&["rev-parse", &format!("{}:level9.txt", ref_for(THREAD, 2))]);
+    let raw = std::fs::read(r.root.join(".git/objects").join(&id[..2]).join(&id[2..])).unwrap();
+    assert_eq!(raw[..2], [0x78, 0xda]);
+
+    // core.sharedRepository: group-readable objects, as git makes them.
+    r.git(&["config", "core.sharedRepository", "group"]);
+    r.write("shared.txt", "shared\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let id = r.git(&["rev-parse", &format!("{}:shared.txt", ref_for(THREAD, 3))]);
+    let mode = std::fs::metadata(r.root.join(".git/objects").join(&id[..2]).join(&id[2..]))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o040, 0o040, "not group-readable: {mode:o}");
+    r.git(&["fsck", "--strict", "--no-progress"]);
+}
