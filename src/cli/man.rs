@@ -343,9 +343,10 @@ Threads whose latest checkpoint is older than this (30d, 2w, 12h) are
 pruned, at most once a day, in the background after a capture (default
 30d; \fBnever\fR to keep every thread).
 .TP
-.B gc.auto
-As for git: when a capture finds more loose objects than this, it starts
-\fBgit gc --auto\fR in the background.
+.B gc.auto, gc.autoPackLimit
+As for git: when a capture finds more loose objects, or more packs (a
+capture writes one), than these, it starts \fBgit gc --auto\fR in the
+background.
 .TP
 .B diff.algorithm, diff.renames, diff.statGraphWidth, diff.statNameWidth
 As for \fBgit diff\fR.

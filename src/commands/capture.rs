@@ -167,7 +167,8 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
         }
     };
 
-    let rec = Recorder::new(repo);
+    // The snapshot's objects go into one pack (see `repo::pack`).
+    let rec = Recorder::packing(repo);
     let t = crate::trace::span("snapshot");
     let snapshot = capture::snapshot(lock, &rec)?;
     drop(t);
@@ -241,6 +242,7 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
     drop(t);
     // Published, so flushed: the cache may name its objects now.
     snapshot.keep_cache(&rec)?;
+    rec.published();
     // The daily prune and git's packing, in the background when due (a
     // stat and a directory listing when not).
     crate::retention::maintenance::start_if_due(repo);

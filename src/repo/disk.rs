@@ -104,6 +104,23 @@ pub fn loose_estimate(repo: &gix::Repository) -> u64 {
     (n as u64) * 256
 }
 
+/// The packs `git gc --auto` counts against `gc.autoPackLimit`: those
+/// without a `.keep` file. One directory listing.
+pub fn pack_count(repo: &gix::Repository) -> u64 {
+    let dir = objects_dir(repo).join("pack");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return 0;
+    };
+    let names: std::collections::HashSet<std::ffi::OsString> =
+        entries.filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
+    let kept = |stem: &str| names.contains(std::ffi::OsStr::new(&format!("{stem}.keep")));
+    names
+        .iter()
+        .filter_map(|n| n.to_str()?.strip_suffix(".pack"))
+        .filter(|stem| !kept(stem))
+        .count() as u64
+}
+
 fn is_object_name(name: &std::ffi::OsStr) -> bool {
     name.to_str()
         .is_some_and(|n| n.len() >= 38 && n.bytes().all(|b| b.is_ascii_hexdigit()))

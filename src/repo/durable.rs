@@ -171,7 +171,8 @@ fn ignore_unsupported(e: std::io::Error) -> std::io::Result<()> {
 }
 
 /// Flush the loose object files of `ids` (those in packs are durable
-/// already) and the directories holding them.
+/// already), the files of the packs `packs` written by this process, and
+/// the directories holding them.
 ///
 /// On ext4 and XFS, in one batch, git's `core.fsyncMethod = batch`: every
 /// file's data is written out to the disk first (no cache flush), then a
@@ -184,8 +185,8 @@ fn ignore_unsupported(e: std::io::Error) -> std::io::Result<()> {
 /// btrfs logs only the file flushed), or with `core.fsyncMethod = fsync`,
 /// each file and folder is flushed in full; `core.fsyncMethod = batch`
 /// asks for the batch anywhere, and there the folders are flushed too.
-pub fn sync_objects(repo: &gix::Repository, ids: &[ObjectId]) -> Result<()> {
-    if ids.is_empty() {
+pub fn sync_objects(repo: &gix::Repository, ids: &[ObjectId], packs: &[PathBuf]) -> Result<()> {
+    if ids.is_empty() && packs.is_empty() {
         return Ok(());
     }
     let _t = crate::trace::span("flush objects");
@@ -199,6 +200,12 @@ pub fn sync_objects(repo: &gix::Repository, ids: &[ObjectId]) -> Result<()> {
         // One packed meanwhile (its file gone) is passed over by the flush.
         files.push(dir.join(rest));
         dirs.insert(dir);
+    }
+    for p in packs {
+        files.push(p.clone());
+        if let Some(dir) = p.parent() {
+            dirs.insert(dir.to_owned());
+        }
     }
     dirs.insert(objects.clone());
     let method = repo.config_snapshot().string("core.fsyncMethod");

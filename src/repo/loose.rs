@@ -96,21 +96,48 @@ impl LooseWriter {
     /// deflate stream.
     fn compress(&self, kind: gix::objs::Kind, data: &[u8]) -> std::io::Result<Vec<u8>> {
         let header = gix::objs::encode::loose_header(kind, data.len() as u64);
-        DEFLATE.with(|cell| {
-            let mut slot = cell.borrow_mut();
-            let compress = match &mut *slot {
-                Some((level, c)) if *level == self.level => {
-                    c.reset();
-                    c
-                }
-                other => &mut other.insert((self.level, Compress::new(self.level))).1,
-            };
-            let mut out = Vec::with_capacity(64 + data.len() + data.len() / 1000);
-            deflate(compress, &header, &mut out, FlushCompress::None)?;
-            deflate(compress, data, &mut out, FlushCompress::Finish)?;
-            Ok(out)
-        })
+        zlib(self.level, &[&header, data])
     }
+
+    /// The objects folder written to.
+    pub(crate) fn objects_dir(&self) -> &std::path::Path {
+        &self.objects
+    }
+
+    /// The zlib level objects are compressed with.
+    pub(crate) fn level(&self) -> Compression {
+        self.level
+    }
+}
+
+/// The zlib stream of `parts` one after the other, with this thread's
+/// deflate stream at `level`.
+pub(crate) fn zlib(level: Compression, parts: &[&[u8]]) -> std::io::Result<Vec<u8>> {
+    DEFLATE.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let compress = match &mut *slot {
+            Some((l, c)) if *l == level => {
+                c.reset();
+                c
+            }
+            other => &mut other.insert((level, Compress::new(level))).1,
+        };
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        let mut out = Vec::with_capacity(64 + len + len / 1000);
+        let last = parts.len().saturating_sub(1);
+        for (i, part) in parts.iter().enumerate() {
+            let flush = if i == last {
+                FlushCompress::Finish
+            } else {
+                FlushCompress::None
+            };
+            deflate(compress, part, &mut out, flush)?;
+        }
+        if parts.is_empty() {
+            deflate(compress, &[], &mut out, FlushCompress::Finish)?;
+        }
+        Ok(out)
+    })
 }
 
 /// Feed all of `input` to `compress`, appending what it writes to `out`;

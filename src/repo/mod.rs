@@ -17,6 +17,7 @@ pub mod lock;
 pub mod loose;
 pub mod notes;
 pub mod objects;
+pub mod pack;
 pub mod publish;
 pub mod refs;
 

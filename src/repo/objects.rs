@@ -2,14 +2,17 @@
 //! this process wrote so they can be flushed before anything points at them,
 //! and small readers of commits and HEAD.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeSet, HashSet};
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use gix::ObjectId;
 
 use crate::error::{Context as _, Result};
 use crate::repo::durable;
 use crate::repo::loose::LooseWriter;
+use crate::repo::pack::PackSink;
 
 /// Name of the identity on every object git-t3 writes.
 pub const IDENTITY_NAME: &str = "T3 Checkpoint";
@@ -66,13 +69,76 @@ pub struct Recorder<'r> {
     /// rebuilt, the same content at two paths), and each look-up of a loose
     /// object opens and maps its file.
     known: RefCell<HashSet<ObjectId>>,
-    /// The loose writer, where the repository allows it (else gix's).
+    /// Where new objects go.
+    sink: ObjectSink,
+    /// Whether the pack, if any, was written: what comes after goes loose.
+    sealed: Cell<bool>,
+    /// How many of the pack's files were flushed already.
+    flushed_packs: Cell<usize>,
+}
+
+/// Where an object is written: into a pack being gathered, else loose with
+/// git-t3's writer where the repository allows it, else with gix's. Shared
+/// by the threads that hash files for one [`Recorder`].
+#[derive(Debug, Clone)]
+pub struct ObjectSink {
     loose: Option<LooseWriter>,
+    pack: Option<Arc<PackSink>>,
+}
+
+impl ObjectSink {
+    /// Loose objects, as git writes them.
+    pub fn loose(repo: &gix::Repository) -> ObjectSink {
+        ObjectSink {
+            loose: LooseWriter::of(repo),
+            pack: None,
+        }
+    }
+
+    /// Write object `id` (computed by the caller) of `kind` holding `data`
+    /// through `odb` when there is no writer of git-t3's own. Returns
+    /// whether it went loose (and must be flushed as a file).
+    pub fn write(
+        &self,
+        odb: &impl gix::objs::Write,
+        kind: gix::objs::Kind,
+        data: &[u8],
+        id: ObjectId,
+    ) -> gix::Result<bool> {
+        if let Some(pack) = &self.pack {
+            pack.add(kind, data, id).map_err(gix::Error::from_error)?;
+            return Ok(false);
+        }
+        write_loose(odb, self.loose.as_ref(), kind, data, id).map(|_| true)
+    }
+
+    /// Whether object `id` went into the pack.
+    fn packed(&self, id: &ObjectId) -> bool {
+        self.pack.as_ref().is_some_and(|p| p.holds(id))
+    }
 }
 
 impl<'r> Recorder<'r> {
-    /// A recorder writing into `repo`.
+    /// A recorder writing loose objects into `repo`.
     pub fn new(repo: &'r gix::Repository) -> Self {
+        Self::with_sink(repo, ObjectSink::loose(repo))
+    }
+
+    /// A recorder gathering what it writes into one pack (see
+    /// [`crate::repo::pack`]), written by [`Recorder::seal`] or the flush;
+    /// loose objects where the repository asks for what the pack writer
+    /// does not do (see [`LooseWriter::of`]).
+    pub fn packing(repo: &'r gix::Repository) -> Self {
+        let loose = LooseWriter::of(repo);
+        let pack = loose
+            .as_ref()
+            .map(|l| PackSink::new(l.objects_dir(), l.level(), repo.object_hash()));
+        Self::with_sink(repo, ObjectSink { loose, pack })
+    }
+
+    /// A recorder writing through `sink` (another recorder's, for a thread
+    /// of its own: the caller records the ids for the flush).
+    pub fn with_sink(repo: &'r gix::Repository, sink: ObjectSink) -> Self {
         let mut lookup = repo.objects.clone();
         lookup.refresh_never();
         Recorder {
@@ -80,8 +146,36 @@ impl<'r> Recorder<'r> {
             lookup,
             written: RefCell::new(BTreeSet::new()),
             known: RefCell::new(HashSet::new()),
-            loose: LooseWriter::of(repo),
+            sink,
+            sealed: Cell::new(false),
+            flushed_packs: Cell::new(0),
         }
+    }
+
+    /// Where this recorder writes now, for threads writing beside it.
+    pub fn sink(&self) -> ObjectSink {
+        if self.sealed.get() {
+            ObjectSink {
+                loose: self.sink.loose.clone(),
+                pack: None,
+            }
+        } else {
+            self.sink.clone()
+        }
+    }
+
+    /// Write the pack gathered so far, so that its objects can be read;
+    /// later objects are written loose. Nothing when there is no pack.
+    pub fn seal(&self) -> Result<()> {
+        if let Some(pack) = &self.sink.pack
+            && !self.sealed.replace(true)
+        {
+            let _t = crate::trace::span("write pack");
+            let dir = self.repo.objects.store_ref().path().join("pack");
+            pack.seal()
+                .context(|| format!("could not write a pack in {}", dir.display()))?;
+        }
+        Ok(())
     }
 
     /// The repository written to.
@@ -93,7 +187,9 @@ impl<'r> Recorder<'r> {
     pub fn note_written(&self, ids: impl IntoIterator<Item = ObjectId>) {
         let (mut written, mut known) = (self.written.borrow_mut(), self.known.borrow_mut());
         for id in ids {
-            written.insert(id);
+            if !self.sink.packed(&id) {
+                written.insert(id);
+            }
             known.insert(id);
         }
     }
@@ -109,12 +205,31 @@ impl<'r> Recorder<'r> {
             .context(|| "could not write a blob".into())
     }
 
-    /// Flush every object written so far to disk.
+    /// The refs naming what this recorder wrote are published: its packs
+    /// need their `.keep` files no more (see [`crate::repo::pack`]). Also
+    /// done when the recorder is dropped.
+    pub fn published(&self) {
+        if let Some(p) = &self.sink.pack {
+            p.release();
+        }
+    }
+
+    /// Flush every object written so far to disk (writing the pack first).
     pub fn sync(&self) -> Result<()> {
+        self.seal()?;
         let ids: Vec<ObjectId> = std::mem::take(&mut *self.written.borrow_mut())
             .into_iter()
             .collect();
-        durable::sync_objects(self.repo, &ids)
+        let packs: Vec<PathBuf> = match &self.sink.pack {
+            Some(p) => {
+                let all = p.written();
+                let new = all.get(self.flushed_packs.get()..).unwrap_or_default().to_vec();
+                self.flushed_packs.set(all.len());
+                new
+            }
+            None => Vec::new(),
+        };
+        durable::sync_objects(self.repo, &ids, &packs)
     }
 }
 
@@ -132,8 +247,8 @@ impl gix::objs::Write for Recorder<'_> {
             Ok(Some(gix::odb::find::Header::Loose { .. })) => true,
             // Absent, or unreadable (a damaged loose file): written anew.
             Ok(None) | Err(_) => {
-                write_retrying(|| write_loose(&self.repo.objects, self.loose.as_ref(), kind, from, id))?;
-                true
+                let sink = self.sink();
+                write_retrying(|| sink.write(&self.repo.objects, kind, from, id))?
             }
         };
         if loose {

@@ -3,12 +3,14 @@
 //! twice at once.
 //!
 //! A capture only makes the cheap check ([`start_if_due`]): one `stat` of
-//! the prune stamp and one directory listing (`objects/17`, git's estimate
-//! of the loose objects). When something is due it starts `git t3
-//! maintenance` detached (no terminal, no pipes the agent waits on), which
-//! takes `t3/maintenance.lock` without waiting — a second one finding it
-//! taken leaves at once — and runs the prune, then `git gc --auto` in the
-//! foreground (git itself packs only when `gc.auto` says so).
+//! the prune stamp and two directory listings (`objects/17`, git's estimate
+//! of the loose objects, and `objects/pack`, as a capture writes a pack).
+//! When something is due it starts `git t3 maintenance` detached (no
+//! terminal, no pipes the agent waits on), which takes
+//! `t3/maintenance.lock` without waiting — a second one finding it taken
+//! leaves at once — and runs the prune, then `git gc --auto` in the
+//! foreground (git itself packs only when `gc.auto` or `gc.autoPackLimit`
+//! say so).
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -28,6 +30,8 @@ pub const PRUNE_INTERVAL: Duration = Duration::from_secs(86_400);
 pub const GC_INTERVAL: Duration = Duration::from_secs(3600);
 /// `gc.auto` when unset, as git has it.
 const DEFAULT_GC_AUTO: u64 = 6700;
+/// `gc.autoPackLimit` when unset, as git has it.
+const DEFAULT_AUTO_PACK_LIMIT: u64 = 50;
 
 /// A file whose modification time says when something last ran.
 #[derive(Debug, Clone, Copy)]
@@ -61,8 +65,9 @@ impl Stamp {
 pub struct Due {
     /// The daily prune: `t3.pruneAfter` is on and the stamp is a day old.
     pub prune: bool,
-    /// Packing: more loose objects than `gc.auto`, and no gc started
-    /// within the hour.
+    /// Packing: more loose objects than `gc.auto`, or more packs than
+    /// `gc.autoPackLimit` (a capture writes one), and no gc started within
+    /// the hour.
     pub gc: bool,
 }
 
@@ -89,8 +94,10 @@ pub fn due(repo: &gix::Repository) -> Due {
                 false
             }
         };
-    let gc = gc_auto(repo).is_some_and(|limit| repo::disk::loose_estimate(repo) > limit)
-        && Stamp::Gc.age(repo).is_none_or(|age| age >= GC_INTERVAL);
+    let gc = gc_auto(repo).is_some_and(|limit| {
+        repo::disk::loose_estimate(repo) > limit
+            || auto_pack_limit(repo).is_some_and(|packs| repo::disk::pack_count(repo) > packs)
+    }) && Stamp::Gc.age(repo).is_none_or(|age| age >= GC_INTERVAL);
     Due { prune, gc }
 }
 
@@ -98,6 +105,15 @@ pub fn due(repo: &gix::Repository) -> Due {
 fn gc_auto(repo: &gix::Repository) -> Option<u64> {
     match repo.config_snapshot().try_integer("gc.auto") {
         Ok(None) | Err(_) => Some(DEFAULT_GC_AUTO),
+        Ok(Some(n)) => u64::try_from(n).ok().filter(|n| *n > 0),
+    }
+}
+
+/// `gc.autoPackLimit`: the packs git tolerates before folding them into
+/// one (`None`: off).
+fn auto_pack_limit(repo: &gix::Repository) -> Option<u64> {
+    match repo.config_snapshot().try_integer("gc.autoPackLimit") {
+        Ok(None) | Err(_) => Some(DEFAULT_AUTO_PACK_LIMIT),
         Ok(Some(n)) => u64::try_from(n).ok().filter(|n| *n > 0),
     }
 }

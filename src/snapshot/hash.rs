@@ -268,8 +268,9 @@ fn hash_untracked(
         .map_or(1, usize::from)
         .min(MAX_THREADS);
     let workdir = ctx.workdir;
+    let sink = ctx.rec.sink();
     let results = if paths.len() < PARALLEL_FROM || threads < 2 {
-        hash_paths(ctx.repo, workdir, index, &paths)?
+        hash_paths(ctx.repo, &sink, workdir, index, &paths)?
     } else {
         let chunk = paths.len().div_ceil(threads);
         let repo = ctx.repo.clone().into_sync();
@@ -278,7 +279,8 @@ fn hash_untracked(
                 .chunks(chunk)
                 .map(|c| {
                     let repo = repo.to_thread_local();
-                    s.spawn(move || hash_paths(&repo, workdir, index, c))
+                    let sink = sink.clone();
+                    s.spawn(move || hash_paths(&repo, &sink, workdir, index, c))
                 })
                 .collect();
             let mut all = Vec::with_capacity(paths.len());
@@ -298,13 +300,15 @@ fn hash_untracked(
 /// Hash `paths` one after the other with a clean-filter pipeline of their own.
 fn hash_paths(
     repo: &gix::Repository,
+    sink: &crate::repo::objects::ObjectSink,
     workdir: &Path,
     index: &gix::index::State,
     paths: &[(BString, Option<Known>)],
 ) -> Result<Vec<(BString, ObjectId, EntryKind, Stat)>> {
     let mut pipeline = clean_pipeline(repo, index)?;
-    // This thread's own: the caller records the ids for the flush.
-    let rec = crate::repo::Recorder::new(repo);
+    // This thread's own, writing where the caller's does: the caller
+    // records the ids for the flush.
+    let rec = crate::repo::Recorder::with_sink(repo, sink.clone());
     let mut out = Vec::with_capacity(paths.len());
     for (path, known) in paths {
         if let Some((id, kind)) =

@@ -319,6 +319,9 @@ impl Ctx<'_, '_> {
         // 4. The tree.
         let t = crate::trace::span("tree edit");
         let tree = tree::apply(self.repo, self.rec, base_tree, edits)?;
+        // Written as a pack now, when the recorder gathers one: what reads
+        // the tree next (the summary) finds its objects.
+        self.rec.seal()?;
         drop(t);
 
         // 5. The cache, stamped with the walk's start for racy-git.

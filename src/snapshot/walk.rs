@@ -71,7 +71,7 @@ pub(super) fn status(
         odb: odb
             .into_arc()
             .context(|| "could not share the object database".into())?,
-        loose: crate::repo::loose::LooseWriter::of(repo),
+        sink: ctx.rec.sink(),
         hash: repo.object_hash(),
         written: written.clone(),
     };
@@ -505,7 +505,7 @@ struct HashAndWrite {
     /// Asked whether a blob is stored already, without listing the packs
     /// again on a miss (one packed meanwhile is merely written loose again).
     odb: gix::OdbHandleArc,
-    loose: Option<crate::repo::loose::LooseWriter>,
+    sink: crate::repo::objects::ObjectSink,
     hash: gix::hash::Kind,
     written: Arc<Mutex<Vec<ObjectId>>>,
 }
@@ -557,16 +557,12 @@ impl CompareBlobs for HashAndWrite {
             return Ok(None);
         }
         if !self.odb.exists(&id) {
-            crate::repo::objects::write_retrying(|| {
-                crate::repo::objects::write_loose(
-                    &self.odb,
-                    self.loose.as_ref(),
-                    gix::objs::Kind::Blob,
-                    bytes,
-                    id,
-                )
+            let loose = crate::repo::objects::write_retrying(|| {
+                self.sink.write(&self.odb, gix::objs::Kind::Blob, bytes, id)
             })?;
-            self.written.lock().unwrap_or_else(|p| p.into_inner()).push(id);
+            if loose {
+                self.written.lock().unwrap_or_else(|p| p.into_inner()).push(id);
+            }
         }
         Ok(Some(Some(id)))
     }

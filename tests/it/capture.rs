@@ -397,7 +397,7 @@ fn a_reordered_large_file_is_counted_in_bounded_time() {
 /// `core.looseCompression` says otherwise; with `core.sharedRepository`
 /// the objects get the shared permissions (gix's writer).
 #[test]
-fn loose_objects_are_written_as_git_writes_them() {
+fn objects_are_written_as_git_writes_them_in_one_pack_per_capture() {
     use std::os::unix::fs::PermissionsExt as _;
     let r = TestRepo::seeded();
     r.t3(&["baseline", "--thread", THREAD]).ok();
@@ -417,42 +417,103 @@ fn loose_objects_are_written_as_git_writes_them() {
         r.write_bytes(path, data);
     }
     std::os::unix::fs::symlink("text.txt", r.root.join("link")).unwrap();
-    r.t3(&["capture", "--thread", THREAD]).ok();
+    let pack = capture_into_one_pack(&r);
     assert_eq!(r.ref_tree(&ref_for(THREAD, 1)), r.oracle_tree());
     r.git(&["fsck", "--strict", "--no-progress"]);
+    let listed = r.git(&["verify-pack", "-v", &pack.with_extension("idx").to_string_lossy()]);
+    for file in [pack.clone(), pack.with_extension("idx")] {
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode & 0o222, 0, "{}: writable ({mode:o})", file.display());
+    }
+    assert!(!pack.with_extension("keep").exists(), "the .keep file was left");
     for (path, data) in &files {
         let spec = format!("{}:{path}", ref_for(THREAD, 1));
         let got = r.git_in(&r.root, &["cat-file", "blob", &spec]).ok().stdout;
         assert_eq!(&got, data, "{path}");
         let id = r.git(&["rev-parse", &spec]);
-        let file = r.root.join(".git/objects").join(&id[..2]).join(&id[2..]);
-        let raw = std::fs::read(&file).unwrap();
-        assert_eq!(raw[..2], [0x78, 0x01], "{path}: git's default loose level");
-        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode & 0o222, 0, "{path}: writable object file ({mode:o})");
+        assert!(
+            listed.contains(&format!("{id} blob")),
+            "{path} is not in the pack"
+        );
+        assert!(!loose(&r, &id).exists(), "{path} was written loose too");
     }
     assert_eq!(
         r.git(&["cat-file", "blob", &format!("{}:link", ref_for(THREAD, 1))]),
         "text.txt"
     );
-
-    // core.looseCompression is honoured.
-    r.git(&["config", "core.looseCompression", "9"]);
-    r.write("level9.txt", &"nine ".repeat(1000));
-    r.t3(&["capture", "--thread", THREAD]).ok();
-    let id = r.git(&["rev-parse", &format!("{}:level9.txt", ref_for(THREAD, 2))]);
-    let raw = std::fs::read(r.root.join(".git/objects").join(&id[..2]).join(&id[2..])).unwrap();
-    assert_eq!(raw[..2], [0x78, 0xda]);
-
-    // core.sharedRepository: group-readable objects, as git makes them.
-    r.git(&["config", "core.sharedRepository", "group"]);
-    r.write("shared.txt", "shared\n");
-    r.t3(&["capture", "--thread", THREAD]).ok();
-    let id = r.git(&["rev-parse", &format!("{}:shared.txt", ref_for(THREAD, 3))]);
-    let mode = std::fs::metadata(r.root.join(".git/objects").join(&id[..2]).join(&id[2..]))
+    // The pack's entries at git's default loose level (the first entry's
+    // zlib header follows its type-and-size header).
+    assert_eq!(first_entry_zlib_header(&pack), [0x78, 0x01]);
+    // The commit and its note come after the tree: loose, as git writes them.
+    let commit = r.git(&["rev-parse", &ref_for(THREAD, 1)]);
+    let raw = std::fs::read(loose(&r, &commit)).unwrap();
+    assert_eq!(raw[..2], [0x78, 0x01], "git's default loose level");
+    let mode = std::fs::metadata(loose(&r, &commit))
         .unwrap()
         .permissions()
-        .mode();
+        .mode()
+        & 0o777;
+    assert_eq!(mode & 0o222, 0, "writable object file ({mode:o})");
+
+    // core.looseCompression is honoured, in the pack and loose.
+    r.git(&["config", "core.looseCompression", "9"]);
+    r.write("level9.txt", &"nine ".repeat(1000));
+    let pack = capture_into_one_pack(&r);
+    assert_eq!(first_entry_zlib_header(&pack), [0x78, 0xda]);
+    let commit = r.git(&["rev-parse", &ref_for(THREAD, 2)]);
+    assert_eq!(std::fs::read(loose(&r, &commit)).unwrap()[..2], [0x78, 0xda]);
+
+    // core.sharedRepository: loose, group-readable objects, as git makes them.
+    r.git(&["config", "core.sharedRepository", "group"]);
+    r.write("shared.txt", "shared\n");
+    let before = pack_names(&r);
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    assert_eq!(pack_names(&r), before, "a pack in a shared repository");
+    let id = r.git(&["rev-parse", &format!("{}:shared.txt", ref_for(THREAD, 3))]);
+    let mode = std::fs::metadata(loose(&r, &id)).unwrap().permissions().mode();
     assert_eq!(mode & 0o040, 0o040, "not group-readable: {mode:o}");
     r.git(&["fsck", "--strict", "--no-progress"]);
+}
+
+/// The loose object file of `id`.
+fn loose(r: &TestRepo, id: &str) -> std::path::PathBuf {
+    r.root.join(".git/objects").join(&id[..2]).join(&id[2..])
+}
+
+/// Capture a turn of `THREAD`, which must write exactly one pack; its path.
+fn capture_into_one_pack(r: &TestRepo) -> std::path::PathBuf {
+    let before = pack_names(r);
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let new: Vec<String> = pack_names(r)
+        .into_iter()
+        .filter(|p| !before.contains(p))
+        .collect();
+    assert_eq!(new.len(), 1, "one new pack: {new:?}");
+    r.root.join(".git/objects/pack").join(&new[0])
+}
+
+/// The `.pack` files of `r`.
+fn pack_names(r: &TestRepo) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(r.root.join(".git/objects/pack"))
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter(|n| n.ends_with(".pack"))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// The two zlib header bytes of the first entry of the pack at `path`.
+fn first_entry_zlib_header(path: &std::path::Path) -> [u8; 2] {
+    let raw = std::fs::read(path).unwrap();
+    assert_eq!(&raw[..4], b"PACK");
+    // After the 12-byte header, the entry's type-and-size bytes run until
+    // one without the high bit.
+    let mut at = 12;
+    while raw[at] & 0x80 != 0 {
+        at += 1;
+    }
+    [raw[at + 1], raw[at + 2]]
 }

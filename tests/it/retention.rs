@@ -330,7 +330,22 @@ fn loose_checkpoint(r: &TestRepo, thread: &str, n: usize) {
     for i in 0..n {
         r.write(&format!("many/{i}.txt"), &format!("file {i}\n"));
     }
+    let before = packs(r);
     r.t3(&["baseline", "--thread", thread]).ok();
+    // A capture writes its objects as a pack: made loose again, as an
+    // older git-t3 or many small captures would leave them.
+    for stem in packs(r).into_iter().filter(|p| !before.contains(p)) {
+        let pack = r.root.join(".git/objects/pack").join(&stem);
+        let moved = r.tmp().join(format!("{stem}.pack"));
+        std::fs::rename(pack.with_extension("pack"), &moved).unwrap();
+        std::fs::remove_file(pack.with_extension("idx")).unwrap();
+        r.git_input(
+            &r.root,
+            &["unpack-objects", "-q"],
+            &std::fs::read(&moved).unwrap(),
+        )
+        .ok();
+    }
 }
 
 fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
@@ -519,6 +534,53 @@ fn gc_is_started_at_most_once_an_hour_and_a_busy_lock_leaves_the_prune_due() {
     drop(held);
     r.t3(&["capture", "--thread", "t"]).ok();
     wait_for("the daily prune", || checkpoint_refs(&r, "ancient").is_empty());
+}
+
+/// The packs of `r` that `git gc --auto` counts (no `.keep`).
+fn packs(r: &TestRepo) -> Vec<String> {
+    let dir = r.root.join(".git/objects/pack");
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .map(|d| d.filter_map(|e| e.ok()?.file_name().into_string().ok()).collect())
+        .unwrap_or_default();
+    names
+        .iter()
+        .filter_map(|n| n.strip_suffix(".pack"))
+        .filter(|stem| !names.contains(&format!("{stem}.keep")))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn captures_write_a_pack_each_and_gc_folds_them_past_the_pack_limit() {
+    let r = TestRepo::seeded();
+    r.git(&["config", "gc.autoPackLimit", "3"]);
+    r.t3(&["baseline", "--thread", "t"]).ok();
+    let gc_stamp = r.root.join(".git/t3/gc-stamp");
+    let mut seen = packs(&r).len();
+    let mut i = 0u64;
+    // One pack a capture, until there are more than the limit.
+    while seen <= 3 {
+        r.write(&format!("src/f{i}.txt"), &format!("file {i}\n"));
+        r.t3(&["capture", "--thread", "t"]).ok();
+        if seen < 3 {
+            assert_eq!(packs(&r).len(), seen + 1, "capture {i} did not write one pack");
+        }
+        seen += 1;
+        i += 1;
+    }
+    // Past the limit: the capture started `git gc --auto`, which folds them.
+    wait_for("the background gc", || modified(&gc_stamp).is_some());
+    wait_for("the packs folded into one", || packs(&r).len() == 1);
+    assert!(
+        !std::fs::read_dir(r.root.join(".git/objects/pack"))
+            .unwrap()
+            .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".keep")),
+        "a capture left a .keep file"
+    );
+    r.git(&["fsck", "--strict", "--no-dangling"]);
+    let last = ref_for("t", i);
+    let blob = r.git(&["rev-parse", &format!("{last}:src/f{}.txt", i - 1)]);
+    assert_eq!(r.git(&["cat-file", "-p", blob.trim()]), format!("file {}", i - 1));
 }
 
 #[test]

@@ -1,0 +1,430 @@
+//! One pack for the objects of a capture, instead of a loose file each.
+//!
+//! A capture of a few changed files writes a few dozen objects: the blobs,
+//! every tree on their paths, the commit and its note. As loose objects
+//! each is a file to create in its fan-out folder (an inode to allocate, a
+//! rename, a write-out to wait for, a 4 KiB block for a few hundred bytes):
+//! most of a small capture's time went there. A [`PackSink`] gathers them
+//! instead, compressed as they come (on the hashing threads), and writes
+//! them as one pack and its index: two files, whatever the count.
+//!
+//! The files are git's own formats, pack version 2 (whole objects, no
+//! deltas) and index version 2, written to temporary files in
+//! `objects/pack` and renamed into place, the pack first and the index
+//! last (the index makes the pack visible), as `git index-pack` does. A
+//! `.keep` file is made before, and removed once the caller has published
+//! the refs naming the objects ([`PackSink::release`]): until then nothing
+//! reaches them, and `git repack -a -d` would drop them. `git gc --auto`
+//! folds the packs together when there are more than `gc.autoPackLimit`
+//! (see `retention::maintenance`).
+//!
+//! Memory stays bounded: past [`SPILL_BYTES`] of compressed data, what was
+//! gathered is written as a pack at once and gathering starts anew.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use gix::ObjectId;
+use gix::zlib::Compression;
+
+use crate::repo::loose::zlib;
+
+/// Compressed bytes gathered before they are written as a pack.
+pub const SPILL_BYTES: usize = 32 << 20;
+
+/// An object ready for a pack: its entry (header and zlib stream) and the
+/// entry's CRC-32, as the index keeps it.
+struct Entry {
+    id: ObjectId,
+    crc: u32,
+    bytes: Vec<u8>,
+}
+
+#[derive(Default)]
+struct Gathered {
+    entries: Vec<Entry>,
+    /// Every id gathered or written by this sink.
+    ids: HashSet<ObjectId>,
+    bytes: usize,
+    /// The packs written (pack, index) and their `.keep` files.
+    written: Vec<Written>,
+}
+
+/// One pack on disk.
+#[derive(Debug, Clone)]
+pub struct Written {
+    /// The pack file.
+    pub pack: PathBuf,
+    /// Its index.
+    pub index: PathBuf,
+    /// The `.keep` file made for it, while it is ours to remove.
+    keep: Option<PathBuf>,
+}
+
+/// Objects gathered for one pack, from any thread.
+pub struct PackSink {
+    pack_dir: PathBuf,
+    level: Compression,
+    /// Compressed bytes gathered before they are written ([`SPILL_BYTES`]).
+    spill: usize,
+    hash: gix::hash::Kind,
+    gathered: Mutex<Gathered>,
+}
+
+impl std::fmt::Debug for PackSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PackSink")
+            .field("pack_dir", &self.pack_dir)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PackSink {
+    /// A sink writing into `objects/pack` of the objects folder `objects`.
+    pub fn new(objects: &Path, level: Compression, hash: gix::hash::Kind) -> Arc<PackSink> {
+        Arc::new(PackSink {
+            pack_dir: objects.join("pack"),
+            level,
+            spill: SPILL_BYTES,
+            hash,
+            gathered: Mutex::new(Gathered::default()),
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Gathered> {
+        self.gathered
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Whether object `id` was gathered or written here.
+    pub fn holds(&self, id: &ObjectId) -> bool {
+        self.lock().ids.contains(id)
+    }
+
+    /// Gather object `id` of `kind` holding `data` (its id computed by the
+    /// caller). Compressed here, on the caller's thread.
+    pub fn add(&self, kind: gix::objs::Kind, data: &[u8], id: ObjectId) -> std::io::Result<()> {
+        if self.holds(&id) {
+            return Ok(());
+        }
+        let mut bytes = entry_header(kind, data.len() as u64);
+        bytes.extend_from_slice(&zlib(self.level, &[data])?);
+        let crc = crc32fast::hash(&bytes);
+        let mut g = self.lock();
+        if !g.ids.insert(id) {
+            return Ok(());
+        }
+        g.bytes += bytes.len();
+        g.entries.push(Entry { id, crc, bytes });
+        if g.bytes >= self.spill {
+            self.write_gathered(&mut g)?;
+        }
+        Ok(())
+    }
+
+    /// Write what was gathered as a pack (nothing when nothing was): its
+    /// objects are readable once this returns.
+    pub fn seal(&self) -> std::io::Result<()> {
+        let mut g = self.lock();
+        self.write_gathered(&mut g)
+    }
+
+    /// The packs written so far, to flush.
+    pub fn written(&self) -> Vec<PathBuf> {
+        self.lock()
+            .written
+            .iter()
+            .flat_map(|w| [w.pack.clone(), w.index.clone()])
+            .collect()
+    }
+
+    /// Remove the `.keep` files: the refs naming the objects are published
+    /// (or the objects are not needed). A file already gone is fine.
+    pub fn release(&self) {
+        for w in &mut self.lock().written {
+            if let Some(keep) = w.keep.take() {
+                let _ = std::fs::remove_file(keep);
+            }
+        }
+    }
+
+    fn write_gathered(&self, g: &mut Gathered) -> std::io::Result<()> {
+        if g.entries.is_empty() {
+            return Ok(());
+        }
+        let entries = std::mem::take(&mut g.entries);
+        g.bytes = 0;
+        let written = write_pack(&self.pack_dir, self.hash, &entries)?;
+        g.written.push(written);
+        Ok(())
+    }
+}
+
+impl Drop for PackSink {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+/// A pack entry's header: the type and the size, 4 bits then 7 at a time.
+fn entry_header(kind: gix::objs::Kind, size: u64) -> Vec<u8> {
+    let code: u8 = match kind {
+        gix::objs::Kind::Commit => 1,
+        gix::objs::Kind::Tree => 2,
+        gix::objs::Kind::Blob => 3,
+        gix::objs::Kind::Tag => 4,
+    };
+    let mut out = Vec::with_capacity(10);
+    // The low four bits of the size fit: the mask keeps the cast lossless.
+    let mut byte = (code << 4) | (size & 0x0f) as u8;
+    let mut rest = size >> 4;
+    while rest != 0 {
+        out.push(byte | 0x80);
+        byte = (rest & 0x7f) as u8;
+        rest >>= 7;
+    }
+    out.push(byte);
+    out
+}
+
+/// A hasher that also writes what it hashes to `out`.
+struct Hashing<W> {
+    out: W,
+    hasher: gix::hash::Hasher,
+}
+
+impl<W: std::io::Write> Hashing<W> {
+    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.hasher.update(bytes);
+        self.out.write_all(bytes)
+    }
+
+    /// Write the checksum of everything so far, and return it with the writer.
+    fn finish(mut self) -> std::io::Result<(ObjectId, W)> {
+        let sum = self.hasher.try_finalize().map_err(std::io::Error::other)?;
+        self.out.write_all(sum.as_slice())?;
+        Ok((sum, self.out))
+    }
+}
+
+fn temp_in(dir: &Path, prefix: &str) -> std::io::Result<tempfile::NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(prefix);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        builder.permissions(std::fs::Permissions::from_mode(0o444));
+    }
+    builder.tempfile_in(dir)
+}
+
+/// Write `entries` as a pack and its index into `pack_dir`.
+fn write_pack(pack_dir: &Path, hash: gix::hash::Kind, entries: &[Entry]) -> std::io::Result<Written> {
+    match std::fs::create_dir(pack_dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let count = u32::try_from(entries.len()).map_err(std::io::Error::other)?;
+    // The pack: header, entries, checksum.
+    let pack_tmp = temp_in(pack_dir, "tmp_pack_")?;
+    let mut offsets = Vec::with_capacity(entries.len());
+    let mut w = Hashing {
+        out: std::io::BufWriter::with_capacity(64 << 10, pack_tmp),
+        hasher: gix::hash::hasher(hash),
+    };
+    w.put(b"PACK")?;
+    w.put(&2u32.to_be_bytes())?;
+    w.put(&count.to_be_bytes())?;
+    let mut offset: u64 = 12;
+    for e in entries {
+        offsets.push(offset);
+        w.put(&e.bytes)?;
+        offset += e.bytes.len() as u64;
+    }
+    let (pack_sum, out) = w.finish()?;
+    let pack_tmp = out.into_inner().map_err(std::io::IntoInnerError::into_error)?;
+
+    // The index: fan-out table, sorted ids, CRCs, offsets, checksums.
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by(|a, b| entries[*a].id.cmp(&entries[*b].id));
+    let idx_tmp = temp_in(pack_dir, "tmp_idx_")?;
+    let mut w = Hashing {
+        out: std::io::BufWriter::with_capacity(64 << 10, idx_tmp),
+        hasher: gix::hash::hasher(hash),
+    };
+    w.put(b"\xfftOc")?;
+    w.put(&2u32.to_be_bytes())?;
+    let mut fanout = [0u32; 256];
+    for e in entries {
+        let first = e.id.as_slice().first().copied().unwrap_or(0);
+        fanout[usize::from(first)] += 1;
+    }
+    let mut total = 0u32;
+    for n in fanout {
+        total += n;
+        w.put(&total.to_be_bytes())?;
+    }
+    for &i in &order {
+        w.put(entries[i].id.as_slice())?;
+    }
+    for &i in &order {
+        w.put(&entries[i].crc.to_be_bytes())?;
+    }
+    let mut large = Vec::new();
+    for &i in &order {
+        let off = offsets[i];
+        match u32::try_from(off).ok().filter(|o| *o < 0x8000_0000) {
+            Some(o) => w.put(&o.to_be_bytes())?,
+            None => {
+                let at = u32::try_from(large.len()).map_err(std::io::Error::other)?;
+                w.put(&(at | 0x8000_0000).to_be_bytes())?;
+                large.push(off);
+            }
+        }
+    }
+    for off in large {
+        w.put(&off.to_be_bytes())?;
+    }
+    w.put(pack_sum.as_slice())?;
+    let (_, out) = w.finish()?;
+    let idx_tmp = out.into_inner().map_err(std::io::IntoInnerError::into_error)?;
+
+    let base = pack_dir.join(format!("pack-{}", pack_sum.to_hex()));
+    let (pack, index, keep) = (
+        base.with_extension("pack"),
+        base.with_extension("idx"),
+        base.with_extension("keep"),
+    );
+    // Ours until the caller's refs name the objects: `git repack -a -d`
+    // leaves a kept pack alone. Already there: someone else's, not ours
+    // to remove.
+    let keep = match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&keep)
+    {
+        Ok(_) => Some(keep),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => None,
+        Err(e) => return Err(e),
+    };
+    // The same pack already there (same objects, same order) is kept as
+    // it is; the index last, as it makes the pack visible.
+    let placed = persist(pack_tmp, &pack).and_then(|()| persist(idx_tmp, &index));
+    if let Err(e) = placed {
+        if let Some(k) = &keep {
+            let _ = std::fs::remove_file(k);
+        }
+        return Err(e);
+    }
+    Ok(Written { pack, index, keep })
+}
+
+fn persist(tmp: tempfile::NamedTempFile, path: &Path) -> std::io::Result<()> {
+    if path.is_file() {
+        return Ok(());
+    }
+    match tmp.persist(path) {
+        Ok(_) => Ok(()),
+        Err(_) if path.is_file() => Ok(()),
+        Err(e) => Err(e.error),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    fn git(dir: &Path, args: &[&str]) -> Vec<u8> {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    }
+
+    #[test]
+    fn gathered_objects_become_packs_git_reads_spilling_past_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        git(dir.path(), &["init", "-q"]);
+        let objects = dir.path().join(".git/objects");
+        let sink = Arc::new(PackSink {
+            pack_dir: objects.join("pack"),
+            level: Compression::BEST_SPEED,
+            spill: 4000,
+            hash: gix::hash::Kind::Sha1,
+            gathered: Mutex::new(Gathered::default()),
+        });
+        let mut objs = Vec::new();
+        let mut seed = 7u64;
+        for i in 0..12usize {
+            // Incompressible bytes, of every size class of the entry header.
+            let len = [0, 1, 15, 16, 127, 2048, 5000][i % 7] + i;
+            let data: Vec<u8> = (0..len)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    seed as u8
+                })
+                .collect();
+            let id = gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, &data).unwrap();
+            sink.add(gix::objs::Kind::Blob, &data, id).unwrap();
+            // Twice: gathered once.
+            sink.add(gix::objs::Kind::Blob, &data, id).unwrap();
+            assert!(sink.holds(&id));
+            objs.push((id, data));
+        }
+        sink.seal().unwrap();
+        let files = sink.written();
+        assert!(files.len() > 2, "no spill: {files:?}");
+        let mut listed = String::new();
+        for f in files.iter().filter(|f| f.extension().is_some_and(|e| e == "idx")) {
+            listed.push_str(&String::from_utf8_lossy(&git(
+                dir.path(),
+                &["verify-pack", "-v", &f.to_string_lossy()],
+            )));
+            assert!(f.with_extension("keep").exists(), "not kept before release");
+        }
+        for (id, data) in &objs {
+            let hex = id.to_hex().to_string();
+            assert_eq!(
+                listed.matches(&format!("{hex} blob")).count(),
+                1,
+                "{hex} not in one pack"
+            );
+            assert_eq!(&git(dir.path(), &["cat-file", "blob", &hex]), data);
+        }
+        // The sealed sink writes nothing more; release drops the keeps.
+        sink.seal().unwrap();
+        assert_eq!(sink.written(), files);
+        sink.release();
+        assert!(files.iter().all(|f| !f.with_extension("keep").exists()));
+        git(dir.path(), &["fsck", "--strict", "--no-dangling"]);
+    }
+
+    #[test]
+    fn entry_headers_are_gits() {
+        // A blob of 5 bytes: type 3, size in the low nibble.
+        assert_eq!(entry_header(gix::objs::Kind::Blob, 5), vec![0x35]);
+        // 300 = 0b1_0010_1100: low nibble 0xc, then 0b1_0010 = 18.
+        assert_eq!(
+            entry_header(gix::objs::Kind::Tree, 300),
+            vec![0x80 | 0x20 | 0x0c, 18]
+        );
+        assert_eq!(entry_header(gix::objs::Kind::Commit, 0), vec![0x10]);
+        // 16 needs a second byte holding 1.
+        assert_eq!(entry_header(gix::objs::Kind::Blob, 16), vec![0x80 | 0x30, 1]);
+    }
+}
