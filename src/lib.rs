@@ -22,6 +22,8 @@ pub mod fault;
 pub mod interrupt;
 pub mod model;
 pub mod repo;
+#[cfg(test)]
+mod testing;
 pub mod trace;
 
 pub mod diff;

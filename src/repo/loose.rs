@@ -16,7 +16,7 @@
 
 use std::cell::RefCell;
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use gix::ObjectId;
 use gix::zlib::stream::deflate::{Compress, FlushCompress};
@@ -68,39 +68,21 @@ impl LooseWriter {
         let hex = id.to_hex().to_string();
         let (fan, name) = hex.split_at(2);
         let dir = self.objects.join(fan);
-        let mut builder = tempfile::Builder::new();
-        builder.prefix("tmp_obj_");
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt as _;
-            builder.permissions(std::fs::Permissions::from_mode(0o444));
-        }
-        let mut tmp = builder.tempfile_in(&self.objects)?;
+        let mut tmp = read_only_temp(&self.objects, "tmp_obj_")?;
         tmp.write_all(&compressed)?;
-        match std::fs::create_dir(&dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(e),
-        }
-        let path = dir.join(name);
-        match tmp.persist(&path) {
-            Ok(_) => Ok(()),
-            // Written by another process meanwhile (where a rename does
-            // not replace a file): the same bytes.
-            Err(_) if path.is_file() => Ok(()),
-            Err(e) => Err(e.error),
-        }
+        create_dir(&dir)?;
+        persist(tmp, &dir.join(name))
     }
 
     /// The zlib stream of the object's header and data, with this thread's
     /// deflate stream.
     fn compress(&self, kind: gix::objs::Kind, data: &[u8]) -> std::io::Result<Vec<u8>> {
         let header = gix::objs::encode::loose_header(kind, data.len() as u64);
-        zlib(self.level, &[&header, data])
+        zlib(self.level, &header, data)
     }
 
     /// The objects folder written to.
-    pub(crate) fn objects_dir(&self) -> &std::path::Path {
+    pub(crate) fn objects_dir(&self) -> &Path {
         &self.objects
     }
 
@@ -110,9 +92,41 @@ impl LooseWriter {
     }
 }
 
-/// The zlib stream of `parts` one after the other, with this thread's
-/// deflate stream at `level`.
-pub(crate) fn zlib(level: Compression, parts: &[&[u8]]) -> std::io::Result<Vec<u8>> {
+/// A temporary file in `dir`, read-only once closed (as git leaves object
+/// and pack files).
+pub(crate) fn read_only_temp(dir: &Path, prefix: &str) -> std::io::Result<tempfile::NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(prefix);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        builder.permissions(std::fs::Permissions::from_mode(0o444));
+    }
+    builder.tempfile_in(dir)
+}
+
+/// Create the folder `dir` unless it is there.
+pub(crate) fn create_dir(dir: &Path) -> std::io::Result<()> {
+    match std::fs::create_dir(dir) {
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// Rename `tmp` to `path`; a file there already (written by another
+/// process meanwhile, where a rename does not replace a file) holds the
+/// same bytes, as the name is their checksum.
+pub(crate) fn persist(tmp: tempfile::NamedTempFile, path: &Path) -> std::io::Result<()> {
+    match tmp.persist(path) {
+        Ok(_) => Ok(()),
+        Err(_) if path.is_file() => Ok(()),
+        Err(e) => Err(e.error),
+    }
+}
+
+/// The zlib stream of `header` then `data`, with this thread's deflate
+/// stream at `level`.
+pub(crate) fn zlib(level: Compression, header: &[u8], data: &[u8]) -> std::io::Result<Vec<u8>> {
     DEFLATE.with(|cell| {
         let mut slot = cell.borrow_mut();
         let compress = match &mut *slot {
@@ -122,20 +136,9 @@ pub(crate) fn zlib(level: Compression, parts: &[&[u8]]) -> std::io::Result<Vec<u
             }
             other => &mut other.insert((level, Compress::new(level))).1,
         };
-        let len: usize = parts.iter().map(|p| p.len()).sum();
-        let mut out = Vec::with_capacity(64 + len + len / 1000);
-        let last = parts.len().saturating_sub(1);
-        for (i, part) in parts.iter().enumerate() {
-            let flush = if i == last {
-                FlushCompress::Finish
-            } else {
-                FlushCompress::None
-            };
-            deflate(compress, part, &mut out, flush)?;
-        }
-        if parts.is_empty() {
-            deflate(compress, &[], &mut out, FlushCompress::Finish)?;
-        }
+        let mut out = Vec::with_capacity(64 + data.len() + data.len() / 1000);
+        deflate(compress, header, &mut out, FlushCompress::None)?;
+        deflate(compress, data, &mut out, FlushCompress::Finish)?;
         Ok(out)
     })
 }

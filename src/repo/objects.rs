@@ -4,7 +4,6 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeSet, HashSet};
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use gix::ObjectId;
@@ -73,8 +72,6 @@ pub struct Recorder<'r> {
     sink: ObjectSink,
     /// Whether the pack, if any, was written: what comes after goes loose.
     sealed: Cell<bool>,
-    /// How many of the pack's files were flushed already.
-    flushed_packs: Cell<usize>,
 }
 
 /// Where an object is written: into a pack being gathered, else loose with
@@ -148,7 +145,6 @@ impl<'r> Recorder<'r> {
             known: RefCell::new(HashSet::new()),
             sink,
             sealed: Cell::new(false),
-            flushed_packs: Cell::new(0),
         }
     }
 
@@ -171,9 +167,7 @@ impl<'r> Recorder<'r> {
             && !self.sealed.replace(true)
         {
             let _t = crate::trace::span("write pack");
-            let dir = self.repo.objects.store_ref().path().join("pack");
-            pack.seal()
-                .context(|| format!("could not write a pack in {}", dir.display()))?;
+            pack.seal()?;
         }
         Ok(())
     }
@@ -220,15 +214,7 @@ impl<'r> Recorder<'r> {
         let ids: Vec<ObjectId> = std::mem::take(&mut *self.written.borrow_mut())
             .into_iter()
             .collect();
-        let packs: Vec<PathBuf> = match &self.sink.pack {
-            Some(p) => {
-                let all = p.written();
-                let new = all.get(self.flushed_packs.get()..).unwrap_or_default().to_vec();
-                self.flushed_packs.set(all.len());
-                new
-            }
-            None => Vec::new(),
-        };
+        let packs = self.sink.pack.as_ref().map(|p| p.unflushed()).unwrap_or_default();
         durable::sync_objects(self.repo, &ids, &packs)
     }
 }

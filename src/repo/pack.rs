@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex};
 use gix::ObjectId;
 use gix::zlib::Compression;
 
-use crate::repo::loose::zlib;
+use crate::repo::loose::{create_dir, persist, read_only_temp, zlib};
 
 /// Compressed bytes gathered before they are written as a pack.
 pub const SPILL_BYTES: usize = 32 << 20;
@@ -49,6 +49,8 @@ struct Gathered {
     bytes: usize,
     /// The packs written (pack, index) and their `.keep` files.
     written: Vec<Written>,
+    /// How many of `written` were handed out to flush.
+    flushed: usize,
 }
 
 /// One pack on disk.
@@ -110,7 +112,7 @@ impl PackSink {
             return Ok(());
         }
         let mut bytes = entry_header(kind, data.len() as u64);
-        bytes.extend_from_slice(&zlib(self.level, &[data])?);
+        bytes.extend_from_slice(&zlib(self.level, &[], data)?);
         let crc = crc32fast::hash(&bytes);
         let mut g = self.lock();
         if !g.ids.insert(id) {
@@ -126,18 +128,25 @@ impl PackSink {
 
     /// Write what was gathered as a pack (nothing when nothing was): its
     /// objects are readable once this returns.
-    pub fn seal(&self) -> std::io::Result<()> {
+    pub fn seal(&self) -> crate::error::Result<()> {
+        use crate::error::Context as _;
         let mut g = self.lock();
         self.write_gathered(&mut g)
+            .context(|| format!("could not write a pack in {}", self.pack_dir.display()))
     }
 
-    /// The packs written so far, to flush.
-    pub fn written(&self) -> Vec<PathBuf> {
-        self.lock()
-            .written
-            .iter()
-            .flat_map(|w| [w.pack.clone(), w.index.clone()])
-            .collect()
+    /// The files of the packs written since the last call, to flush.
+    pub fn unflushed(&self) -> Vec<PathBuf> {
+        let mut g = self.lock();
+        let new = files(g.written.get(g.flushed..).unwrap_or_default());
+        g.flushed = g.written.len();
+        new
+    }
+
+    /// The files of every pack written.
+    #[cfg(test)]
+    fn written(&self) -> Vec<PathBuf> {
+        files(&self.lock().written)
     }
 
     /// Remove the `.keep` files: the refs naming the objects are published
@@ -160,6 +169,14 @@ impl PackSink {
         g.written.push(written);
         Ok(())
     }
+}
+
+/// The pack and index files of `written`.
+fn files(written: &[Written]) -> Vec<PathBuf> {
+    written
+        .iter()
+        .flat_map(|w| [w.pack.clone(), w.index.clone()])
+        .collect()
 }
 
 impl Drop for PackSink {
@@ -209,27 +226,12 @@ impl<W: std::io::Write> Hashing<W> {
     }
 }
 
-fn temp_in(dir: &Path, prefix: &str) -> std::io::Result<tempfile::NamedTempFile> {
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(prefix);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        builder.permissions(std::fs::Permissions::from_mode(0o444));
-    }
-    builder.tempfile_in(dir)
-}
-
 /// Write `entries` as a pack and its index into `pack_dir`.
 fn write_pack(pack_dir: &Path, hash: gix::hash::Kind, entries: &[Entry]) -> std::io::Result<Written> {
-    match std::fs::create_dir(pack_dir) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(e),
-    }
+    create_dir(pack_dir)?;
     let count = u32::try_from(entries.len()).map_err(std::io::Error::other)?;
     // The pack: header, entries, checksum.
-    let pack_tmp = temp_in(pack_dir, "tmp_pack_")?;
+    let pack_tmp = read_only_temp(pack_dir, "tmp_pack_")?;
     let mut offsets = Vec::with_capacity(entries.len());
     let mut w = Hashing {
         out: std::io::BufWriter::with_capacity(64 << 10, pack_tmp),
@@ -250,7 +252,7 @@ fn write_pack(pack_dir: &Path, hash: gix::hash::Kind, entries: &[Entry]) -> std:
     // The index: fan-out table, sorted ids, CRCs, offsets, checksums.
     let mut order: Vec<usize> = (0..entries.len()).collect();
     order.sort_by(|a, b| entries[*a].id.cmp(&entries[*b].id));
-    let idx_tmp = temp_in(pack_dir, "tmp_idx_")?;
+    let idx_tmp = read_only_temp(pack_dir, "tmp_idx_")?;
     let mut w = Hashing {
         out: std::io::BufWriter::with_capacity(64 << 10, idx_tmp),
         hasher: gix::hash::hasher(hash),
@@ -311,8 +313,16 @@ fn write_pack(pack_dir: &Path, hash: gix::hash::Kind, entries: &[Entry]) -> std:
         Err(e) => return Err(e),
     };
     // The same pack already there (same objects, same order) is kept as
-    // it is; the index last, as it makes the pack visible.
-    let placed = persist(pack_tmp, &pack).and_then(|()| persist(idx_tmp, &index));
+    // it is, not replaced under a reader that maps it; the index last, as
+    // it makes the pack visible.
+    let place = |tmp, path: &Path| {
+        if path.is_file() {
+            Ok(())
+        } else {
+            persist(tmp, path)
+        }
+    };
+    let placed = place(pack_tmp, &pack).and_then(|()| place(idx_tmp, &index));
     if let Err(e) = placed {
         if let Some(k) = &keep {
             let _ = std::fs::remove_file(k);
@@ -322,37 +332,10 @@ fn write_pack(pack_dir: &Path, hash: gix::hash::Kind, entries: &[Entry]) -> std:
     Ok(Written { pack, index, keep })
 }
 
-fn persist(tmp: tempfile::NamedTempFile, path: &Path) -> std::io::Result<()> {
-    if path.is_file() {
-        return Ok(());
-    }
-    match tmp.persist(path) {
-        Ok(_) => Ok(()),
-        Err(_) if path.is_file() => Ok(()),
-        Err(e) => Err(e.error),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::process::Command;
-
-    fn git(dir: &Path, args: &[&str]) -> Vec<u8> {
-        let out = Command::new("git")
-            .args(args)
-            .current_dir(dir)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
-    }
+    use crate::testing::git;
 
     #[test]
     fn gathered_objects_become_packs_git_reads_spilling_past_the_limit() {

@@ -103,17 +103,20 @@ pub fn due(repo: &gix::Repository) -> Due {
 
 /// `gc.auto`: the loose objects git tolerates before packing (`None`: off).
 fn gc_auto(repo: &gix::Repository) -> Option<u64> {
-    match repo.config_snapshot().try_integer("gc.auto") {
-        Ok(None) | Err(_) => Some(DEFAULT_GC_AUTO),
-        Ok(Some(n)) => u64::try_from(n).ok().filter(|n| *n > 0),
-    }
+    limit(repo, "gc.auto", DEFAULT_GC_AUTO)
 }
 
 /// `gc.autoPackLimit`: the packs git tolerates before folding them into
 /// one (`None`: off).
 fn auto_pack_limit(repo: &gix::Repository) -> Option<u64> {
-    match repo.config_snapshot().try_integer("gc.autoPackLimit") {
-        Ok(None) | Err(_) => Some(DEFAULT_AUTO_PACK_LIMIT),
+    limit(repo, "gc.autoPackLimit", DEFAULT_AUTO_PACK_LIMIT)
+}
+
+/// A limit setting as git reads it: `default` when unset or unreadable,
+/// off (`None`) at zero or below.
+fn limit(repo: &gix::Repository, key: &str, default: u64) -> Option<u64> {
+    match repo.config_snapshot().try_integer(key) {
+        Ok(None) | Err(_) => Some(default),
         Ok(Some(n)) => u64::try_from(n).ok().filter(|n| *n > 0),
     }
 }

@@ -962,17 +962,7 @@ mod tests {
 
     // --- configuration ----------------------------------------------------
 
-    fn git(dir: &Path, args: &[&str]) {
-        let status = Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(args)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .status()
-            .unwrap();
-        assert!(status.success(), "git {args:?}");
-    }
+    use crate::testing::git;
 
     fn configured_with(config: &[(&str, &str)]) -> (Option<Watcher>, Option<String>) {
         let dir = tempfile::tempdir().unwrap();

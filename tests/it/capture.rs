@@ -466,9 +466,9 @@ fn objects_are_written_as_git_writes_them_in_one_pack_per_capture() {
     // core.sharedRepository: loose, group-readable objects, as git makes them.
     r.git(&["config", "core.sharedRepository", "group"]);
     r.write("shared.txt", "shared\n");
-    let before = pack_names(&r);
+    let before = r.packs();
     r.t3(&["capture", "--thread", THREAD]).ok();
-    assert_eq!(pack_names(&r), before, "a pack in a shared repository");
+    assert_eq!(r.packs(), before, "a pack in a shared repository");
     let id = r.git(&["rev-parse", &format!("{}:shared.txt", ref_for(THREAD, 3))]);
     let mode = std::fs::metadata(loose(&r, &id)).unwrap().permissions().mode();
     assert_eq!(mode & 0o040, 0o040, "not group-readable: {mode:o}");
@@ -482,27 +482,11 @@ fn loose(r: &TestRepo, id: &str) -> std::path::PathBuf {
 
 /// Capture a turn of `THREAD`, which must write exactly one pack; its path.
 fn capture_into_one_pack(r: &TestRepo) -> std::path::PathBuf {
-    let before = pack_names(r);
+    let before = r.packs();
     r.t3(&["capture", "--thread", THREAD]).ok();
-    let new: Vec<String> = pack_names(r)
-        .into_iter()
-        .filter(|p| !before.contains(p))
-        .collect();
+    let new: Vec<String> = r.packs().into_iter().filter(|p| !before.contains(p)).collect();
     assert_eq!(new.len(), 1, "one new pack: {new:?}");
-    r.root.join(".git/objects/pack").join(&new[0])
-}
-
-/// The `.pack` files of `r`.
-fn pack_names(r: &TestRepo) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(r.root.join(".git/objects/pack"))
-        .map(|d| {
-            d.filter_map(|e| e.ok()?.file_name().into_string().ok())
-                .filter(|n| n.ends_with(".pack"))
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    names
+    r.root.join(".git/objects/pack").join(format!("{}.pack", new[0]))
 }
 
 /// The two zlib header bytes of the first entry of the pack at `path`.

@@ -11,6 +11,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("interrupt", 0),
     ("trace", 0),
     ("atomic", 0),
+    ("testing", 0),
     ("model", 0),
     ("repo", 1),
     ("store", 2),

@@ -539,14 +539,9 @@ fn gc_is_started_at_most_once_an_hour_and_a_busy_lock_leaves_the_prune_due() {
 /// The packs of `r` that `git gc --auto` counts (no `.keep`).
 fn packs(r: &TestRepo) -> Vec<String> {
     let dir = r.root.join(".git/objects/pack");
-    let names: Vec<String> = std::fs::read_dir(&dir)
-        .map(|d| d.filter_map(|e| e.ok()?.file_name().into_string().ok()).collect())
-        .unwrap_or_default();
-    names
-        .iter()
-        .filter_map(|n| n.strip_suffix(".pack"))
-        .filter(|stem| !names.contains(&format!("{stem}.keep")))
-        .map(str::to_owned)
+    r.packs()
+        .into_iter()
+        .filter(|stem| !dir.join(format!("{stem}.keep")).exists())
         .collect()
 }
 

@@ -203,6 +203,19 @@ impl TestRepo {
         self._tmp.path()
     }
 
+    /// The packs in `.git/objects/pack`, by name without `.pack`, sorted.
+    pub fn packs(&self) -> Vec<String> {
+        let mut stems: Vec<String> = std::fs::read_dir(self.root.join(".git/objects/pack"))
+            .map(|d| {
+                d.filter_map(|e| e.ok()?.file_name().into_string().ok())
+                    .filter_map(|n| n.strip_suffix(".pack").map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        stems.sort();
+        stems
+    }
+
     fn command(&self, program: &Path, args: &[&str], cwd: &Path) -> Command {
         let mut c = Command::new(program);
         c.args(args).current_dir(cwd).env_clear();
