@@ -12,6 +12,7 @@
 pub mod blob_stream;
 pub mod disk;
 pub mod durable;
+pub mod index_file;
 pub mod inflight;
 pub mod lock;
 pub mod loose;

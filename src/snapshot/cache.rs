@@ -14,7 +14,13 @@ use super::hash::Untracked;
 use crate::error::{Context as _, Result};
 
 /// The first line of the meta file; another line means another format.
-const CACHE_VERSION: &str = "t3-cache 1";
+const CACHE_VERSION: &str = "t3-cache 2";
+
+/// The two files `index.tracked` alternates between: each capture writes
+/// the one the meta file does not name, over its old bytes (five times
+/// faster than a new file at 100,000 entries: no blocks to allocate), and
+/// the meta file, written last, names it.
+const TRACKED_SLOTS: [&str; 2] = ["index.tracked", "index.tracked.alt"];
 
 /// The cache as the last capture left it.
 pub(super) struct Cache {
@@ -24,6 +30,8 @@ pub(super) struct Cache {
     pub(super) tree: ObjectId,
     /// `index.tracked`: HEAD's paths with the id, mode and stat last captured.
     pub(super) tracked: gix::index::File,
+    /// Which of [`TRACKED_SLOTS`] it was read from.
+    tracked_slot: usize,
     /// `index.untracked`: the untracked, not ignored files last captured.
     pub(super) untracked: gix::index::File,
     /// The identity of the `index.dirs` written with them, if one was.
@@ -65,7 +73,10 @@ impl Cache {
         let id = |s: String| ObjectId::from_hex(s.as_bytes()).ok();
         let head = id(field("head")?)?;
         let tree = id(field("tree")?)?;
-        let tracked_id = field("tracked")?;
+        let (slot_name, tracked_id) = field("tracked")?
+            .split_once(' ')
+            .map(|(a, b)| (a.to_owned(), b.to_owned()))?;
+        let tracked_slot = TRACKED_SLOTS.iter().position(|s| *s == slot_name)?;
         let untracked_id = field("untracked")?;
         let open = |name: &str, identity: String| -> Option<gix::index::File> {
             let path = dir.join(name);
@@ -91,11 +102,30 @@ impl Cache {
         Some(Cache {
             head,
             tree,
-            tracked: open("index.tracked", tracked_id)?,
+            tracked: open(TRACKED_SLOTS[tracked_slot], tracked_id)?,
+            tracked_slot,
             untracked: open("index.untracked", untracked_id)?,
             dirs,
             watch,
         })
+    }
+}
+
+/// Where the next `index.tracked` goes: the slot the cache `last` was not
+/// read from.
+pub(super) fn next_tracked_path(dir: &Path, last: Option<&Cache>) -> PathBuf {
+    let next = last.map_or(0, |c| 1 - c.tracked_slot.min(1));
+    dir.join(TRACKED_SLOTS[next])
+}
+
+impl Cache {
+    /// Take `index.tracked` out, leaving an empty index in its place.
+    pub(super) fn take_tracked(&mut self) -> gix::index::File {
+        let empty = gix::index::File::from_state(
+            gix::index::State::new(self.tracked.object_hash()),
+            self.tracked.path().to_owned(),
+        );
+        std::mem::replace(&mut self.tracked, empty)
     }
 }
 
@@ -181,7 +211,7 @@ impl CacheWrite {
         tree: ObjectId,
         tracked: gix::index::File,
         untracked: &[Untracked],
-        dirs: Option<(super::untracked::DirCache, Option<Watch>)>,
+        dirs: Option<(super::untracked::NextDirs, Option<Watch>)>,
     ) -> CacheWrite {
         let mut state = gix::index::State::new(tracked.object_hash());
         for f in untracked {
@@ -196,7 +226,11 @@ impl CacheWrite {
                 // The watcher's token goes only with the listings it was taken for.
                 let (dirs, watch) = dirs.map_or((None, None), |(d, w)| (Some(d), w));
                 let dirs_saved = match dirs {
-                    Some(d) => d.save(&dirs_path).map(|()| file_identity(&dirs_path)),
+                    Some(super::untracked::NextDirs::Save(d)) => {
+                        d.save(&dirs_path).map(|()| file_identity(&dirs_path))
+                    }
+                    // Unchanged: the same file (the lock keeps others from writing it).
+                    Some(super::untracked::NextDirs::Keep { .. }) => Ok(file_identity(&dirs_path)),
                     None => std::fs::remove_file(&dirs_path).or(Ok(())).map(|()| None),
                 };
                 let dirs_id = dirs_saved.unwrap_or_else(|e| {
@@ -237,6 +271,7 @@ impl Drop for CacheWrite {
         // Closing the gate unopened tells the writer to stop before the meta file.
         drop(self.gate.take());
         if let Some(handle) = self.thread.take() {
+            let _t = crate::trace::span("wait for the cache write");
             let _ = handle.join();
         }
     }
@@ -253,15 +288,27 @@ fn save(
     gate: &std::sync::mpsc::Receiver<()>,
 ) -> Result<()> {
     std::fs::create_dir_all(dir).context(|| format!("could not create {}", dir.display()))?;
-    let tracked_id = write_stamped(&mut tracked, walk_started)?;
-    let untracked_id = write_stamped(&mut untracked, walk_started)?;
+    let slot = tracked
+        .path()
+        .file_name()
+        .and_then(|n| n.to_str())
+        .filter(|n| TRACKED_SLOTS.contains(n))
+        .ok_or_else(|| {
+            crate::Error::Internal(format!(
+                "not a slot of index.tracked: {}",
+                tracked.path().display()
+            ))
+        })?
+        .to_owned();
+    let tracked_id = write_stamped(&mut tracked, walk_started, Replace::InPlace)?;
+    let untracked_id = write_stamped(&mut untracked, walk_started, Replace::Rename)?;
     if gate.recv().is_err() {
         crate::trace::note(|| "capture cache not kept: its objects were not flushed".into());
         return Ok(());
     }
     let Bound { head, tree, .. } = bound;
     let mut meta = format!(
-        "{CACHE_VERSION}\nhead {head}\ntree {tree}\ntracked {tracked_id}\nuntracked {untracked_id}\n"
+        "{CACHE_VERSION}\nhead {head}\ntree {tree}\ntracked {slot} {tracked_id}\nuntracked {untracked_id}\n"
     );
     if let Some(dirs) = &bound.dirs {
         meta.push_str(&format!("dirs {dirs}\n"));
@@ -283,26 +330,47 @@ struct Bound {
     watch: Option<Watch>,
 }
 
-/// Write one index file, stamp it with `walk_started`, and return its
-/// identity (empty if it cannot be read back, which fails the next load).
-fn write_stamped(file: &mut gix::index::File, walk_started: SystemTime) -> Result<String> {
-    // No SHA-1 trailer: the meta file binds each index by identity instead.
-    let options = gix::index::write::Options {
-        skip_hash: true,
-        ..Default::default()
-    };
-    file.write(options, Default::default())
-        .context(|| format!("could not write {}", file.path().display()))?;
-    let stamp = std::fs::OpenOptions::new()
-        .write(true)
-        .open(file.path())
-        .and_then(|f| f.set_modified(walk_started));
-    stamp.context(|| format!("could not stamp {}", file.path().display()))?;
-    Ok(file_identity(file.path()).unwrap_or_default())
+/// How an index file is replaced.
+#[derive(Clone, Copy)]
+enum Replace {
+    /// Its bytes overwritten (a slot the meta file does not name).
+    InPlace,
+    /// A new file renamed over it.
+    Rename,
 }
 
-/// Inode, size and mtime of a file: each index file is replaced by rename and
-/// stamped with a distinct time, so this names one version of it.
+/// Write one index file, stamp it with `walk_started`, and return its
+/// identity (empty if it cannot be read back, which fails the next load).
+fn write_stamped(file: &mut gix::index::File, walk_started: SystemTime, how: Replace) -> Result<String> {
+    // No SHA-1 trailer: the meta file binds each index by identity instead.
+    let data = crate::repo::index_file::encode_private(file)?;
+    let path = file.path();
+    match how {
+        Replace::Rename => write_plain(path, &data)?,
+        Replace::InPlace => {
+            use std::os::unix::fs::FileExt as _;
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(path)
+                .context(|| format!("could not open {}", path.display()))?;
+            f.write_all_at(&data, 0)
+                .and_then(|()| f.set_len(data.len() as u64))
+                .context(|| format!("could not write {}", path.display()))?;
+        }
+    }
+    let stamp = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .and_then(|f| f.set_modified(walk_started));
+    stamp.context(|| format!("could not stamp {}", path.display()))?;
+    Ok(file_identity(path).unwrap_or_default())
+}
+
+/// Inode, size and mtime of a file: each index file is written again
+/// (renamed over, or a slot overwritten) and stamped with a distinct time,
+/// so this names one version of it.
 pub(super) fn file_identity(path: &Path) -> Option<String> {
     use std::os::unix::fs::MetadataExt as _;
     let md = std::fs::metadata(path).ok()?;

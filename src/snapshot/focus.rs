@@ -57,7 +57,26 @@ impl Focus {
         self.paths.len()
     }
 
-    /// Whether the tracked file `path` may have changed.
+    /// The listed paths.
+    pub(super) fn paths(&self) -> impl Iterator<Item = &BStr> {
+        self.paths.iter().map(|p| p.as_bstr())
+    }
+
+    /// The directories whose listing may have changed: the listed paths and
+    /// every ancestor of one (with [`Focus::subtrees`], also everything
+    /// below a listed directory).
+    pub(super) fn dirs(&self) -> impl Iterator<Item = &BStr> {
+        self.dirs.iter().map(|p| p.as_bstr())
+    }
+
+    /// Whether a listed directory stands for everything below it.
+    pub(super) fn subtrees(&self) -> bool {
+        self.subtrees
+    }
+
+    /// Whether the tracked file `path` may have changed (what
+    /// `mark_unlisted` finds by binary search in the index).
+    #[cfg(test)]
     pub(super) fn file_may_have_changed(&self, path: &BStr) -> bool {
         self.paths.contains(path) || (self.subtrees && self.ancestor_listed(path))
     }

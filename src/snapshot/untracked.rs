@@ -19,7 +19,7 @@
 //! - the `.gitignore` in it changed (its stat, or it is racy), which also
 //!   re-reads every directory below, whose rules it is part of;
 //! - it holds a `.git` (a repository being created inside it is not seen in
-//!   its own mtime);
+//!   its own mtime), unless it is the worktree's root;
 //! - the rules that apply everywhere changed: `info/exclude`,
 //!   `core.excludesFile`, `.t3ignore`, `info/t3-exclude` and the settings
 //!   that change matching (their contents make a fingerprint);
@@ -41,11 +41,11 @@ use gix::dir::entry::Kind;
 
 use crate::error::Result;
 
+mod file;
+pub(super) use file::DirFile;
+
 /// The cache's file in `<git dir>/t3/`.
 pub(super) const FILE: &str = "index.dirs";
-
-/// The file's first bytes; another value means another format.
-const MAGIC: &[u8] = b"t3-dirs 2\n";
 
 /// Stat data of a directory (or of the `.gitignore` in it) that tells a
 /// changed listing from an unchanged one.
@@ -78,6 +78,10 @@ fn lstat(path: &Path) -> Option<std::fs::Metadata> {
     std::fs::symlink_metadata(path).ok()
 }
 
+/// Untracked files, symlinks and nested repositories by worktree-relative
+/// path, in walk order: what a walk emits.
+pub(super) type Emitted = Vec<(BString, Option<Kind>)>;
+
 /// One directory as the last walk saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct DirRecord {
@@ -88,7 +92,7 @@ pub(super) struct DirRecord {
     ignore_file: Option<DirStat>,
     /// What the walk emitted in it: untracked files, symlinks and nested
     /// repositories, by worktree-relative path.
-    untracked: Vec<(BString, Option<Kind>)>,
+    untracked: Emitted,
     /// The subdirectories it went into, by worktree-relative path.
     subdirs: Vec<BString>,
     /// Never replayed (it holds a `.git`).
@@ -247,10 +251,28 @@ fn coarse(t: (i64, u32)) -> (i64, u32) {
 
 /// What the walk found, and the cache to save for the next one.
 pub(super) struct Walked {
-    pub(super) untracked: Vec<(BString, Option<Kind>)>,
-    pub(super) cache: DirCache,
+    pub(super) untracked: Emitted,
+    pub(super) cache: NextDirs,
     /// Directories read (not replayed), for tracing and tests.
     pub(super) read: usize,
+}
+
+/// The `index.dirs` the next capture starts from.
+pub(super) enum NextDirs {
+    /// A new one, to write.
+    Save(DirCache),
+    /// The one on disk, of `dirs` directories: no listing in it changed.
+    Keep { dirs: usize },
+}
+
+impl NextDirs {
+    /// How many directories it records.
+    pub(super) fn len(&self) -> usize {
+        match self {
+            NextDirs::Save(d) => d.dirs.len(),
+            NextDirs::Keep { dirs } => *dirs,
+        }
+    }
 }
 
 /// Everything one directory read needs, owned so the walk can run on a
@@ -314,7 +336,8 @@ impl Recording<'_> {
     /// Start the record of a directory about to be read.
     fn open_dir(&mut self, rela: BString, path: &Path, stat: DirStat, force: bool) {
         let ignore_file = lstat(&path.join(".gitignore")).map(|m| DirStat::of(&m));
-        let volatile = lstat(&path.join(".git")).is_some();
+        // The worktree's own `.git` changes nothing in what its root lists.
+        let volatile = !rela.is_empty() && lstat(&path.join(".git")).is_some();
         let old = self.old.get(rela.as_bstr());
         let force_below = force || old.is_none_or(|o| o.ignore_file != ignore_file);
         self.open.insert(rela.clone(), (self.records.len(), force_below));
@@ -435,27 +458,102 @@ impl Walker {
     /// Walk the worktree for untracked files, replaying from `old` every
     /// directory whose listing cannot have changed.
     pub(super) fn walk(
+        self,
+        index: &gix::index::State,
+        old: Option<&DirFile>,
+        invalid: &Invalid,
+        focus: Option<&super::focus::Focus>,
+        interrupt: &std::sync::atomic::AtomicBool,
+    ) -> Result<Walked> {
+        let old = old.filter(|o| o.rules == self.rules && !invalid.all);
+        if let (Some(file), Some(focus)) = (old, focus)
+            && invalid.dirs.is_empty()
+            && file.head == self.head
+            && let Some(untracked) = self.unchanged(file, focus)
+        {
+            return Ok(Walked {
+                untracked,
+                cache: NextDirs::Keep { dirs: file.len() },
+                read: 0,
+            });
+        }
+        let decoded = old.and_then(DirFile::decode);
+        let (untracked, cache, read) =
+            self.walk_decoded(index, decoded.as_ref(), invalid, focus, interrupt)?;
+        // Nothing read again and no directory gone: the file on disk holds
+        // the same listings (the walk that recorded them started earlier,
+        // which only makes fewer of them racy).
+        let same = read == 0
+            && decoded
+                .as_ref()
+                .is_some_and(|d| d.head == cache.head && d.dirs.len() == cache.dirs.len());
+        Ok(Walked {
+            untracked,
+            cache: if same {
+                NextDirs::Keep {
+                    dirs: cache.dirs.len(),
+                }
+            } else {
+                NextDirs::Save(cache)
+            },
+            read,
+        })
+    }
+
+    /// With a watcher's focus: what the last walk emitted, when no
+    /// directory the watcher named (nor, for a watcher whose directories
+    /// stand for their subtrees, any below one) changed its listing and
+    /// none holds a `.git`. Only those directories are decoded and
+    /// `lstat`ed; `None` sends the capture to the full walk.
+    fn unchanged(&self, file: &DirFile, focus: &super::focus::Focus) -> Option<Emitted> {
+        let untracked = file.emitted_without_volatile()?;
+        let holds_now = |rec: &DirRecord| {
+            abs(&self.workdir, rec.path.as_bstr()).is_some_and(|path| {
+                lstat(&path)
+                    .filter(|m| m.is_dir())
+                    .is_some_and(|m| holds(rec, DirStat::of(&m), &path, file.started))
+            })
+        };
+        for dir in focus.dirs() {
+            if file.find(dir).is_some_and(|rec| !holds_now(&rec)) {
+                return None;
+            }
+        }
+        if focus.subtrees() {
+            for listed in focus.paths() {
+                for rec in file.below(listed) {
+                    if !holds_now(&rec?) {
+                        return None;
+                    }
+                }
+            }
+        }
+        Some(untracked)
+    }
+
+    /// The walk from the decoded cache `old`: each directory `lstat`ed
+    /// (only those a watcher named, with `focus`), read again when its
+    /// listing may have changed, replayed otherwise. Returns what it
+    /// emitted, the new cache and how many directories it read.
+    fn walk_decoded(
         mut self,
         index: &gix::index::State,
         old: Option<&DirCache>,
         invalid: &Invalid,
         focus: Option<&super::focus::Focus>,
         interrupt: &std::sync::atomic::AtomicBool,
-    ) -> Result<Walked> {
-        let old = old.filter(|o| o.rules == self.rules && !invalid.all);
+    ) -> Result<(Emitted, DirCache, usize)> {
         let by_path: HashMap<&BStr, &Arc<DirRecord>> = old
             .map(|o| o.dirs.iter().map(|d| (d.path.as_bstr(), d)).collect())
             .unwrap_or_default();
         let old_started = old.map_or((0, 0), |o| o.started);
-        let mut out = Walked {
-            untracked: Vec::new(),
-            cache: DirCache {
-                head: self.head.clone(),
-                rules: self.rules.clone(),
-                started: time_of(self.started),
-                dirs: Vec::with_capacity(by_path.len().max(16)),
-            },
-            read: 0,
+        let mut untracked = Vec::new();
+        let mut read = 0;
+        let mut cache = DirCache {
+            head: self.head.clone(),
+            rules: self.rules.clone(),
+            started: time_of(self.started),
+            dirs: Vec::with_capacity(by_path.len().max(16)),
         };
         let mut todo: Vec<Step<'_>> = vec![match by_path.get(b"".as_bstr()) {
             Some(rec) => Step::Check(rec),
@@ -469,8 +567,8 @@ impl Walker {
             }
             let rela = match step {
                 Step::Replay(rec) => {
-                    out.untracked.extend(rec.untracked.iter().cloned());
-                    out.cache.dirs.push(Arc::clone(rec));
+                    untracked.extend(rec.untracked.iter().cloned());
+                    cache.dirs.push(Arc::clone(rec));
                     for sub in rec.subdirs.iter().rev() {
                         match by_path.get(sub.as_bstr()) {
                             Some(r) => todo.push(Step::Check(r)),
@@ -549,238 +647,22 @@ impl Walker {
                 context: format!("could not walk the directory {}", path.display()),
                 source: Box::new(e),
             })?;
-            out.read += rec.records.len();
+            read += rec.records.len();
             for r in rec.records {
-                out.untracked.extend(r.untracked.iter().cloned());
-                out.cache.dirs.push(Arc::new(r));
+                untracked.extend(r.untracked.iter().cloned());
+                cache.dirs.push(Arc::new(r));
             }
             for r in rec.replay.into_iter().rev() {
                 todo.push(Step::Replay(r));
             }
         }
-        Ok(out)
-    }
-}
-
-// ---- the file ---------------------------------------------------------------
-
-impl DirCache {
-    /// Encode for `index.dirs`.
-    pub(super) fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(64 + self.dirs.len() * 96);
-        out.extend_from_slice(MAGIC);
-        put_bytes(&mut out, &self.head);
-        put_bytes(&mut out, &self.rules);
-        put_time(&mut out, self.started);
-        out.extend_from_slice(&(self.dirs.len() as u64).to_le_bytes());
-        for d in &self.dirs {
-            put_bytes(&mut out, &d.path);
-            put_stat(&mut out, &d.stat);
-            out.push(u8::from(d.ignore_file.is_some()) | (u8::from(d.volatile) << 1));
-            if let Some(s) = &d.ignore_file {
-                put_stat(&mut out, s);
-            }
-            out.extend_from_slice(&(d.untracked.len() as u64).to_le_bytes());
-            for (p, kind) in &d.untracked {
-                out.push(kind_code(*kind));
-                put_bytes(&mut out, p);
-            }
-            out.extend_from_slice(&(d.subdirs.len() as u64).to_le_bytes());
-            for s in &d.subdirs {
-                put_bytes(&mut out, s);
-            }
-        }
-        let sum = crc32fast::hash(&out);
-        out.extend_from_slice(&sum.to_le_bytes());
-        out
-    }
-
-    /// Decode `index.dirs`; `None` for anything malformed.
-    pub(super) fn decode(data: &[u8]) -> Option<DirCache> {
-        let body_len = data.len().checked_sub(4)?;
-        let (body, sum) = data.split_at(body_len);
-        if crc32fast::hash(body).to_le_bytes() != sum {
-            return None;
-        }
-        let mut r = Reader(body.strip_prefix(MAGIC)?);
-        let head = r.bytes()?;
-        let rules = r.bytes()?;
-        let started = r.time()?;
-        let n = r.count()?;
-        let mut dirs = Vec::with_capacity(n.min(1 << 20));
-        for _ in 0..n {
-            let path = r.bytes()?;
-            let stat = r.stat()?;
-            let flags = r.u8()?;
-            let ignore_file = if flags & 1 != 0 { Some(r.stat()?) } else { None };
-            let mut untracked = Vec::new();
-            for _ in 0..r.count()? {
-                let kind = kind_of(r.u8()?)?;
-                untracked.push((r.bytes()?, kind));
-            }
-            let mut subdirs = Vec::new();
-            for _ in 0..r.count()? {
-                subdirs.push(r.bytes()?);
-            }
-            dirs.push(Arc::new(DirRecord {
-                path,
-                stat,
-                ignore_file,
-                untracked,
-                subdirs,
-                volatile: flags & 2 != 0,
-            }));
-        }
-        r.0.is_empty().then_some(DirCache {
-            head,
-            rules,
-            started,
-            dirs,
-        })
-    }
-
-    /// Write `index.dirs` into `dir`; the caller binds it by identity.
-    pub(super) fn save(&self, path: &Path) -> Result<()> {
-        crate::atomic::write(path, &self.encode(), None, crate::atomic::Durability::Cache)
-    }
-
-    /// Read `index.dirs`.
-    pub(super) fn load(path: &Path) -> Option<DirCache> {
-        DirCache::decode(&std::fs::read(path).ok()?)
-    }
-}
-
-fn kind_code(kind: Option<Kind>) -> u8 {
-    match kind {
-        None => 0,
-        Some(Kind::File) => 1,
-        Some(Kind::Symlink) => 2,
-        Some(Kind::Repository) => 3,
-        Some(Kind::Directory) => 4,
-        Some(Kind::Untrackable) => 5,
-    }
-}
-
-fn kind_of(code: u8) -> Option<Option<Kind>> {
-    Some(match code {
-        0 => None,
-        1 => Some(Kind::File),
-        2 => Some(Kind::Symlink),
-        3 => Some(Kind::Repository),
-        4 => Some(Kind::Directory),
-        5 => Some(Kind::Untrackable),
-        _ => return None,
-    })
-}
-
-fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
-    out.extend_from_slice(&(b.len() as u64).to_le_bytes());
-    out.extend_from_slice(b);
-}
-
-fn put_time(out: &mut Vec<u8>, t: (i64, u32)) {
-    out.extend_from_slice(&t.0.to_le_bytes());
-    out.extend_from_slice(&t.1.to_le_bytes());
-}
-
-fn put_stat(out: &mut Vec<u8>, s: &DirStat) {
-    put_time(out, s.mtime);
-    put_time(out, s.ctime);
-    out.extend_from_slice(&s.ino.to_le_bytes());
-    out.extend_from_slice(&s.dev.to_le_bytes());
-}
-
-struct Reader<'a>(&'a [u8]);
-
-impl Reader<'_> {
-    fn take(&mut self, n: usize) -> Option<&[u8]> {
-        if self.0.len() < n {
-            return None;
-        }
-        let (head, rest) = self.0.split_at(n);
-        self.0 = rest;
-        Some(head)
-    }
-    fn u8(&mut self) -> Option<u8> {
-        self.take(1)?.first().copied()
-    }
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
-    }
-    fn i64(&mut self) -> Option<i64> {
-        Some(i64::from_le_bytes(self.take(8)?.try_into().ok()?))
-    }
-    fn count(&mut self) -> Option<usize> {
-        let n = usize::try_from(self.u64()?).ok()?;
-        // Each item takes at least 8 bytes: a larger count is corrupt.
-        (n <= self.0.len() / 8 + 1).then_some(n)
-    }
-    fn bytes(&mut self) -> Option<BString> {
-        let n = usize::try_from(self.u64()?).ok()?;
-        Some(self.take(n)?.to_vec().into())
-    }
-    fn time(&mut self) -> Option<(i64, u32)> {
-        Some((self.i64()?, self.u32()?))
-    }
-    fn stat(&mut self) -> Option<DirStat> {
-        Some(DirStat {
-            mtime: self.time()?,
-            ctime: self.time()?,
-            ino: self.u64()?,
-            dev: self.u64()?,
-        })
+        Ok((untracked, cache, read))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_file_round_trips_and_refuses_damage() {
-        let cache = DirCache {
-            head: "0123".into(),
-            rules: "abc".into(),
-            started: (1_700_000_000, 5),
-            dirs: vec![
-                Arc::new(DirRecord {
-                    path: "".into(),
-                    stat: DirStat {
-                        mtime: (1, 2),
-                        ctime: (3, 4),
-                        ino: 5,
-                        dev: 6,
-                    },
-                    ignore_file: Some(DirStat::default()),
-                    untracked: vec![
-                        ("a\nb\tc".into(), Some(Kind::File)),
-                        ("sub".into(), Some(Kind::Repository)),
-                    ],
-                    subdirs: vec!["d".into()],
-                    volatile: true,
-                }),
-                Arc::new(DirRecord {
-                    path: b"d\xff".as_bstr().to_owned(),
-                    stat: DirStat::default(),
-                    ignore_file: None,
-                    untracked: vec![],
-                    subdirs: vec![],
-                    volatile: false,
-                }),
-            ],
-        };
-        let bytes = cache.encode();
-        assert_eq!(DirCache::decode(&bytes), Some(cache));
-        for cut in [0, 1, 10, bytes.len() / 2, bytes.len() - 1] {
-            assert_eq!(DirCache::decode(&bytes[..cut]), None, "cut at {cut}");
-        }
-        let mut flipped = bytes.clone();
-        flipped[20] ^= 1;
-        assert_eq!(DirCache::decode(&flipped), None);
-    }
 
     #[test]
     fn changed_tracked_paths_invalidate_their_ancestors() {

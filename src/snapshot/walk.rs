@@ -34,14 +34,14 @@ pub(super) struct Found {
     pub(super) untracked: Vec<(BString, Option<gix::dir::entry::Kind>)>,
     /// The blobs the walk wrote.
     pub(super) written: Vec<ObjectId>,
-    /// The untracked-walk cache to save, when it was used.
-    pub(super) dirs: Option<super::untracked::DirCache>,
+    /// The untracked-walk cache for the next capture, when it was used.
+    pub(super) dirs: Option<super::untracked::NextDirs>,
 }
 
 /// The untracked-walk cache a status walk starts from.
 pub(super) struct DirsInput<'a> {
     /// The last walk's cache, if it can be used at all.
-    pub(super) old: Option<&'a super::untracked::DirCache>,
+    pub(super) old: Option<&'a super::untracked::DirFile>,
     /// What else invalidates parts of it.
     pub(super) invalid: super::untracked::Invalid,
     /// The HEAD tree `tracked` was built from.
@@ -160,10 +160,14 @@ pub(super) fn status(
     let dirs = match walked.transpose()? {
         Some(w) => {
             crate::trace::note(|| {
+                let kept = match w.cache {
+                    super::untracked::NextDirs::Keep { .. } => ", index.dirs kept",
+                    super::untracked::NextDirs::Save(_) => "",
+                };
                 format!(
-                    "untracked walk: read {} of {} directories",
+                    "untracked walk: read {} of {} directories{kept}",
                     w.read,
-                    w.cache.dirs.len()
+                    w.cache.len()
                 )
             });
             collect.untracked = w.untracked;

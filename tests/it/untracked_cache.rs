@@ -530,3 +530,42 @@ fn a_large_index_walks_untracked_files_on_a_thread_of_its_own() {
     let (read, of) = capture_checked(&r, "files changed in a large index");
     assert!(read >= 2 && read < of, "read {read} of {of} directories");
 }
+
+/// With a watcher naming only files whose directories did not change, the
+/// last walk's listing is kept as it is (`index.dirs` not even rewritten);
+/// anything that changes a directory's listing walks it again.
+#[test]
+fn a_watcher_listing_only_edits_keeps_the_last_walk() {
+    let r = settled();
+    let hook = Hook::install(&r);
+    hook.answer("t1", &[]);
+    capture_traced(&r, "first use");
+    let dirs = r.root.join(".git/t3/index.dirs");
+    let written = std::fs::read(&dirs).unwrap();
+    // Edits in place: a tracked file and an untracked one.
+    r.write("README.md", "# demo\n\nedited in place\n");
+    r.write("a/b/c/untracked.txt", "edited untracked\n");
+    hook.answer("t2", &["README.md", "a/b/c/untracked.txt"]);
+    let trace = capture_traced(&r, "in-place edits");
+    assert!(trace.contains("index.dirs kept"), "{trace}");
+    assert_eq!(dirs_read(&trace).map(|(read, _)| read), Some(0), "{trace}");
+    assert_eq!(std::fs::read(&dirs).unwrap(), written);
+    // The worktree root (which holds .git) is not volatile: nothing listed,
+    // nothing read.
+    hook.answer("t3", &[]);
+    let trace = capture_traced(&r, "nothing listed");
+    assert!(trace.contains("index.dirs kept"), "{trace}");
+    // A new untracked file in a listed directory: that directory is read.
+    r.write("lib/two/new.rs", "new\n");
+    hook.answer("t4", &["lib/two/new.rs", "lib/two"]);
+    let trace = capture_traced(&r, "a new file");
+    assert!(!trace.contains("index.dirs kept"), "{trace}");
+    // A removed untracked file and a new directory, listed as files only.
+    r.remove("a/e/notes.md");
+    r.write("a/e/sub/more.md", "more\n");
+    hook.answer("t5", &["a/e/notes.md", "a/e/sub/more.md"]);
+    capture_traced(&r, "a removal and a new directory");
+    hook.answer("t6", &[]);
+    let trace = capture_traced(&r, "settled again");
+    assert!(trace.contains("index.dirs kept"), "{trace}");
+}
