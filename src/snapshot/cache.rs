@@ -14,7 +14,7 @@ use super::hash::Untracked;
 use crate::error::{Context as _, Result};
 
 /// The first line of the meta file; another line means another format.
-const CACHE_VERSION: &str = "t3-cache 2";
+const CACHE_VERSION: &str = "t3-cache 3";
 
 /// The two files `index.tracked` alternates between: each capture writes
 /// the one the meta file does not name, over its old bytes (five times
@@ -78,12 +78,14 @@ impl Cache {
             .map(|(a, b)| (a.to_owned(), b.to_owned()))?;
         let tracked_slot = TRACKED_SLOTS.iter().position(|s| *s == slot_name)?;
         let untracked_id = field("untracked")?;
-        let open = |name: &str, identity: String| -> Option<gix::index::File> {
-            let path = dir.join(name);
-            if file_identity(&path)? != identity {
-                return None;
-            }
-            gix::index::File::at(path, repo.object_hash(), true, Default::default()).ok()
+        // Each index is bound by identity and by a CRC-32 of its bytes: a
+        // slot overwritten in place whose new bytes a crash lost keeps its
+        // new size and mtime.
+        let open = |name: &str, bound: String| -> Option<gix::index::File> {
+            let (identity, sum) = bound.rsplit_once(' ')?;
+            crate::repo::index_file::read_checked(&dir.join(name), repo.object_hash(), |meta, data| {
+                identity_of(meta) == identity && checksum(data) == sum
+            })
         };
         // Optional lines after those: the index.dirs they go with, and the
         // watcher's token.
@@ -365,22 +367,25 @@ fn write_stamped(file: &mut gix::index::File, walk_started: SystemTime, how: Rep
         .open(path)
         .and_then(|f| f.set_modified(walk_started));
     stamp.context(|| format!("could not stamp {}", path.display()))?;
-    Ok(file_identity(path).unwrap_or_default())
+    Ok(file_identity(path).map_or_else(String::new, |id| format!("{id} {}", checksum(&data))))
+}
+
+/// The CRC-32 of an index file's bytes, as the meta file records it.
+fn checksum(data: &[u8]) -> String {
+    format!("{:08x}", crc32fast::hash(data))
 }
 
 /// Inode, size and mtime of a file: each index file is written again
 /// (renamed over, or a slot overwritten) and stamped with a distinct time,
 /// so this names one version of it.
 pub(super) fn file_identity(path: &Path) -> Option<String> {
+    std::fs::metadata(path).ok().map(|md| identity_of(&md))
+}
+
+/// [`file_identity`] from metadata already read.
+fn identity_of(md: &std::fs::Metadata) -> String {
     use std::os::unix::fs::MetadataExt as _;
-    let md = std::fs::metadata(path).ok()?;
-    Some(format!(
-        "{}:{}:{}.{:09}",
-        md.ino(),
-        md.size(),
-        md.mtime(),
-        md.mtime_nsec()
-    ))
+    format!("{}:{}:{}.{:09}", md.ino(), md.size(), md.mtime(), md.mtime_nsec())
 }
 
 /// Replace a small file atomically; the cache is a cache, so no fsync.

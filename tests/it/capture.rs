@@ -292,6 +292,42 @@ fn a_damaged_cache_is_rebuilt() {
     capture_matches_oracle(&r);
 }
 
+/// A slot of `index.tracked` is overwritten in place: bytes a crash lost
+/// leave its inode, size and mtime as the meta file names them, so its
+/// content is checked too.
+#[test]
+fn a_cache_slot_whose_bytes_changed_under_the_same_identity_is_rebuilt() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("a.txt", "a\n");
+    capture_matches_oracle(&r);
+    let t3 = r.root.join(".git/t3");
+    let meta = std::fs::read_to_string(t3.join("cache")).unwrap();
+    let slot = meta
+        .lines()
+        .find_map(|l| l.strip_prefix("tracked "))
+        .and_then(|l| l.split(' ').next())
+        .unwrap()
+        .to_owned();
+    let path = t3.join(&slot);
+    let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+    let mut data = std::fs::read(&path).unwrap();
+    // The first entry's ctime, as an old version of the file would have it.
+    data[12] ^= 0x55;
+    {
+        use std::os::unix::fs::FileExt as _;
+        let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.write_all_at(&data, 0).unwrap();
+        f.set_modified(mtime).unwrap();
+    }
+    r.write("b.txt", "b\n");
+    let run = r
+        .t3_env(&["capture", "--thread", THREAD], &[("T3_TRACE", "1")])
+        .ok();
+    assert!(run.stderr.contains("cache rebuilt: true"), "{}", run.stderr);
+    capture_matches_oracle(&r);
+}
+
 #[test]
 fn works_as_a_git_subcommand() {
     let r = TestRepo::seeded();
