@@ -322,6 +322,12 @@ pub fn dirs_to_flush<'a>(base: &Path, names: impl Iterator<Item = &'a str>) -> B
 }
 
 /// fsync loose ref files just written and the directories `dirs_to_flush` named.
+///
+/// On ext4 and XFS (see [`sync_objects`]) the directories of refs written
+/// need no flush of their own: the rename that put a ref file in its
+/// directory was journalled before the ref file's own flush, which commits
+/// the journal up to it. Refs deleted (no file to flush) and the other file
+/// systems, or `core.fsyncMethod = fsync`, flush the directories too.
 pub fn sync_refs<'a>(
     repo: &gix::Repository,
     refs: impl Iterator<Item = (&'a str, bool)>,
@@ -336,6 +342,15 @@ pub fn sync_refs<'a>(
             exists.then(|| base.join(name))
         })
         .collect();
+    let fsync_each = repo
+        .config_snapshot()
+        .string("core.fsyncMethod")
+        .is_some_and(|m| m.eq_ignore_ascii_case(b"fsync"));
+    let dirs = if !deleted && !files.is_empty() && !fsync_each && one_flush_covers_all(base) {
+        BTreeSet::new()
+    } else {
+        dirs
+    };
     let gone = sync_paths(&files, &dirs)?;
     // A deletion may have rewritten packed-refs, and `git pack-refs` may
     // have moved a ref just written there.
