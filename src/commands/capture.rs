@@ -179,7 +179,11 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
     let mut notices = Vec::new();
     let (files, from_turn, mut warnings) = match base {
         Some(base) => {
-            let (exact, squeezed) = summary::summarize_both(repo, base.tree, snapshot.tree)?;
+            // The snapshot's objects may not be on disk yet (see
+            // `Recorder::seal_for_reading`).
+            let reader = rec.reader()?;
+            let (exact, squeezed) =
+                summary::summarize_both(reader.as_ref().unwrap_or(repo), base.tree, snapshot.tree)?;
             // The cache holds git's default counts only.
             if crate::diff::lines::algorithm(repo) == crate::diff::lines::Algorithm::Myers {
                 cache::put(repo, base.tree, snapshot.tree, true, &squeezed);

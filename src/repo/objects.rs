@@ -172,6 +172,45 @@ impl<'r> Recorder<'r> {
         Ok(())
     }
 
+    /// Make what was written so far readable: nothing to do when the pack
+    /// gathered so far is small enough to be kept in memory too (read it
+    /// through [`Recorder::reader`]; the objects written next join the same
+    /// pack), else [`Recorder::seal`].
+    pub fn seal_for_reading(&self) -> Result<()> {
+        let copied = self.sink.pack.as_ref().is_some_and(|p| p.copies().is_some());
+        if copied && !self.sealed.get() {
+            return Ok(());
+        }
+        self.seal()
+    }
+
+    /// A repository that also reads the objects gathered for the pack and
+    /// not yet written (see [`Recorder::seal_for_reading`]), from memory;
+    /// `None` when everything written can be read from disk. Not to be
+    /// shared across threads (`into_sync` leaves the memory behind).
+    pub fn reader(&self) -> Result<Option<gix::Repository>> {
+        if self.sealed.get() {
+            return Ok(None);
+        }
+        let Some(copies) = self.sink.pack.as_ref().and_then(|p| p.copies()) else {
+            return Ok(None);
+        };
+        if copies.is_empty() {
+            return Ok(None);
+        }
+        let reader = self.repo.clone().with_object_memory();
+        for (id, kind, data) in copies {
+            let stored = gix::objs::Write::write_buf(&reader.objects, kind, &data)
+                .context(|| format!("could not keep object {id} in memory"))?;
+            if stored != id {
+                return Err(crate::Error::Internal(format!(
+                    "object {id} kept in memory hashes to {stored}"
+                )));
+            }
+        }
+        Ok(Some(reader))
+    }
+
     /// The repository written to.
     pub fn repo(&self) -> &'r gix::Repository {
         self.repo

@@ -33,6 +33,12 @@ use crate::repo::loose::{create_dir, persist, read_only_temp, zlib};
 /// Compressed bytes gathered before they are written as a pack.
 pub const SPILL_BYTES: usize = 32 << 20;
 
+/// Uncompressed bytes of the objects gathered that are also kept as they
+/// are, so that they can be read before the pack is written (see
+/// [`PackSink::copies`]): a small capture's commit and note then join its
+/// pack instead of going loose.
+const COPY_BYTES: usize = 4 << 20;
+
 /// An object ready for a pack: its entry (header and zlib stream) and the
 /// entry's CRC-32, as the index keeps it.
 struct Entry {
@@ -51,6 +57,12 @@ struct Gathered {
     written: Vec<Written>,
     /// How many of `written` were handed out to flush.
     flushed: usize,
+    /// Every object gathered, as it is, while they total at most
+    /// [`COPY_BYTES`] and no pack was written.
+    copies: Vec<(ObjectId, gix::objs::Kind, Vec<u8>)>,
+    copy_bytes: usize,
+    /// Some object gathered has no copy.
+    uncopied: bool,
 }
 
 /// One pack on disk.
@@ -120,6 +132,14 @@ impl PackSink {
         }
         g.bytes += bytes.len();
         g.entries.push(Entry { id, crc, bytes });
+        if !g.uncopied {
+            if g.copy_bytes + data.len() <= COPY_BYTES {
+                g.copy_bytes += data.len();
+                g.copies.push((id, kind, data.to_vec()));
+            } else {
+                g.uncopy();
+            }
+        }
         if g.bytes >= self.spill {
             self.write_gathered(&mut g)?;
         }
@@ -133,6 +153,14 @@ impl PackSink {
         let mut g = self.lock();
         self.write_gathered(&mut g)
             .context(|| format!("could not write a pack in {}", self.pack_dir.display()))
+    }
+
+    /// Every object gathered and not yet written, as it is — `None` when
+    /// some of them were not kept (too many bytes, or a pack was written
+    /// already: [`PackSink::seal`] makes them readable then).
+    pub fn copies(&self) -> Option<Vec<(ObjectId, gix::objs::Kind, Vec<u8>)>> {
+        let g = self.lock();
+        (!g.uncopied).then(|| g.copies.clone())
     }
 
     /// The files of the packs written since the last call, to flush.
@@ -165,9 +193,19 @@ impl PackSink {
         }
         let entries = std::mem::take(&mut g.entries);
         g.bytes = 0;
+        g.uncopy();
         let written = write_pack(&self.pack_dir, self.hash, &entries)?;
         g.written.push(written);
         Ok(())
+    }
+}
+
+impl Gathered {
+    /// Stop keeping copies: from now on the objects are read from a pack.
+    fn uncopy(&mut self) {
+        self.uncopied = true;
+        self.copies = Vec::new();
+        self.copy_bytes = 0;
     }
 }
 
@@ -395,6 +433,34 @@ mod tests {
         sink.release();
         assert!(files.iter().all(|f| !f.with_extension("keep").exists()));
         git(dir.path(), &["fsck", "--strict", "--no-dangling"]);
+    }
+
+    #[test]
+    fn objects_are_kept_as_they_are_while_small_and_nothing_was_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let sink = PackSink::new(dir.path(), Compression::BEST_SPEED, gix::hash::Kind::Sha1);
+        let blob = |data: &[u8]| {
+            let id = gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, data).unwrap();
+            sink.add(gix::objs::Kind::Blob, data, id).unwrap();
+            id
+        };
+        assert_eq!(sink.copies().map(|c| c.len()), Some(0));
+        let a = blob(b"a\n");
+        blob(b"a\n");
+        let copies = sink.copies().unwrap();
+        assert_eq!(copies.len(), 1, "an object added twice is kept once");
+        assert_eq!(copies[0], (a, gix::objs::Kind::Blob, b"a\n".to_vec()));
+        // Past the budget: no copies at all (a partial set would hide
+        // objects from a reader).
+        blob(&vec![7u8; COPY_BYTES]);
+        assert!(sink.copies().is_none());
+        // A sealed sink has none either, though what comes next is small.
+        let sealed = PackSink::new(dir.path(), Compression::BEST_SPEED, gix::hash::Kind::Sha1);
+        let id = gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, b"b").unwrap();
+        sealed.add(gix::objs::Kind::Blob, b"b", id).unwrap();
+        std::fs::create_dir_all(dir.path().join("pack")).unwrap();
+        sealed.seal().unwrap();
+        assert!(sealed.copies().is_none());
     }
 
     #[test]

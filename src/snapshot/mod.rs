@@ -329,9 +329,10 @@ impl Ctx<'_, '_> {
         // 4. The tree.
         let t = crate::trace::span("tree edit");
         let tree = tree::apply(self.repo, self.rec, base_tree, edits)?;
-        // Written as a pack now, when the recorder gathers one: what reads
-        // the tree next (the summary) finds its objects.
-        self.rec.seal()?;
+        // Readable by what reads the tree next (the summary): written as a
+        // pack now, or, when small, kept in memory until the commit and the
+        // note join the same pack (see `Recorder::reader`).
+        self.rec.seal_for_reading()?;
         drop(t);
 
         // 5. The cache, stamped with the walk's start for racy-git.

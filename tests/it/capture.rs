@@ -480,24 +480,36 @@ fn objects_are_written_as_git_writes_them_in_one_pack_per_capture() {
     // The pack's entries at git's default loose level (the first entry's
     // zlib header follows its type-and-size header).
     assert_eq!(first_entry_zlib_header(&pack), [0x78, 0x01]);
-    // The commit and its note come after the tree: loose, as git writes them.
+    // A small capture's commit and note objects join its pack.
     let commit = r.git(&["rev-parse", &ref_for(THREAD, 1)]);
+    let notes = r.git(&["rev-parse", "refs/notes/t3"]);
+    let note = r.git(&["notes", "--ref=t3", "list", &commit]);
+    for (what, id) in [("commit", &commit), ("notes commit", &notes), ("note", &note)] {
+        assert!(
+            listed.contains(&format!("{id} ")),
+            "the {what} is not in the pack"
+        );
+        assert!(!loose(&r, id).exists(), "the {what} was written loose too");
+    }
+
+    // core.looseCompression is honoured, in the pack and loose: a capture
+    // too large to keep in memory until its commit is written (4 MiB) has
+    // its commit and note written loose, after the pack.
+    r.git(&["config", "core.looseCompression", "9"]);
+    r.write("level9.txt", &"nine ".repeat(1000));
+    r.write_bytes("large.bin", &rng.bytes(5 << 20, &[]));
+    let pack = capture_into_one_pack(&r);
+    assert_eq!(first_entry_zlib_header(&pack), [0x78, 0xda]);
+    let commit = r.git(&["rev-parse", &ref_for(THREAD, 2)]);
     let raw = std::fs::read(loose(&r, &commit)).unwrap();
-    assert_eq!(raw[..2], [0x78, 0x01], "git's default loose level");
+    assert_eq!(raw[..2], [0x78, 0xda], "the loose level");
     let mode = std::fs::metadata(loose(&r, &commit))
         .unwrap()
         .permissions()
         .mode()
         & 0o777;
     assert_eq!(mode & 0o222, 0, "writable object file ({mode:o})");
-
-    // core.looseCompression is honoured, in the pack and loose.
-    r.git(&["config", "core.looseCompression", "9"]);
-    r.write("level9.txt", &"nine ".repeat(1000));
-    let pack = capture_into_one_pack(&r);
-    assert_eq!(first_entry_zlib_header(&pack), [0x78, 0xda]);
-    let commit = r.git(&["rev-parse", &ref_for(THREAD, 2)]);
-    assert_eq!(std::fs::read(loose(&r, &commit)).unwrap()[..2], [0x78, 0xda]);
+    assert_eq!(r.ref_tree(&ref_for(THREAD, 2)), r.oracle_tree());
 
     // core.sharedRepository: loose, group-readable objects, as git makes them.
     r.git(&["config", "core.sharedRepository", "group"]);
