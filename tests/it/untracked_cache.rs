@@ -510,25 +510,53 @@ fn a_capture_that_fails_before_publishing_leaves_no_cache_naming_its_objects() {
     assert!(run.stderr.contains("cache rebuilt: true"), "{}", run.stderr);
 }
 
-/// From 5,000 tracked files the untracked walk runs on a thread of its own
-/// beside the status walk (below, one after the other): the same trees.
+/// With more than one core the untracked walk runs on a thread of its own
+/// beside the status walk; on one core, after it: the same trees.
 #[test]
-fn a_large_index_walks_untracked_files_on_a_thread_of_its_own() {
+fn the_untracked_walk_runs_beside_the_status_walk_or_after_it_on_one_core() {
     let r = TestRepo::seeded();
-    for i in 0..5_100 {
-        r.write(&format!("big/d{}/f{i}.txt", i % 50), &format!("{i}\n"));
+    for i in 0..300 {
+        r.write(&format!("big/d{}/f{i}.txt", i % 30), &format!("{i}\n"));
     }
     r.git(&["add", "-A"]);
     r.git(&["commit", "-q", "-m", "many"]);
     settle(&r);
     r.t3(&["baseline", "--thread", THREAD]).ok();
     capture_checked(&r, "nothing changed");
-    r.write("big/d7/untracked.txt", "u\n");
-    r.write("big/new/deeper/n.txt", "n\n");
-    r.write("big/d3/f3.txt", "changed\n");
-    r.remove("big/d4/f4.txt");
-    let (read, of) = capture_checked(&r, "files changed in a large index");
-    assert!(read >= 2 && read < of, "read {read} of {of} directories");
+    let mut turn = 1;
+    for (round, one_cpu) in [(0, false), (1, true), (2, false), (3, true)] {
+        r.write(&format!("big/d7/untracked{round}.txt"), "u\n");
+        r.write(&format!("big/new{round}/deeper/n.txt"), "n\n");
+        r.write("big/d3/f3.txt", &format!("changed {round}\n"));
+        r.remove(&format!("big/d4/f{}.txt", 4 + 30 * round));
+        let args = ["capture", "--thread", THREAD];
+        let run = if one_cpu {
+            r.t3_on_one_cpu(&args, &[("T3_TRACE", "1")]).ok()
+        } else {
+            r.t3_env(&args, &[("T3_TRACE", "1")]).ok()
+        };
+        turn += 1;
+        let mode = if one_cpu { "after" } else { "beside" };
+        let many_cores = std::thread::available_parallelism().map_or(1, usize::from) > 1;
+        if one_cpu || many_cores {
+            assert!(
+                run.stderr
+                    .contains(&format!("untracked walk ({mode} the status walk)")),
+                "round {round}: {}",
+                run.stderr
+            );
+        }
+        assert_eq!(
+            r.ref_tree(&crate::util::ref_for(THREAD, turn)),
+            r.oracle_tree(),
+            "round {round} ({mode}): the capture differs from git's tree"
+        );
+        let (read, of) = dirs_read(&run.stderr).unwrap();
+        assert!(
+            read >= 2 && read < of,
+            "round {round}: read {read} of {of} directories"
+        );
+    }
 }
 
 /// With a watcher naming only files whose directories did not change, the

@@ -363,6 +363,26 @@ impl TestRepo {
         }
     }
 
+    /// Run `git-t3 args` with `env`, pinned to one CPU (`taskset`), as on a
+    /// one-core machine.
+    #[must_use = "check the exit status with .ok() or .fails()"]
+    pub fn t3_on_one_cpu(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        // The first CPU this process may use (in a container, not always 0).
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let cpu = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+            .and_then(|l| l.trim().split([',', '-']).next())
+            .unwrap()
+            .to_owned();
+        let program = bin();
+        let mut taskset_args = vec!["-c", cpu.as_str(), program.to_str().unwrap()];
+        taskset_args.extend_from_slice(args);
+        let mut c = self.command(Path::new("taskset"), &taskset_args, &self.root);
+        c.envs(env.iter().copied());
+        Self::finish(c, format!("taskset -c {cpu} git-t3 {args:?} with {env:?}"), None)
+    }
+
     #[must_use = "check the exit status with .ok() or .fails()"]
     pub fn t3_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut c = self.command(&bin(), args, &self.root);
