@@ -181,7 +181,7 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
         Some(base) => {
             // The snapshot's objects may not be on disk yet (see
             // `Recorder::seal_for_reading`).
-            let reader = rec.reader()?;
+            let reader = rec.reader();
             let (exact, squeezed) =
                 summary::summarize_both(reader.as_ref().unwrap_or(repo), base.tree, snapshot.tree)?;
             // The cache holds git's default counts only.

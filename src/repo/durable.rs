@@ -236,12 +236,22 @@ pub fn sync_objects(repo: &gix::Repository, ids: &[ObjectId], packs: &[PathBuf])
 /// system did (a journal committed in order): ext4 and XFS, by the type of
 /// the mount `path` is on (`/proc/self/mounts`; ext2 and ext3 share ext4's
 /// magic number, so `statfs` cannot tell them apart).
+///
+/// Asked once per path and process (a capture asks for the objects folder
+/// and each ref it writes; a machine may have hundreds of mounts).
 #[cfg(target_os = "linux")]
 fn one_flush_covers_all(path: &Path) -> bool {
+    static SEEN: std::sync::Mutex<Vec<(PathBuf, bool)>> = std::sync::Mutex::new(Vec::new());
+    let mut seen = SEEN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, ordered)) = seen.iter().find(|(p, _)| p == path) {
+        return *ordered;
+    }
     let (Ok(real), Ok(mounts)) = (std::fs::canonicalize(path), std::fs::read("/proc/self/mounts")) else {
         return false;
     };
-    mount_type(&mounts, &real).is_some_and(|t| t == b"ext4" || t == b"xfs")
+    let ordered = mount_type(&mounts, &real).is_some_and(|t| t == b"ext4" || t == b"xfs");
+    seen.push((path.to_owned(), ordered));
+    ordered
 }
 
 /// The type of the mount in `mounts` (the format of `/proc/self/mounts`)

@@ -188,27 +188,22 @@ impl<'r> Recorder<'r> {
     /// not yet written (see [`Recorder::seal_for_reading`]), from memory;
     /// `None` when everything written can be read from disk. Not to be
     /// shared across threads (`into_sync` leaves the memory behind).
-    pub fn reader(&self) -> Result<Option<gix::Repository>> {
+    pub fn reader(&self) -> Option<gix::Repository> {
         if self.sealed.get() {
-            return Ok(None);
+            return None;
         }
-        let Some(copies) = self.sink.pack.as_ref().and_then(|p| p.copies()) else {
-            return Ok(None);
-        };
+        let copies = self.sink.pack.as_ref().and_then(|p| p.copies())?;
         if copies.is_empty() {
-            return Ok(None);
+            return None;
         }
-        let reader = self.repo.clone().with_object_memory();
+        let mut reader = self.repo.clone();
+        // The ids were computed when the objects were written.
+        let mut memory = gix::odb::memory::Storage::default();
         for (id, kind, data) in copies {
-            let stored = gix::objs::Write::write_buf(&reader.objects, kind, &data)
-                .context(|| format!("could not keep object {id} in memory"))?;
-            if stored != id {
-                return Err(crate::Error::Internal(format!(
-                    "object {id} kept in memory hashes to {stored}"
-                )));
-            }
+            memory.insert(id, (kind, data));
         }
-        Ok(Some(reader))
+        reader.objects.set_object_memory(memory);
+        Some(reader)
     }
 
     /// The repository written to.
