@@ -25,10 +25,34 @@ use crate::error::Result;
 /// The file's first bytes; another value means another format.
 const MAGIC: &[u8] = b"t3-dirs 3\n";
 
+/// The bytes of `index.dirs`: mapped when read from disk.
+enum Bytes {
+    Mapped(memmap2::Mmap),
+    #[cfg_attr(not(test), allow(dead_code))]
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(m) => m,
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
+impl std::fmt::Debug for Bytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} bytes", self.len())
+    }
+}
+
 /// `index.dirs` as read from disk: checked whole (CRC), decoded in part.
 #[derive(Debug)]
 pub(in crate::snapshot) struct DirFile {
-    data: Vec<u8>,
+    data: Bytes,
     /// The HEAD tree of the index it was walked against, in hex.
     pub(in crate::snapshot) head: BString,
     /// The fingerprint of the rules that apply everywhere.
@@ -45,10 +69,18 @@ pub(in crate::snapshot) struct DirFile {
 impl DirFile {
     /// Read `index.dirs`; `None` when missing or malformed.
     pub(in crate::snapshot) fn load(path: &Path) -> Option<DirFile> {
-        DirFile::parse(std::fs::read(path).ok()?)
+        let file = std::fs::File::open(path).ok()?;
+        // Mapped: reading 10 MB into a new buffer costs ~5 ms at 100,000
+        // directories, the CRC over the mapping ~1 ms.
+        // SAFETY: `index.dirs` is only ever replaced by a rename (a capture
+        // holding the repository's lock, as the caller does, writes a new
+        // file), never written in place, so the mapped bytes do not change.
+        #[allow(unsafe_code)]
+        let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+        DirFile::parse(Bytes::Mapped(map))
     }
 
-    fn parse(data: Vec<u8>) -> Option<DirFile> {
+    fn parse(data: Bytes) -> Option<DirFile> {
         let body_len = data.len().checked_sub(4)?;
         let (body, sum) = data.split_at(body_len);
         if crc32fast::hash(body).to_le_bytes() != sum {
@@ -389,7 +421,7 @@ mod tests {
     }
 
     fn parse(bytes: &[u8]) -> Option<DirFile> {
-        DirFile::parse(bytes.to_vec())
+        DirFile::parse(Bytes::Owned(bytes.to_vec()))
     }
 
     #[test]
