@@ -88,7 +88,8 @@ struct Bound<'r> {
     sizes: std::collections::HashMap<ObjectId, u64>,
 }
 
-type Entries = std::collections::BTreeMap<BString, (bool, ObjectId, EntryMode)>;
+/// One entry of a tree: its name, whether it is a tree, its id and mode.
+type Entry<'a> = (&'a [u8], bool, ObjectId, EntryMode);
 
 impl<'r> Bound<'r> {
     fn new(repo: &'r gix::Repository) -> Self {
@@ -98,17 +99,14 @@ impl<'r> Bound<'r> {
         }
     }
 
-    fn entries(&self, id: ObjectId) -> Result<Entries> {
-        let tree = read_tree(self.repo, id)?;
-        let mut out = Entries::new();
-        for e in gix::objs::TreeRefIter::from_bytes(&tree.data, id.kind()) {
-            let e = e.map_err(|e| crate::Error::Refused(format!("tree {id} does not parse: {e}")))?;
-            out.insert(
-                e.filename.to_owned(),
-                (e.mode.is_tree(), e.oid.to_owned(), e.mode),
-            );
-        }
-        Ok(out)
+    /// The entries of the tree `data` (of tree `id`), in its order.
+    fn entries(id: ObjectId, data: &[u8]) -> Result<Vec<Entry<'_>>> {
+        gix::objs::TreeRefIter::from_bytes(data, id.kind())
+            .map(|e| {
+                let e = e.map_err(|e| crate::Error::Refused(format!("tree {id} does not parse: {e}")))?;
+                Ok((e.filename.as_ref(), e.mode.is_tree(), e.oid.to_owned(), e.mode))
+            })
+            .collect()
     }
 
     fn too_deep(depth: usize) -> Result<()> {
@@ -126,8 +124,9 @@ impl<'r> Bound<'r> {
         if let Some(n) = self.sizes.get(&id) {
             return Ok(*n);
         }
+        let tree = read_tree(self.repo, id)?;
         let mut n = 0u64;
-        for (is_tree, oid, _) in self.entries(id)?.into_values() {
+        for (_, is_tree, oid, _) in Self::entries(id, &tree.data)? {
             n = n.saturating_add(if is_tree { self.size(oid, depth + 1)? } else { 1 });
             if n > MAX_CHANGES as u64 {
                 break;
@@ -139,23 +138,49 @@ impl<'r> Bound<'r> {
 
     /// Paths that differ between trees `old` and `new` (at most; stops
     /// counting above [`MAX_CHANGES`]).
+    ///
+    /// The two entry lists are walked side by side in git's tree order (a
+    /// tree's name compares as if it ended in `/`), without copying a name:
+    /// a file and a tree of the same name are not paired, which counts the
+    /// same (the file, and the tree's files). Entries out of order (a tree
+    /// git would not write) are then counted on both sides: more, never
+    /// fewer.
     fn pair(&mut self, old: Option<ObjectId>, new: Option<ObjectId>, depth: usize) -> Result<u64> {
         Self::too_deep(depth)?;
         if old == new {
             return Ok(0);
         }
-        let old = old.map(|id| self.entries(id)).transpose()?.unwrap_or_default();
-        let new = new.map(|id| self.entries(id)).transpose()?.unwrap_or_default();
+        let old_tree = old.map(|id| read_tree(self.repo, id)).transpose()?;
+        let new_tree = new.map(|id| read_tree(self.repo, id)).transpose()?;
+        let a = match (old, &old_tree) {
+            (Some(id), Some(t)) => Self::entries(id, &t.data)?,
+            _ => Vec::new(),
+        };
+        let b = match (new, &new_tree) {
+            (Some(id), Some(t)) => Self::entries(id, &t.data)?,
+            _ => Vec::new(),
+        };
+        let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
         let mut n = 0u64;
-        let names: std::collections::BTreeSet<&BString> = old.keys().chain(new.keys()).collect();
-        for name in names {
-            let side = |m: &Entries| m.get(name).copied();
-            let count = match (side(&old), side(&new)) {
-                (Some((true, a, _)), Some((true, b, _))) => self.pair(Some(a), Some(b), depth + 1)?,
-                (Some((true, a, _)), other) | (other, Some((true, a, _))) => self
-                    .size(a, depth + 1)?
-                    .saturating_add(u64::from(other.is_some())),
-                (Some((_, a, ma)), Some((_, b, mb))) => u64::from(a != b || ma != mb),
+        loop {
+            use std::cmp::Ordering;
+            let order = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) => tree_order(x.0, x.1, y.0, y.1),
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (None, None) => break,
+            };
+            let (x, y) = match order {
+                Ordering::Equal => (a.next(), b.next()),
+                Ordering::Less => (a.next(), None),
+                Ordering::Greater => (None, b.next()),
+            };
+            let count = match (x, y) {
+                (Some(&(_, true, x, _)), Some(&(_, true, y, _))) => self.pair(Some(x), Some(y), depth + 1)?,
+                (Some(&(_, _, x, xm)), Some(&(_, _, y, ym))) => u64::from(x != y || xm != ym),
+                (Some(&(_, true, id, _)), None) | (None, Some(&(_, true, id, _))) => {
+                    self.size(id, depth + 1)?
+                }
                 _ => 1,
             };
             n = n.saturating_add(count);
@@ -164,6 +189,18 @@ impl<'r> Bound<'r> {
             }
         }
         Ok(n)
+    }
+}
+
+/// git's order of tree entries: by name, a tree's as if it ended in `/`.
+fn tree_order(a: &[u8], a_tree: bool, b: &[u8], b_tree: bool) -> std::cmp::Ordering {
+    let common = a.len().min(b.len());
+    match a[..common].cmp(&b[..common]) {
+        std::cmp::Ordering::Equal => {
+            let next = |name: &[u8], is_tree: bool| name.get(common).copied().or(is_tree.then_some(b'/'));
+            next(a, a_tree).cmp(&next(b, b_tree))
+        }
+        other => other,
     }
 }
 
@@ -518,6 +555,89 @@ pub fn limit(changes: Vec<TreeChange>, mut matches: impl FnMut(&[u8]) -> bool) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tree_order_is_gits() {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        assert_eq!(tree_order(b"a", false, b"a.b", false), Less);
+        // A tree compares as if it ended in '/', which sorts after '.'.
+        assert_eq!(tree_order(b"a", true, b"a.b", false), Greater);
+        assert_eq!(tree_order(b"a", true, b"a", true), Equal);
+        assert_eq!(tree_order(b"a", false, b"a", true), Less);
+        assert_eq!(tree_order(b"a-", false, b"a", true), Less);
+        assert_eq!(tree_order(b"b", false, b"a", true), Greater);
+    }
+
+    /// The bound counts what git's diff lists (its only job is to be at
+    /// least that), through names that sort differently as files and as
+    /// trees, a file that became a tree, and a tree that became a file.
+    #[test]
+    fn the_bound_counts_what_git_lists() {
+        use crate::testing::git;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(root, &["init", "-q"]);
+        let tree_of = |files: &[(&str, &str)]| {
+            let _ = std::fs::remove_dir_all(root.join("w"));
+            for (path, data) in files {
+                let p = root.join("w").join(path);
+                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                std::fs::write(p, data).unwrap();
+            }
+            git(
+                &root.join("w"),
+                &["--git-dir", "../.git", "--work-tree", ".", "add", "-A"],
+            );
+            let id = String::from_utf8(git(root, &["write-tree"])).unwrap();
+            git(root, &["rm", "-rq", "--cached", "."]);
+            ObjectId::from_hex(id.trim().as_bytes()).unwrap()
+        };
+        let old = tree_of(&[
+            ("a", "file a"),
+            ("a.b", "1"),
+            ("c/x", "x"),
+            ("c/y", "y"),
+            ("d-e", "2"),
+            ("d/z", "z"),
+            ("same/s", "s"),
+        ]);
+        let new = tree_of(&[
+            ("a/in", "a is a tree now"),
+            ("a/in2", "and holds two"),
+            ("a.b", "1 changed"),
+            ("c", "c is a file now"),
+            ("d-e", "2"),
+            ("d/z", "z changed"),
+            ("d/new", "n"),
+            ("same/s", "s"),
+        ]);
+        let repo = gix::open(root).unwrap();
+        let listed = String::from_utf8(git(
+            root,
+            &[
+                "diff",
+                "--no-renames",
+                "--name-status",
+                &old.to_string(),
+                &new.to_string(),
+            ],
+        ))
+        .unwrap();
+        let git_count = listed.lines().count() as u64;
+        // a deleted, a/in and a/in2 added, a.b modified, c/x and c/y
+        // deleted, c added, d/z modified, d/new added.
+        assert_eq!(git_count, 9, "{listed}");
+        assert_eq!(
+            Bound::new(&repo).pair(Some(old), Some(new), 0).unwrap(),
+            git_count
+        );
+        assert_eq!(
+            Bound::new(&repo).pair(Some(new), Some(old), 0).unwrap(),
+            git_count
+        );
+        assert_eq!(Bound::new(&repo).pair(Some(old), Some(old), 0).unwrap(), 0);
+        assert_eq!(Bound::new(&repo).pair(None, Some(new), 0).unwrap(), 8);
+    }
 
     #[test]
     fn similarity_in_percent_like_git() {
