@@ -19,7 +19,10 @@
 //!   client (`watchman -j --no-pretty`, one JSON command on stdin):
 //!   `watch-project` on the worktree root, then `clock` on first use, else
 //!   `query` with `since` the stored clock, relative to the project root
-//!   Watchman chose.
+//!   Watchman chose. The token stored keeps that root (`<clock>\t<root>\t
+//!   <relative path>`), so the next capture sends the `query` alone — one
+//!   client process instead of two — and goes the whole way only when
+//!   Watchman answers that with an error (no longer watched there).
 //!
 //! Whatever is in doubt means "everything may have changed": no token, a
 //! token reset, a fresh Watchman instance, a path that is not a plain
@@ -375,11 +378,24 @@ fn ask_watchman(
     let dir = workdir
         .to_str()
         .ok_or_else(|| WatchError::NotUtf8(shown(workdir.as_os_str().as_bytes())))?;
+    // Let Watchman give up on its own before we stop it.
+    let wait = u64::try_from((timeout * 4 / 5).as_millis()).unwrap_or(u64::MAX);
+    let since = since.map(Token::parse);
+    // A token that names the project root it was taken in: one command.
+    // If Watchman no longer watches there, the full way below.
+    if let Some(Token {
+        clock,
+        project: Some(project),
+    }) = &since
+        && clock.starts_with("c:")
+        && project.is(workdir)
+    {
+        match query_since(program, project, clock, wait, deadline, timeout) {
+            Err(WatchError::Watchman(_) | WatchError::Failed { .. }) => {}
+            other => return other,
+        }
+    }
     let watch = watchman(program, &json!(["watch-project", dir]), deadline, timeout)?;
-    let malformed = |why: &str| WatchError::Malformed {
-        what: "watchman".to_owned(),
-        why: why.to_owned(),
-    };
     let root = watch
         .get("watch")
         .and_then(Value::as_str)
@@ -390,30 +406,104 @@ fn ask_watchman(
         Some(Value::String(s)) => Some(s.as_str()),
         Some(_) => return Err(malformed("watch-project's relative_path is not a string")),
     };
+    let project = Project {
+        root: root.to_owned(),
+        relative: relative.map(str::to_owned),
+    };
     // Watchman would take a number for a time_t and "n:…" for a named
     // cursor; only a clock ("c:…") it gave us is a token here.
-    let since = since.filter(|t| t.starts_with("c:"));
-    // Let Watchman give up on its own before we stop it.
-    let wait = u64::try_from((timeout * 4 / 5).as_millis()).unwrap_or(u64::MAX);
-    let Some(since) = since else {
+    let Some(Token { clock, .. }) = since.filter(|t| t.clock.starts_with("c:")) else {
         let clock = watchman(
             program,
             &json!(["clock", root, {"sync_timeout": wait}]),
             deadline,
             timeout,
         )?;
-        let token = clock
+        let clock = clock
             .get("clock")
             .and_then(Value::as_str)
             .ok_or_else(|| malformed("clock named no clock"))?;
-        return Ok(Changes::everything(Some(token.to_owned())));
+        return Ok(Changes::everything(Some(project.token(clock))));
     };
-    let answer = watchman(program, &query(root, relative, since, wait), deadline, timeout)?;
+    query_since(program, &project, &clock, wait, deadline, timeout)
+}
+
+/// A malformed answer of Watchman's.
+fn malformed(why: &str) -> WatchError {
+    WatchError::Malformed {
+        what: "watchman".to_owned(),
+        why: why.to_owned(),
+    }
+}
+
+/// Where Watchman watches the worktree: the project root it chose, and the
+/// worktree's path below it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Project {
+    root: String,
+    relative: Option<String>,
+}
+
+impl Project {
+    /// Whether it is the worktree `workdir`.
+    fn is(&self, workdir: &Path) -> bool {
+        let here = Path::new(&self.root).join(self.relative.as_deref().unwrap_or(""));
+        let real = std::fs::canonicalize(workdir).unwrap_or_else(|_| workdir.to_owned());
+        here == workdir || here == real
+    }
+
+    /// The token to store: the clock, and this project when its names fit
+    /// on the token's line (a tab separates them).
+    fn token(&self, clock: &str) -> String {
+        let relative = self.relative.as_deref().unwrap_or("");
+        let plain = |s: &str| !s.contains(['\t', '\n', '\0']);
+        if plain(clock) && plain(&self.root) && plain(relative) {
+            format!("{clock}\t{}\t{relative}", self.root)
+        } else {
+            clock.to_owned()
+        }
+    }
+}
+
+/// A token of ours for Watchman: a clock, and the project it was taken in
+/// (older tokens, and those whose paths did not fit, are a clock alone).
+#[derive(Debug, PartialEq, Eq)]
+struct Token {
+    clock: String,
+    project: Option<Project>,
+}
+
+impl Token {
+    fn parse(token: &str) -> Token {
+        let mut parts = token.split('\t');
+        let clock = parts.next().unwrap_or_default().to_owned();
+        let project = match (parts.next(), parts.next(), parts.next()) {
+            (Some(root), Some(relative), None) if Path::new(root).is_absolute() => Some(Project {
+                root: root.to_owned(),
+                relative: Some(relative.to_owned()).filter(|r| !r.is_empty()),
+            }),
+            _ => None,
+        };
+        Token { clock, project }
+    }
+}
+
+/// What changed in `project` since Watchman's `clock`.
+fn query_since(
+    program: &OsStr,
+    project: &Project,
+    clock: &str,
+    wait: u64,
+    deadline: Instant,
+    timeout: Duration,
+) -> Result<Changes, WatchError> {
+    let request = query(&project.root, project.relative.as_deref(), clock, wait);
+    let answer = watchman(program, &request, deadline, timeout)?;
     let token = answer
         .get("clock")
         .and_then(Value::as_str)
-        .ok_or_else(|| malformed("the query named no clock"))?
-        .to_owned();
+        .ok_or_else(|| malformed("the query named no clock"))?;
+    let token = project.token(token);
     if answer.get("is_fresh_instance").and_then(Value::as_bool) != Some(false) {
         return Ok(Changes::everything(Some(token)));
     }
@@ -1236,12 +1326,13 @@ mod tests {
             format!(r#"echo '{{"watch":"/w","clock":"c:1:3","is_fresh_instance":{fresh},"files":{files}}}'"#)
         };
         let c = fake(&answer(r#"["b","a",".git/x","a"]"#, "false")).unwrap();
-        assert_eq!(c.token.as_deref(), Some("c:1:3"));
+        // The token keeps the project root it was taken in.
+        assert_eq!(c.token.as_deref(), Some("c:1:3\t/w\t"));
         assert_eq!(c.paths, paths(&[b"a", b"b"]));
         let c = fake(&answer(r#"["a","/etc"]"#, "false")).unwrap();
         assert_eq!(c.paths, None);
         let c = fake(&answer("[]", "true")).unwrap();
-        assert_eq!((c.token.as_deref(), c.paths), (Some("c:1:3"), None));
+        assert_eq!((c.token.as_deref(), c.paths), (Some("c:1:3\t/w\t"), None));
         let e = fake(&answer(r#"[{"name":"a"}]"#, "false")).unwrap_err();
         assert!(matches!(e, WatchError::Malformed { .. }), "{e:?}");
         // What it was sent: one JSON command per call, on stdin.
@@ -1271,5 +1362,92 @@ mod tests {
                 "lock_timeout": 8000,
             }]))
         );
+
+        // A token naming this worktree's project: the query alone.
+        let here = std::fs::canonicalize(dir.path()).unwrap();
+        let root = here.parent().unwrap().to_str().unwrap().to_owned();
+        let name = here.file_name().unwrap().to_str().unwrap().to_owned();
+        let token = format!("c:1:2\t{root}\t{name}");
+        let logged = |body: &str| {
+            let _ = std::fs::remove_file(&log);
+            let p = hook(
+                dir.path(),
+                "watchman",
+                &format!("cat >> '{}'; echo >> '{}'; {body}", log.display(), log.display()),
+            );
+            let ask = Ask {
+                timeout: Duration::from_secs(10),
+                watchman: p.as_os_str(),
+            };
+            let got = Watcher::Watchman.changes_with(dir.path(), Some(&token), &ask);
+            let sent = std::fs::read_to_string(&log).unwrap();
+            let sent: Vec<Value> = sent.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+            (got, sent)
+        };
+        let answer_at = format!(
+            r#"echo '{{"watch":"{root}","relative_path":"{name}","clock":"c:1:4","is_fresh_instance":false,"files":["x"]}}'"#
+        );
+        let (got, sent) = logged(&answer_at);
+        assert_eq!(sent.len(), 1, "{sent:?}");
+        assert_eq!(sent[0][0], "query");
+        assert_eq!(sent[0][1], root.as_str());
+        assert_eq!(sent[0][2]["relative_root"], name.as_str());
+        let got = got.unwrap();
+        assert_eq!(got.paths, paths(&[b"x"]));
+        assert_eq!(got.token, Some(format!("c:1:4\t{root}\t{name}")));
+        // Watchman no longer watches there: the whole way (watch-project,
+        // then the query).
+        let (got, sent) = logged(&format!(
+            r#"if grep -q watch-project '{}'; then {answer_at}; else echo '{{"error":"unable to resolve root"}}'; exit 1; fi"#,
+            log.display()
+        ));
+        assert_eq!(sent.len(), 3, "{sent:?}");
+        assert_eq!(sent[1][0], "watch-project");
+        assert_eq!(got.unwrap().paths, paths(&[b"x"]));
+        // A token of another worktree's project: the whole way at once.
+        let other = "c:1:2\t/elsewhere\t".to_owned();
+        let p = hook(dir.path(), "watchman", &answer_at);
+        let ask = Ask {
+            timeout: Duration::from_secs(10),
+            watchman: p.as_os_str(),
+        };
+        assert!(
+            Watcher::Watchman
+                .changes_with(dir.path(), Some(&other), &ask)
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn watchman_tokens_keep_their_project() {
+        let p = Project {
+            root: "/w".into(),
+            relative: Some("sub/dir".into()),
+        };
+        assert_eq!(p.token("c:1:2"), "c:1:2\t/w\tsub/dir");
+        assert_eq!(
+            Token::parse(&p.token("c:1:2")),
+            Token {
+                clock: "c:1:2".into(),
+                project: Some(p.clone())
+            }
+        );
+        let top = Project {
+            root: "/w".into(),
+            relative: None,
+        };
+        assert_eq!(Token::parse(&top.token("c:9")).project, Some(top.clone()));
+        // Names that do not fit on the line: the clock alone.
+        let odd = Project {
+            root: "/w\tx".into(),
+            relative: None,
+        };
+        assert_eq!(odd.token("c:1"), "c:1");
+        // Older tokens, and odd ones, have no project.
+        for t in ["c:1:2", "c:1\trelative\tx", "c:1\t/w", "c:1\t/w\tx\ty"] {
+            assert_eq!(Token::parse(t).project, None, "{t}");
+        }
+        assert!(p.is(Path::new("/w/sub/dir")));
+        assert!(!p.is(Path::new("/w/sub")));
     }
 }
