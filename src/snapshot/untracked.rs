@@ -323,12 +323,22 @@ fn abs(workdir: &Path, rela: &BStr) -> Option<PathBuf> {
 
 /// Whether the cached listing `rec` of the directory at `path`, now
 /// `stat`, still holds; `started` is when the walk that recorded it began.
+///
+/// A nested repository it listed must still have its `.git`: removing that
+/// changes the nested directory's stat data, not this one's, and the
+/// nested directory has no record of its own (the walk does not go in).
 fn holds(rec: &DirRecord, stat: DirStat, path: &Path, started: (i64, u32)) -> bool {
     !rec.volatile
         && rec.stat == stat
         && !stat.is_racy(started)
         && rec.ignore_file.is_none_or(|s| {
             !s.is_racy(started) && lstat(&path.join(".gitignore")).map(|m| DirStat::of(&m)) == Some(s)
+        })
+        && rec.untracked.iter().all(|(entry, kind)| {
+            *kind != Some(Kind::Repository) || {
+                let name = entry.rsplit_str(b"/").next().unwrap_or(entry.as_slice());
+                gix::path::from_byte_slice(name).is_ok_and(|n| lstat(&path.join(n).join(".git")).is_some())
+            }
         })
 }
 

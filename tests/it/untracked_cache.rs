@@ -597,3 +597,52 @@ fn a_watcher_listing_only_edits_keeps_the_last_walk() {
     let trace = capture_traced(&r, "settled again");
     assert!(trace.contains("index.dirs kept"), "{trace}");
 }
+
+/// A nested repository whose `.git` goes away becomes plain untracked
+/// files, though the directory listing it changes nothing above it: at the
+/// worktree root and below, with and without a watcher naming the `.git`.
+#[test]
+fn a_nested_repository_losing_its_git_dir_is_captured_as_files() {
+    let r = settled();
+    for (at, watched) in [("nested", false), ("lib/deeper", false), ("z/nested2", true)] {
+        let dir = r.root.join(at);
+        std::fs::create_dir_all(&dir).unwrap();
+        r.git_in(&dir, &["init", "-q"]).ok();
+        std::fs::write(dir.join("f"), "inside\n").unwrap();
+        r.git_in(&dir, &["add", "f"]).ok();
+        r.git_in(&dir, &["commit", "-q", "-m", "n"]).ok();
+        settle(&r);
+        let hook = watched.then(|| {
+            let hook = Hook::install(&r);
+            hook.answer("t1", &[]);
+            capture_traced(&r, "first use of the hook");
+            hook
+        });
+        capture_checked(&r, &format!("{at}: a nested repository"));
+        capture_checked(&r, &format!("{at}: and again"));
+        // Its parent's stat data does not change (not even its ctime).
+        let parent = dir.parent().unwrap();
+        let before = std::fs::symlink_metadata(parent).unwrap();
+        std::fs::remove_dir_all(dir.join(".git")).unwrap();
+        let after = std::fs::symlink_metadata(parent).unwrap();
+        {
+            use std::os::unix::fs::MetadataExt as _;
+            assert_eq!(
+                (before.mtime_nsec(), before.ctime_nsec()),
+                (after.mtime_nsec(), after.ctime_nsec())
+            );
+        }
+        if let Some(hook) = &hook {
+            let git_dir = format!("{at}/.git");
+            hook.answer("t2", &[&git_dir, at]);
+        }
+        capture_checked(&r, &format!("{at}: its .git removed"));
+        if let Some(hook) = &hook {
+            hook.answer("t3", &[]);
+        }
+        capture_checked(&r, &format!("{at}: plain files since"));
+        if watched {
+            r.git(&["config", "--unset", "core.fsmonitor"]);
+        }
+    }
+}
