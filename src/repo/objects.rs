@@ -177,7 +177,7 @@ impl<'r> Recorder<'r> {
     /// through [`Recorder::reader`]; the objects written next join the same
     /// pack), else [`Recorder::seal`].
     pub fn seal_for_reading(&self) -> Result<()> {
-        let copied = self.sink.pack.as_ref().is_some_and(|p| p.copies().is_some());
+        let copied = self.sink.pack.as_ref().is_some_and(|p| p.has_copies());
         if copied && !self.sealed.get() {
             return Ok(());
         }

@@ -163,6 +163,12 @@ impl PackSink {
         (!g.uncopied).then(|| g.copies.clone())
     }
 
+    /// Whether [`PackSink::copies`] would give the objects (without
+    /// copying them).
+    pub fn has_copies(&self) -> bool {
+        !self.lock().uncopied
+    }
+
     /// The files of the packs written since the last call, to flush.
     pub fn unflushed(&self) -> Vec<PathBuf> {
         let mut g = self.lock();
@@ -445,6 +451,7 @@ mod tests {
             id
         };
         assert_eq!(sink.copies().map(|c| c.len()), Some(0));
+        assert!(sink.has_copies());
         let a = blob(b"a\n");
         blob(b"a\n");
         let copies = sink.copies().unwrap();
@@ -454,6 +461,7 @@ mod tests {
         // objects from a reader).
         blob(&vec![7u8; COPY_BYTES]);
         assert!(sink.copies().is_none());
+        assert!(!sink.has_copies());
         // A sealed sink has none either, though what comes next is small.
         let sealed = PackSink::new(dir.path(), Compression::BEST_SPEED, gix::hash::Kind::Sha1);
         let id = gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, b"b").unwrap();
