@@ -233,9 +233,10 @@ pub fn sync_objects(repo: &gix::Repository, ids: &[ObjectId], packs: &[PathBuf])
 }
 
 /// Whether one `fsync` commits what every earlier write on this file
-/// system did (a journal committed in order): ext4 and XFS, by the type of
-/// the mount `path` is on (`/proc/self/mounts`; ext2 and ext3 share ext4's
-/// magic number, so `statfs` cannot tell them apart).
+/// system did (a journal committed in order): XFS, and ext4 with a
+/// journal, by the type of the mount `path` is on (`/proc/self/mounts`;
+/// ext2 and ext3 share ext4's magic number, so `statfs` cannot tell them
+/// apart) and jbd2's list of journals.
 ///
 /// Asked once per path and process (a capture asks for the objects folder
 /// and each ref it writes; a machine may have hundreds of mounts).
@@ -249,31 +250,73 @@ fn one_flush_covers_all(path: &Path) -> bool {
     let (Ok(real), Ok(mounts)) = (std::fs::canonicalize(path), std::fs::read("/proc/self/mounts")) else {
         return false;
     };
-    let ordered = mount_type(&mounts, &real).is_some_and(|t| t == b"ext4" || t == b"xfs");
+    let ordered = match mount_of(&mounts, &real) {
+        Some((_, b"xfs")) => true,
+        // ext4 made without a journal (`^has_journal`) flushes only the
+        // file asked and its new directory entries: no batch there.
+        Some((device, b"ext4")) => ext4_journaled(&unescape_mount(device)),
+        _ => false,
+    };
     seen.push((path.to_owned(), ordered));
     ordered
 }
 
-/// The type of the mount in `mounts` (the format of `/proc/self/mounts`)
-/// that holds `path`: the last listed of the longest mount points above it.
+/// Whether the ext4 file system on `device` (as `/proc/self/mounts` names
+/// it) has a journal: jbd2 lists one per journalled device, as
+/// `<kernel device name>-<journal inode>` in `/proc/fs/jbd2`.
 #[cfg(target_os = "linux")]
-fn mount_type<'m>(mounts: &'m [u8], path: &Path) -> Option<&'m [u8]> {
+fn ext4_journaled(device: &[u8]) -> bool {
+    use std::os::unix::ffi::OsStrExt as _;
+    let device = Path::new(std::ffi::OsStr::from_bytes(device));
+    // `/dev/mapper/x` is a link to `/dev/dm-0`, jbd2's `dm-0-8`.
+    let Some(name) = std::fs::canonicalize(device)
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+    else {
+        return false;
+    };
+    let Ok(journals) = std::fs::read_dir("/proc/fs/jbd2") else {
+        return false;
+    };
+    has_journal(
+        &name,
+        journals
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned()),
+    )
+}
+
+/// Whether one of the jbd2 `journals` is the device `name`'s.
+#[cfg(target_os = "linux")]
+fn has_journal(name: &str, mut journals: impl Iterator<Item = String>) -> bool {
+    journals.any(|j| {
+        j.strip_prefix(name)
+            .and_then(|rest| rest.strip_prefix('-'))
+            .is_some_and(|inode| !inode.is_empty() && inode.bytes().all(|b| b.is_ascii_digit()))
+    })
+}
+
+/// The device and type of the mount in `mounts` (the format of
+/// `/proc/self/mounts`) that holds `path`: the last listed of the longest
+/// mount points above it.
+#[cfg(target_os = "linux")]
+fn mount_of<'m>(mounts: &'m [u8], path: &Path) -> Option<(&'m [u8], &'m [u8])> {
     use std::os::unix::ffi::OsStrExt as _;
     let path = path.as_os_str().as_bytes();
-    let mut best: Option<(usize, &[u8])> = None;
+    let mut best: Option<(usize, &[u8], &[u8])> = None;
     for line in mounts.split(|b| *b == b'\n') {
         let mut fields = line.split(|b| *b == b' ');
-        let (Some(_), Some(point), Some(kind)) = (fields.next(), fields.next(), fields.next()) else {
+        let (Some(device), Some(point), Some(kind)) = (fields.next(), fields.next(), fields.next()) else {
             continue;
         };
         let point = unescape_mount(point);
         let holds = path.starts_with(&point)
             && (point.ends_with(b"/") || path.len() == point.len() || path.get(point.len()) == Some(&b'/'));
-        if holds && best.is_none_or(|(len, _)| point.len() >= len) {
-            best = Some((point.len(), kind));
+        if holds && best.is_none_or(|(len, _, _)| point.len() >= len) {
+            best = Some((point.len(), device, kind));
         }
     }
-    best.map(|(_, kind)| kind)
+    best.map(|(_, device, kind)| (device, kind))
 }
 
 /// A mount point as `/proc/self/mounts` writes it: space, tab, newline and
@@ -399,7 +442,7 @@ mod batch_tests {
             /dev/vdb /tmp/my\\040disk xfs rw 0 0\n\
             /dev/vdc /tmpx btrfs rw 0 0\n";
         let kind =
-            |p: &str| mount_type(mounts, Path::new(p)).map(|k| String::from_utf8_lossy(k).into_owned());
+            |p: &str| mount_of(mounts, Path::new(p)).map(|(_, k)| String::from_utf8_lossy(k).into_owned());
         assert_eq!(kind("/home/u/repo/.git/objects").as_deref(), Some("ext4"));
         assert_eq!(kind("/tmp/repo").as_deref(), Some("tmpfs"));
         assert_eq!(kind("/tmp").as_deref(), Some("tmpfs"));
@@ -409,7 +452,31 @@ mod batch_tests {
             Some("btrfs"),
             "/tmp is not above /tmpx"
         );
-        assert_eq!(mount_type(b"garbage", Path::new("/x")), None);
+        assert_eq!(mount_of(b"garbage", Path::new("/x")), None);
+        assert_eq!(
+            mount_of(mounts, Path::new("/tmp/my disk/r")).map(|(d, _)| d),
+            Some(&b"/dev/vdb"[..])
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_ext4_device_has_a_journal_when_jbd2_lists_it() {
+        let listed = |names: &[&str]| {
+            names
+                .iter()
+                .map(|n| (*n).to_owned())
+                .collect::<Vec<_>>()
+                .into_iter()
+        };
+        assert!(has_journal("vda1", listed(&["vda1-8"])));
+        assert!(has_journal("dm-0", listed(&["sda2-8", "dm-0-8"])));
+        assert!(!has_journal("vda", listed(&["vda1-8"])), "another partition's");
+        assert!(
+            !has_journal("vda", listed(&[])),
+            "no journal (mkfs -O ^has_journal)"
+        );
+        assert!(!has_journal("vda", listed(&["vda-", "vda-x"])));
     }
 
     #[test]
