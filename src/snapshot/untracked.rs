@@ -314,6 +314,12 @@ pub(super) fn parent_of(path: &BStr) -> &BStr {
         .map_or(b"".as_bstr(), |i| path[..i].as_bstr())
 }
 
+/// The stat data of the directory at `path`; `None` when it is gone or no
+/// longer a directory.
+fn dir_stat(path: &Path) -> Option<DirStat> {
+    lstat(path).filter(|m| m.is_dir()).map(|m| DirStat::of(&m))
+}
+
 fn abs(workdir: &Path, rela: &BStr) -> Option<PathBuf> {
     if rela.is_empty() {
         return Some(workdir.to_owned());
@@ -419,7 +425,7 @@ impl gix::dir::walk::Delegate for Recording<'_> {
             return false;
         };
         // Its stat before it is read, so a change while it is read shows.
-        let Some(stat) = lstat(&path).filter(|m| m.is_dir()).map(|m| DirStat::of(&m)) else {
+        let Some(stat) = dir_stat(&path) else {
             return false;
         };
         let parent = self.open.get(parent_of(rela)).copied();
@@ -518,11 +524,8 @@ impl Walker {
     fn unchanged(&self, file: &DirFile, focus: &super::focus::Focus) -> Option<Emitted> {
         let untracked = file.emitted_without_volatile()?;
         let holds_now = |rec: &DirRecord| {
-            abs(&self.workdir, rec.path.as_bstr()).is_some_and(|path| {
-                lstat(&path)
-                    .filter(|m| m.is_dir())
-                    .is_some_and(|m| holds(rec, DirStat::of(&m), &path, file.started))
-            })
+            abs(&self.workdir, rec.path.as_bstr())
+                .is_some_and(|path| dir_stat(&path).is_some_and(|stat| holds(rec, stat, &path, file.started)))
         };
         for dir in focus.dirs() {
             if file.find(dir).is_some_and(|rec| !holds_now(&rec)) {
@@ -602,7 +605,7 @@ impl Walker {
                     };
                     // Gone or no longer a directory: its parent's listing
                     // changed, and is read again next time (its stat changed).
-                    let Some(stat) = lstat(&path).filter(|m| m.is_dir()).map(|m| DirStat::of(&m)) else {
+                    let Some(stat) = dir_stat(&path) else {
                         continue;
                     };
                     if !invalid.dirs.contains(&rec.path) && holds(rec, stat, &path, old_started) {
@@ -617,7 +620,7 @@ impl Walker {
                 continue;
             };
             // Its stat before it is read, so a change while it is read shows.
-            let Some(stat) = lstat(&path).filter(|m| m.is_dir()).map(|m| DirStat::of(&m)) else {
+            let Some(stat) = dir_stat(&path) else {
                 continue;
             };
             let mut rec = Recording {

@@ -448,8 +448,7 @@ impl Project {
     /// Whether it is the worktree `workdir`.
     fn is(&self, workdir: &Path) -> bool {
         let here = Path::new(&self.root).join(self.relative.as_deref().unwrap_or(""));
-        let real = std::fs::canonicalize(workdir).unwrap_or_else(|_| workdir.to_owned());
-        here == workdir || here == real
+        here == workdir || std::fs::canonicalize(workdir).is_ok_and(|real| here == real)
     }
 
     /// The token to store: the clock, and this project when its names fit
