@@ -283,6 +283,7 @@ fn repository_command(
                 thread: optional(a.thread.as_deref())?,
                 max_journal_age_secs: parse_age(&a.max_journal_age)?,
                 fix: a.fix,
+                quick: a.quick,
             };
             let ctx = open()?;
             opts.thread = opts.thread.map(|t| ctx.resolve(t)).transpose()?;

@@ -106,6 +106,19 @@ pub enum Error {
         /// Its ref.
         reference: String,
     },
+    /// Objects a tree names do not exist (removed by `git gc`, or never written).
+    #[error(
+        "{what} names {count} object(s) that do not exist in the object database (first: {first}); \
+         `git gc` may have removed them, or the repository is damaged"
+    )]
+    MissingObjects {
+        /// What names them.
+        what: String,
+        /// The first path whose object is missing (C-quoted).
+        first: String,
+        /// How many are missing.
+        count: usize,
+    },
     /// A git operation (merge, rebase, cherry-pick, …) is in progress in the repository.
     #[error("a {state} is in progress in this repository; finish or abort it first")]
     RepositoryBusy {
@@ -356,7 +369,7 @@ impl Error {
             Error::Provider { .. } => ErrorKind::Provider,
             Error::Remote { .. } => ErrorKind::Remote,
             Error::Io { .. } => ErrorKind::Io,
-            Error::Git { .. } => ErrorKind::Git,
+            Error::Git { .. } | Error::MissingObjects { .. } => ErrorKind::Git,
             Error::Interrupted { .. } => ErrorKind::Interrupted,
             Error::Internal(_) => ErrorKind::Internal,
         }

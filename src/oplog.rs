@@ -101,12 +101,31 @@ pub struct Op {
     /// Nested repositories moved aside (`path -> where`), to put back on undo.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub moved_aside: Vec<MovedAside>,
-    /// For a put-back (abort, undo): the tree it puts the worktree back to.
+    /// The tree the operation put the worktree to: each path it wrote or
+    /// deleted holds this tree's entry afterwards (a revert's target, a
+    /// restore's or an undo's worktree with its paths put back).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restored: Option<String>,
-    /// For a put-back: the index it puts back (absent: HEAD).
+    /// For a put-back of the whole tree (before `by_path`): the index it
+    /// puts back (absent: HEAD).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restored_index: Option<String>,
+    /// The index the operation left, when it changed the index (a revert's
+    /// HEAD, an undo's index with its paths put back).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index_after: Option<String>,
+    /// A put-back that changed only the paths the undone operation had
+    /// changed (and were still as it left them), not the whole worktree.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_path: bool,
+    /// An undo made by a bare `op undo`: the next bare `op undo` walks past
+    /// it (and what it undid) to the operation before.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stepped: bool,
+    /// For a prune: the notes of the checkpoints it removed (kept in the
+    /// op's tree, so an undo puts them back).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<KeptNote>,
     /// The git dir of the worktree whose files it changes (absolute).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worktree: Option<String>,
@@ -196,6 +215,15 @@ pub fn transcripts_tree(rec: &Recorder<'_>, changes: &[TranscriptChange]) -> Res
     rec.write_object(&tree).map(Some)
 }
 
+/// The note of a commit an operation removed from `refs/t3/`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeptNote {
+    /// The checkpoint commit.
+    pub commit: String,
+    /// Its note's blob.
+    pub note: String,
+}
+
 /// A nested repository a restore moved out of the way.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MovedAside {
@@ -219,6 +247,10 @@ impl Op {
             moved_aside: Vec::new(),
             restored: None,
             restored_index: None,
+            index_after: None,
+            by_path: false,
+            stepped: false,
+            notes: Vec::new(),
             worktree: None,
             moved_back: Vec::new(),
             provider: None,
@@ -251,6 +283,8 @@ impl Op {
             .chain(&op.undoes)
             .chain(&op.restored)
             .chain(&op.restored_index)
+            .chain(&op.index_after)
+            .chain(op.notes.iter().flat_map(|n| [&n.commit, &n.note]))
             .chain(op.refs.iter().flat_map(|r| r.old.iter().chain(&r.new)))
             .chain(&op.was)
             .chain(
@@ -315,17 +349,14 @@ pub fn record_with(lock: &Locked<'_>, op: &Op, keep: &[ObjectId], pending: bool)
     let rec = Recorder::new(repo);
     let tree = op_tree(&rec, op)?;
     let message = message(op);
-    // A prune's removed commits are not kept: letting git collect them is
-    // its point (it is not undone).
-    let removed = match op.kind {
-        Kind::Prune => Vec::new(),
-        _ => op
-            .refs
-            .iter()
-            .filter_map(|r| r.old.as_deref())
-            .map(id)
-            .collect::<Result<Vec<_>>>()?,
-    };
+    // What the op removed stays reachable while the log holds it (a prune's
+    // too: it can be undone until the log forgets it).
+    let removed = op
+        .refs
+        .iter()
+        .filter_map(|r| r.old.as_deref())
+        .map(id)
+        .collect::<Result<Vec<_>>>()?;
     for _ in 0..5 {
         let prev = repo::find_direct_ref(repo, OPS_REF)?;
         // The first parent is the previous op, or the log's root marker:
@@ -380,6 +411,21 @@ pub fn record_deletion(
     targets: &[(String, ObjectId)],
 ) -> Result<ObjectId> {
     let mut op = Op::new(kind, thread);
+    if kind == Kind::Prune {
+        // A prune removes the notes too: kept in the op for its undo.
+        let mut notes = repo::NotesReader::open(lock.repo())?;
+        for (_, commit) in targets {
+            let hex = commit.to_string();
+            if let Some(blob) = notes.blob_id(*commit)?
+                && !op.notes.iter().any(|n| n.commit == hex)
+            {
+                op.notes.push(KeptNote {
+                    commit: hex,
+                    note: blob.to_string(),
+                });
+            }
+        }
+    }
     op.refs = targets
         .iter()
         .map(|(name, id)| RefChange {
@@ -412,6 +458,22 @@ fn op_tree(rec: &Recorder<'_>, op: &Op) -> Result<ObjectId> {
             mode: EntryKind::Tree.into(),
             filename: "index".into(),
             oid: index,
+        });
+    }
+    if !op.notes.is_empty() {
+        let mut notes = gix::objs::Tree::empty();
+        for (i, n) in op.notes.iter().enumerate() {
+            notes.entries.push(gix::objs::tree::Entry {
+                mode: EntryKind::Blob.into(),
+                filename: i.to_string().into(),
+                oid: id(&n.note)?,
+            });
+        }
+        notes.entries.sort();
+        tree.entries.push(gix::objs::tree::Entry {
+            mode: EntryKind::Tree.into(),
+            filename: "notes".into(),
+            oid: rec.write_object(&notes)?,
         });
     }
     tree.entries.push(gix::objs::tree::Entry {
@@ -619,6 +681,49 @@ fn previous(repo: &gix::Repository, commit: ObjectId) -> Result<Option<ObjectId>
         .message_raw()
         .context(|| format!("could not read commit {parent}"))?;
     Ok(message.starts_with(b"t3 op ").then_some(parent))
+}
+
+/// The op in effect that undid op `id`, if any (an undo that was undone
+/// in turn does not count).
+pub fn undone_by(repo: &gix::Repository, id: ObjectId) -> Result<Option<ObjectId>> {
+    let mut cancelled = std::collections::HashSet::new();
+    for e in walk(repo)? {
+        let e = e?;
+        if e.id == id {
+            return Ok(None);
+        }
+        if cancelled.contains(&e.id) {
+            continue;
+        }
+        if let Some(undone) = e.op.undoes.as_deref().map(self::id).transpose()? {
+            if undone == id {
+                return Ok(Some(e.id));
+            }
+            cancelled.insert(undone);
+        }
+    }
+    Ok(None)
+}
+
+/// What a bare `op undo` undoes: the newest op not yet undone, of any
+/// kind, walking past the undos earlier bare `op undo`s made (and what
+/// they undid), so that repeated, it goes further back.
+pub fn latest_to_undo(repo: &gix::Repository) -> Result<Option<Entry>> {
+    let mut cancelled = std::collections::HashSet::new();
+    for e in walk(repo)? {
+        let e = e?;
+        if cancelled.contains(&e.id) {
+            continue;
+        }
+        if e.op.stepped {
+            if let Some(undone) = e.op.undoes.as_deref() {
+                cancelled.insert(self::id(undone)?);
+            }
+            continue;
+        }
+        return Ok(Some(e));
+    }
+    Ok(None)
 }
 
 /// The op named by `spec`: a full or unique abbreviated op commit id.

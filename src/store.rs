@@ -508,3 +508,14 @@ pub fn write(
     )?;
     Ok(Checkpoint { note, commit, tree })
 }
+
+/// The title of `thread`: the first line of the first prompt a note
+/// recorded (the lowest turn with a title), if any.
+pub fn thread_title(repo: &gix::Repository, thread: &ThreadId) -> Option<String> {
+    let mut notes = NotesReader::open(repo).ok()?;
+    thread_refs(repo, thread)
+        .ok()?
+        .into_iter()
+        .take(64)
+        .find_map(|t| load(repo, &mut notes, thread, t).ok()?.note.title)
+}

@@ -434,6 +434,9 @@ pub struct VerifyArgs {
     /// Remove notes no ref or operation keeps (left by killed captures and old threads)
     #[arg(long)]
     pub fix: bool,
+    /// Check that each checkpoint's trees exist, not every file's blob
+    #[arg(long)]
+    pub quick: bool,
 }
 
 /// Arguments of `du`.

@@ -37,17 +37,25 @@ pub fn show(repo: &gix::Repository, spec: &str) -> Result<OpOutcome> {
     Ok(OpOutcome::Show(oplog::find(repo, spec)?))
 }
 
-/// Reverse the operation `spec` (default: the latest one that can be
-/// undone: a prune, maybe run in the background, cannot), under the lock.
+/// Reverse the operation `spec` (default: the latest one not yet undone,
+/// walking back past the undos of earlier bare `op undo`s), under the lock.
 pub fn undo(ctx: &Context, spec: Option<&str>, force: bool) -> Result<OpOutcome> {
     let lock = ctx.lock("op undo")?;
+    // An interrupted put-back is finished first (and is all this run does).
+    if let Some(finished) = crate::revert::put_back::complete_pending(&lock, &ctx.settings.provider.homes)? {
+        return Ok(OpOutcome::Undo(super::revert::outcome("undo", finished)));
+    }
     let entry = match spec {
         Some(s) => oplog::find(&ctx.repo, s)?,
-        None => oplog::walk(&ctx.repo)?
-            .find(|e| !matches!(e, Ok(e) if e.op.kind == oplog::Kind::Prune))
-            .transpose()?
+        None => oplog::latest_to_undo(&ctx.repo)?
             .ok_or_else(|| Error::Refused("the operation log has nothing to undo".into()))?,
     };
-    let report = crate::revert::undo_op(&lock, &entry, force, &ctx.settings.provider.homes)?;
+    let report = crate::revert::undo_op(
+        &lock,
+        &entry,
+        force,
+        (false, spec.is_none()),
+        &ctx.settings.provider.homes,
+    )?;
     Ok(OpOutcome::Undo(super::revert::outcome("undo", report)))
 }

@@ -33,6 +33,8 @@ pub struct Options {
     pub max_journal_age_secs: u64,
     /// Remove the orphaned notes found (under the lock).
     pub fix: bool,
+    /// Check that every tree of a checkpoint exists, not every blob.
+    pub quick: bool,
 }
 
 /// One finding.
@@ -63,6 +65,10 @@ struct Check<'r> {
     repo: &'r gix::Repository,
     notes: NotesReader<'r>,
     findings: Vec<Finding>,
+    /// Check blobs exist, not only trees.
+    blobs: bool,
+    /// Trees found whole (with their blobs when `blobs`).
+    whole: std::collections::HashSet<ObjectId>,
 }
 
 impl Check<'_> {
@@ -170,10 +176,29 @@ impl Check<'_> {
             }
             return;
         }
+        // A revert to it must be able to write every file.
+        match repo::alive::first_missing(self.repo, tree, self.blobs, &mut self.whole) {
+            Ok(None) => {}
+            Ok(Some(path)) => {
+                return self.error(
+                    name,
+                    format!(
+                        "the object of {} is missing from the object database (removed by `git gc`?): \
+                         a revert to it would fail",
+                        crate::model::path::quoted(&path)
+                    ),
+                );
+            }
+            Err(e) => return self.error(name, e.to_string()),
+        }
         if note.placeholder {
             if tree != ObjectId::empty_tree(self.repo.object_hash()) || !note.files.is_empty() {
                 self.error(name, "a placeholder must hold the empty tree and no files");
             }
+            return;
+        }
+        // The summary is recomputed from the blobs: not in a quick check.
+        if !self.blobs {
             return;
         }
         let Some(from) = note.from_turn else {
@@ -269,6 +294,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<VerifyOutcome> {
         thread,
         max_journal_age_secs,
         fix,
+        quick,
     } = opts;
     // `--fix` reads and removes under the lock, so no capture publishes
     // meanwhile (its note is written just before its ref).
@@ -282,6 +308,8 @@ pub fn run(ctx: &Context, opts: Options) -> Result<VerifyOutcome> {
         repo,
         notes: NotesReader::open(repo)?,
         findings: Vec::new(),
+        blobs: !quick,
+        whole: Default::default(),
     };
     let mut checked = 0;
     for r in &refs {

@@ -191,31 +191,7 @@ pub fn quote(path: &BStr) -> Vec<u8> {
 /// C-quote `path` like git's `quote_c_style`; bytes above 0x7f are escaped
 /// only with `quote_high` (`core.quotePath`).
 pub fn quote_as(path: &BStr, quote_high: bool) -> Vec<u8> {
-    let special = |b: u8| b < 0x20 || b == 0x7f || b == b'"' || b == b'\\' || (quote_high && b >= 0x80);
-    let needs = path.iter().any(|&b| special(b));
-    if !needs {
-        return path.to_vec();
-    }
-    let mut s = Vec::with_capacity(path.len() + 2);
-    s.push(b'"');
-    for &b in path.iter() {
-        match b {
-            b'"' => s.extend_from_slice(b"\\\""),
-            b'\\' => s.extend_from_slice(b"\\\\"),
-            b'\n' => s.extend_from_slice(b"\\n"),
-            b'\t' => s.extend_from_slice(b"\\t"),
-            b'\r' => s.extend_from_slice(b"\\r"),
-            0x07 => s.extend_from_slice(b"\\a"),
-            0x08 => s.extend_from_slice(b"\\b"),
-            0x0b => s.extend_from_slice(b"\\v"),
-            0x0c => s.extend_from_slice(b"\\f"),
-            0x20..=0x7e => s.push(b),
-            0x80..=0xff if !quote_high => s.push(b),
-            _ => s.extend_from_slice(format!("\\{b:03o}").as_bytes()),
-        }
-    }
-    s.push(b'"');
-    s
+    crate::model::path::quote_as(path, quote_high)
 }
 
 /// One `@@` hunk and its lines; `blank_at_eof` as in

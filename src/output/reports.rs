@@ -24,7 +24,28 @@ pub fn revert(r: &RevertOutcome, quiet: bool, out: &mut dyn Write) -> io::Result
         "undo" => "undid the revert of",
         _ => "reverted",
     };
-    if r.action == "undo" && r.report.refs.is_empty() && r.report.target.starts_with("op ") {
+    if let Some(u) = &r.report.undid {
+        let op = u.op.get(..12).unwrap_or(&u.op);
+        let thread = match (&u.thread, &u.title) {
+            (Some(t), Some(title)) => format!(
+                " of thread \"{}\" ({})",
+                super::safe(title),
+                super::safe(t.get(..t.len().min(12)).unwrap_or(t))
+            ),
+            (Some(t), None) => format!(" of thread {}", super::safe(t)),
+            _ => String::new(),
+        };
+        writeln!(out, "undid the {} (op {op}){thread}", u.kind)?;
+        let turn = |t: Option<u64>| t.map_or("none".to_owned(), |t| format!("turn {t}"));
+        if u.thread.is_some() && u.latest_before != u.latest_after {
+            writeln!(
+                out,
+                "  latest turn: {} before, {} now",
+                turn(u.latest_before),
+                turn(u.latest_after)
+            )?;
+        }
+    } else if r.action == "undo" && r.report.refs.is_empty() && r.report.target.starts_with("op ") {
         // An op that moved no ref (a restore of some paths): no turns to name.
         writeln!(out, "undid {} of thread {}", r.report.target, r.report.thread)?;
     } else {
@@ -77,6 +98,9 @@ pub fn revert(r: &RevertOutcome, quiet: bool, out: &mut dyn Write) -> io::Result
         if let Some(b) = &t.backup {
             writeln!(out, "  the conversation as it was is kept in blob {b}")?;
         }
+    }
+    for p in &r.report.overwritten {
+        writeln!(out, "  changed since, put back anyway: {}", quote_path(&p.0))?;
     }
     if let Some(s) = &r.report.safety_commit {
         writeln!(out, "  the worktree as it was is kept in {s}")?;

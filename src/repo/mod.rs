@@ -9,6 +9,7 @@
 //! Who may write: every function that changes a ref, a note or the worktree
 //! takes a [`Locked`] — the proof that the repository lock is held.
 
+pub mod alive;
 pub mod blob_stream;
 pub mod disk;
 pub mod durable;

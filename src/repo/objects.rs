@@ -211,6 +211,17 @@ impl<'r> Recorder<'r> {
         self.repo
     }
 
+    /// Whether this recorder wrote `id`, or found it stored, in this process.
+    pub fn is_known(&self, id: &ObjectId) -> bool {
+        self.known.borrow().contains(id) || self.sink.packed(id)
+    }
+
+    /// The object database handle used to look objects up (it does not
+    /// look for new packs on a miss).
+    pub fn lookup(&self) -> &gix::OdbHandle {
+        &self.lookup
+    }
+
     /// Remember `ids` as written by this process (e.g. blobs hashed elsewhere).
     pub fn note_written(&self, ids: impl IntoIterator<Item = ObjectId>) {
         let (mut written, mut known) = (self.written.borrow_mut(), self.known.borrow_mut());
@@ -263,8 +274,12 @@ impl gix::objs::Write for Recorder<'_> {
             // Packed: durable (whoever packed it flushed the pack).
             Ok(Some(gix::odb::find::Header::Packed(_))) => false,
             // Loose, maybe written by a process that failed before flushing
-            // it: flushed with ours.
-            Ok(Some(gix::odb::find::Header::Loose { .. })) => true,
+            // it: flushed with ours, and freshened as git does, so that a
+            // gc does not take it for an old unreachable one.
+            Ok(Some(gix::odb::find::Header::Loose { .. })) => {
+                super::alive::freshen_loose(&super::alive::objects_dir(self.repo), &id);
+                true
+            }
             // Absent, or unreadable (a damaged loose file): written anew.
             Ok(None) | Err(_) => {
                 let sink = self.sink();

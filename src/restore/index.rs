@@ -196,3 +196,44 @@ pub fn reset_index(lock: &Locked<'_>, tree: ObjectId) -> Result<()> {
     drop(in_flight);
     written
 }
+
+/// One path to put back: its entry (kind and id), or `None` to remove it.
+pub type Put = (gix::bstr::BString, Option<crate::diff::changes::Side>);
+
+/// Set the user's index entries of `put` (each path to a mode and id, or
+/// removed), leaving every other entry as it is.
+pub fn set_entries(lock: &Locked<'_>, put: &[Put]) -> Result<()> {
+    if put.is_empty() {
+        return Ok(());
+    }
+    let repo = lock.repo();
+    let path = repo.index_path();
+    let mut idx = match open(repo)? {
+        Some(i) => i,
+        None => gix::index::File::from_state(gix::index::State::new(repo.object_hash()), path.clone()),
+    };
+    let remove: HashSet<&[u8]> = put.iter().map(|(p, _)| p.as_slice()).collect();
+    idx.remove_entries(|_, p, _| remove.contains(p.as_bytes()));
+    for (p, side) in put {
+        if let Some(s) = side {
+            let mode = match s.kind {
+                gix::objs::tree::EntryKind::BlobExecutable => gix::index::entry::Mode::FILE_EXECUTABLE,
+                gix::objs::tree::EntryKind::Link => gix::index::entry::Mode::SYMLINK,
+                gix::objs::tree::EntryKind::Commit => gix::index::entry::Mode::COMMIT,
+                _ => gix::index::entry::Mode::FILE,
+            };
+            idx.dangerously_push_entry(Default::default(), s.id, Flags::empty(), mode, p.as_bstr());
+        }
+    }
+    idx.sort_entries();
+    // The cache-tree no longer describes the index.
+    idx.remove_tree();
+    idx.set_path(&path);
+    let lock_file = path.with_extension("lock");
+    let in_flight = crate::repo::inflight::begin(repo.common_dir(), std::slice::from_ref(&lock_file))?;
+    let written = idx
+        .write(Default::default(), Default::default())
+        .context(|| format!("could not write the index {}", path.display()));
+    drop(in_flight);
+    written.map(|_| ())
+}

@@ -23,13 +23,25 @@ use crate::repo;
 /// A commit by anyone else is not followed.
 pub fn kept_commits(repo: &gix::Repository) -> Result<HashSet<ObjectId>> {
     let mut kept = HashSet::new();
+    // The op log is walked op by op below: a prune keeps the commits it
+    // removed (for its undo) but not their notes, which it keeps itself.
     let mut stack: Vec<ObjectId> = repo::list_refs(repo, T3_PREFIX)?
         .into_iter()
+        .filter(|r| r.name != oplog::OPS_REF && r.name != oplog::PENDING_REF)
         .filter_map(|r| r.target)
         .collect();
     for entry in oplog::walk(repo)? {
+        let entry = entry?;
+        kept.insert(entry.id);
         // Ids the op names without keeping them as parents (older logs).
-        stack.extend(entry?.op.safety_commit()?);
+        stack.extend(entry.op.safety_commit()?);
+        if entry.op.kind == oplog::Kind::Prune {
+            continue;
+        }
+        if let Ok(c) = repo.find_commit(entry.id) {
+            // The first parent is the previous op (or the log's root).
+            stack.extend(c.parent_ids().skip(1).map(gix::Id::detach));
+        }
     }
     while let Some(id) = stack.pop() {
         if !kept.insert(id) {

@@ -19,6 +19,7 @@ pub mod paths;
 pub mod put_back;
 pub mod safety;
 pub mod saga;
+pub mod select;
 
 use gix::ObjectId;
 use serde::Serialize;
@@ -59,9 +60,37 @@ pub struct Report {
     /// Agents' conversation transcripts changed (or, for a dry run, that
     /// would be), with their backups.
     pub transcripts: Vec<TranscriptReport>,
+    /// For an undo: the operation undone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undid: Option<Undid>,
+    /// For an undo with `--force`: paths changed since the operation that
+    /// were put back anyway (their content is in the safety checkpoint).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub overwritten: Vec<crate::model::path::PathText>,
     /// Messages for stderr.
     #[serde(skip)]
     pub notices: Vec<String>,
+}
+
+/// The operation an undo reversed.
+#[derive(Debug, Clone, Serialize)]
+pub struct Undid {
+    /// Its op id.
+    pub op: String,
+    /// Its kind (revert, restore, drop, prune, fetch, abort, undo).
+    pub kind: &'static str,
+    /// Its thread, when it had one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thread: Option<String>,
+    /// The thread's title (the first prompt's first line), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The thread's latest turn before the undo (absent: no turns).
+    pub latest_before: Option<u64>,
+    /// The thread's latest turn after it.
+    pub latest_after: Option<u64>,
+    /// Refs the undo changed, over every thread.
+    pub refs_changed: usize,
 }
 
 /// A conversation transcript a revert, abort or undo changed.
@@ -173,6 +202,8 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
         rolled_back_turns: 0,
         safety_commit: None,
         transcripts: Vec::new(),
+        undid: None,
+        overwritten: Vec::new(),
         notices,
     };
     if let Provider::Builtin { agent, .. } = &provider
@@ -392,6 +423,8 @@ fn finished(saga: &Saga<'_, '_>, ran: saga::Ran, mut notices: Vec<String>) -> Re
         rolled_back_turns: ran.rolled_back,
         safety_commit: Some(saga.safety_commit().to_string()),
         transcripts: j.transcripts.iter().map(TranscriptReport::of).collect(),
+        undid: None,
+        overwritten: Vec::new(),
         notices,
     }
 }

@@ -112,6 +112,7 @@ pub fn restore_paths(lock: &Locked<'_>, opts: Options) -> Result<Restored> {
     op.safety = Some(commit.to_string());
     op.index_tree = safety.index_tree.map(|t| t.to_string());
     op.moved_aside = safety.moved_aside;
+    op.restored = Some(target.to_string());
     op.worktree = Some(repo::absolute_git_dir(repo));
     lock.interrupt().check()?;
     // Recorded before the first file changes: from here on, `op undo` puts

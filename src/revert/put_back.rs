@@ -18,8 +18,9 @@ use crate::provider::AgentHomes;
 use crate::provider::transcript::{self, State};
 use crate::repo::{self, Expect, Locked, Recorder, RefUpdate};
 use crate::restore::{self, Plan};
-use crate::revert::safety;
 use crate::revert::{Report, journal};
+use crate::revert::{safety, select};
+use gix::bstr::BString;
 
 /// One ref to put back: to `to`, from what the undone operation left, `from`.
 struct Change {
@@ -32,8 +33,15 @@ struct Change {
 struct PutBack<'a> {
     kind: Kind,
     thread: Option<&'a ThreadId>,
-    tree: Option<ObjectId>,
-    index: Option<ObjectId>,
+    /// The worktree before the operation undone (`before`) and, when known,
+    /// what it left (`after`): only the paths where the two differ go back,
+    /// and only where they are still as it left them. Without `after` (an
+    /// op recorded before that was kept), the whole worktree goes back to
+    /// `before`.
+    files: Option<Span>,
+    /// The user's index likewise (`after` absent: the whole index is reset
+    /// to `before`).
+    index: Option<Span>,
     moved_back: Vec<MovedAside>,
     refs: Vec<Change>,
     undoes: Option<ObjectId>,
@@ -43,6 +51,21 @@ struct PutBack<'a> {
     /// been made, so such a file is left alone.
     transcripts: Vec<(TranscriptChange, bool)>,
     force: bool,
+    /// Put back paths changed since the operation too (their content is
+    /// kept in the safety checkpoint first): `revert --abort` and
+    /// `revert --undo`, which exist to go back; `op undo` refuses instead.
+    overwrite: bool,
+    /// Made by a bare `op undo` (see [`Op::stepped`]).
+    stepped: bool,
+    /// Notes to put back (of the checkpoints a prune removed).
+    notes: Vec<oplog::KeptNote>,
+}
+
+/// A state before an operation, and what the operation left.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    before: ObjectId,
+    after: Option<ObjectId>,
 }
 
 /// What a put-back did.
@@ -50,6 +73,9 @@ struct Done {
     op: ObjectId,
     safety: Option<ObjectId>,
     files: Plan,
+    /// Paths changed since the operation and put back anyway (`--force`);
+    /// what they held is in the safety checkpoint.
+    overwritten: Vec<BString>,
     transcripts: Vec<TranscriptChange>,
     notices: Vec<String>,
 }
@@ -99,7 +125,7 @@ pub fn undo(lock: &Locked<'_>, thread: &ThreadId, force: bool, homes: &AgentHome
     let Some(entry) = latest_in_effect(repo, thread)? else {
         return legacy_undo(lock, thread, force, homes);
     };
-    let mut report = undo_op(lock, &entry, force, homes)?;
+    let mut report = undo_op(lock, &entry, force, (true, false), homes)?;
     if entry.op.transcripts.is_empty() {
         report
             .notices
@@ -168,8 +194,11 @@ fn from_journal(
         PutBack {
             kind,
             thread: Some(thread),
-            tree: Some(j.safety_tree()?),
-            index: j.index_tree.as_deref().map(oplog::id).transpose()?,
+            files: Some(Span {
+                before: j.safety_tree()?,
+                after: Some(j.target_tree()?),
+            }),
+            index: journal_index(lock.repo(), j)?,
             moved_back: j.moved_aside.clone(),
             refs,
             undoes: None,
@@ -182,12 +211,53 @@ fn from_journal(
                 Vec::new()
             },
             force,
+            overwrite: true,
+            stepped: false,
+            notes: Vec::new(),
         },
         homes,
     )?;
     let mut report = report(&done, &j.thread, j.from_turn, j.to_turn, &j.target);
     report.refs.clone_from(&j.removed);
     Ok(report)
+}
+
+/// The index a revert's journal changed: from what it kept (`index_tree`,
+/// absent: HEAD) to HEAD (or, on an unborn branch, the target).
+fn journal_index(repo: &gix::Repository, j: &journal::Journal) -> Result<Option<Span>> {
+    let head = restore::index::head_or(repo, j.target_tree()?)?;
+    let before = match j.index_tree.as_deref() {
+        Some(t) => oplog::id(t)?,
+        None => head,
+    };
+    Ok((before != head).then_some(Span {
+        before,
+        after: Some(head),
+    }))
+}
+
+/// The index `op` changed, as a span (see [`journal_index`]); `None` when
+/// it did not change it.
+fn op_index(repo: &gix::Repository, op: &Op) -> Result<Option<Span>> {
+    let head = repo::head_tree(repo)?.unwrap_or_else(|| ObjectId::empty_tree(repo.object_hash()));
+    let before = op.index_tree()?.unwrap_or(head);
+    let after = match (op.index_after.as_deref(), op.kind) {
+        (Some(a), _) => oplog::id(a)?,
+        // Recorded before `index_after`: a revert reset the index to HEAD,
+        // a put-back of the whole tree to its `restored_index`.
+        (None, Kind::Revert) => head,
+        (None, Kind::Abort | Kind::Undo) if !op.by_path => op
+            .restored_index
+            .as_deref()
+            .map(oplog::id)
+            .transpose()?
+            .unwrap_or(head),
+        (None, _) => return Ok(None),
+    };
+    Ok((before != after).then_some(Span {
+        before,
+        after: Some(after),
+    }))
 }
 
 /// The newest revert of `thread` that no later op undid (an undo that was
@@ -213,17 +283,23 @@ fn latest_in_effect(repo: &gix::Repository, thread: &ThreadId) -> Result<Option<
 /// and every ref it changed. Refuses when a ref it would put back was reused
 /// since (a thread went on after a revert), naming them, unless `force`,
 /// which keeps the newer commits in the operation log.
-pub fn undo_op(lock: &Locked<'_>, entry: &Entry, force: bool, homes: &AgentHomes) -> Result<Report> {
+pub fn undo_op(
+    lock: &Locked<'_>,
+    entry: &Entry,
+    force: bool,
+    (overwrite, stepped): (bool, bool),
+    homes: &AgentHomes,
+) -> Result<Report> {
     if let Some(finished) = complete_pending(lock, homes)? {
         return Ok(finished);
     }
     let repo = lock.repo();
     let op = &entry.op;
-    if op.kind == Kind::Prune {
+    if let Some(by) = oplog::undone_by(repo, entry.id)? {
         return Err(Error::Refused(format!(
-            "op {} is a prune, which is not undone: it removed its threads' notes and let git collect \
-             their objects",
-            short(entry.id)
+            "op {} was undone already, by op {}; undo that one to do it again",
+            short(entry.id),
+            short(by)
         )));
     }
     let refs = op
@@ -237,38 +313,62 @@ pub fn undo_op(lock: &Locked<'_>, entry: &Entry, force: bool, homes: &AgentHomes
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    let tree = op
-        .safety_commit()?
-        .map(|c| repo::commit_tree(repo, c))
-        .transpose()?;
+    let files = match op.safety_commit()? {
+        Some(c) => Some(Span {
+            before: repo::commit_tree(repo, c)?,
+            after: op.restored.as_deref().map(oplog::id).transpose()?,
+        }),
+        None => None,
+    };
+    let index = if files.is_some() {
+        op_index(repo, op)?
+    } else {
+        None
+    };
     let thread = op.thread.as_deref().map(ThreadId::parse).transpose()?;
+    let latest = |t: &ThreadId| -> Result<Option<u64>> {
+        Ok(crate::store::thread_refs(repo, t)?.last().map(|t| t.turn))
+    };
+    let latest_before = thread.as_ref().map(latest).transpose()?.flatten();
     let done = run(
         lock,
         PutBack {
             kind: Kind::Undo,
             thread: thread.as_ref(),
-            tree,
-            index: op.index_tree()?,
+            files,
+            index,
             moved_back: op.moved_aside.clone(),
             refs,
             undoes: Some(entry.id),
             transcripts: op.transcripts.iter().map(|c| (c.reversed(), true)).collect(),
             force,
+            overwrite,
+            stepped,
+            notes: if op.kind == Kind::Prune {
+                op.notes.clone()
+            } else {
+                Vec::new()
+            },
         },
         homes,
     )?;
-    let turns: Vec<u64> = op
-        .refs
-        .iter()
-        .filter_map(|c| parse_checkpoint_ref(&c.reference).ok().map(|p| p.turn))
-        .collect();
+    let latest_after = thread.as_ref().map(latest).transpose()?.flatten();
     let mut report = report(
         &done,
         op.thread.as_deref().unwrap_or_default(),
-        turns.iter().copied().max().unwrap_or(0),
-        turns.iter().copied().min().map_or(0, |t| t.saturating_sub(1)),
+        latest_before.unwrap_or(0),
+        latest_after.unwrap_or(0),
         &format!("op {}", entry.id),
     );
+    report.undid = Some(super::Undid {
+        op: entry.id.to_string(),
+        kind: op.kind.as_str(),
+        thread: op.thread.clone(),
+        title: thread.as_ref().and_then(|t| crate::store::thread_title(repo, t)),
+        latest_before,
+        latest_after,
+        refs_changed: op.refs.len(),
+    });
     report.refs = op
         .refs
         .iter()
@@ -294,6 +394,12 @@ fn report(done: &Done, thread: &str, from_turn: u64, to_turn: u64, target: &str)
         rolled_back_turns: 0,
         safety_commit: done.safety.map(|c| c.to_string()),
         transcripts: done.transcripts.iter().map(super::TranscriptReport::of).collect(),
+        undid: None,
+        overwritten: done
+            .overwritten
+            .iter()
+            .map(|p| crate::model::path::PathText(p.to_vec()))
+            .collect(),
         notices: done
             .notices
             .iter()
@@ -330,21 +436,52 @@ fn run(lock: &Locked<'_>, pb: PutBack<'_>, homes: &AgentHomes) -> Result<Done> {
     if !reused.is_empty() && !pb.force {
         return Err(Error::Refused(reused_message(&reused)));
     }
-    if let Some(tree) = pb.tree
-        && let Some(first) = crate::restore::verify::check_tree(repo, tree, repo::head_tree(repo)?, 1).first()
+    if let Some(span) = pb.files
+        && let Some(first) =
+            crate::restore::verify::check_tree(repo, span.before, repo::head_tree(repo)?, 1).first()
     {
         return Err(Error::BadMetadata {
-            reference: format!("the tree {tree} to put back"),
+            reference: format!("the tree {} to put back", span.before),
             problem: format!("refused, nothing was changed: it holds {first}"),
         });
     }
     let rec = Recorder::new(repo);
+    // Which paths go back, and which changed since: refused before anything.
+    let files_sel = match pb.files {
+        Some(Span {
+            before,
+            after: Some(after),
+        }) => Some(select::worktree(
+            repo,
+            &rec,
+            before,
+            after,
+            pb.force || pb.overwrite,
+        )?),
+        _ => None,
+    };
+    let index_sel = match pb.index {
+        Some(Span {
+            before,
+            after: Some(after),
+        }) => Some(select::index(repo, before, after, pb.force || pb.overwrite)?),
+        _ => None,
+    };
+    let changed_files = files_sel.as_ref().map(|s| s.changed.clone()).unwrap_or_default();
+    let changed_index = index_sel.as_ref().map(|s| s.changed.clone()).unwrap_or_default();
+    if !pb.force && !pb.overwrite && (!changed_files.is_empty() || !changed_index.is_empty()) {
+        return Err(Error::Refused(select::refusal(&changed_files, &changed_index)));
+    }
     let (transcripts, notices) =
         transcripts_to_put_back(repo, &rec, (pb.thread, &pb.transcripts, pb.force), homes)?;
     let mut op = Op::new(pb.kind, pb.thread.map(ThreadId::as_str));
     let (mut files, mut safety_commit) = (Plan::default(), None);
-    if let Some(tree) = pb.tree {
-        let (safety, plan) = safety::take(lock, &rec, tree, pb.force)?;
+    if let Some(span) = pb.files {
+        let target = |current| match &files_sel {
+            Some(sel) => select::edit(repo, &rec, current, &sel.put),
+            None => Ok(span.before),
+        };
+        let (safety, plan, target) = safety::take_with(lock, &rec, target, pb.force)?;
         let message = format!(
             "t3 safety {}{}",
             pb.kind.as_str(),
@@ -353,27 +490,45 @@ fn run(lock: &Locked<'_>, pb: PutBack<'_>, homes: &AgentHomes) -> Result<Done> {
         repo::ensure_tree_object(&rec, safety.tree)?;
         let commit = repo::write_commit(&rec, safety.tree, Vec::new(), &message)?;
         op.safety = Some(commit.to_string());
-        op.index_tree = safety.index_tree.map(|t| t.to_string());
         op.moved_aside = safety.moved_aside;
-        op.restored = Some(tree.to_string());
-        op.restored_index = pb.index.map(|t| t.to_string());
+        op.restored = Some(target.to_string());
+        op.by_path = files_sel.is_some();
+        match (&index_sel, pb.index) {
+            (Some(sel), _) if !sel.put.is_empty() => {
+                // What the index holds after: as now, with those paths put back.
+                let head = repo::head_tree(repo)?.unwrap_or_else(|| ObjectId::empty_tree(repo.object_hash()));
+                let now = safety.index_tree.unwrap_or(head);
+                op.index_tree = Some(now.to_string());
+                op.index_after = Some(select::edit(repo, &rec, now, &sel.put)?.to_string());
+            }
+            (Some(_), _) => op.index_tree = safety.index_tree.map(|t| t.to_string()),
+            (None, Some(span)) => {
+                op.index_tree = safety.index_tree.map(|t| t.to_string());
+                op.restored_index = Some(span.before.to_string());
+            }
+            (None, None) => op.index_tree = safety.index_tree.map(|t| t.to_string()),
+        }
         (files, safety_commit) = (plan, Some(commit));
     }
     op.undoes = pb.undoes.map(|id| id.to_string());
+    op.stepped = pb.stepped;
     op.worktree = Some(repo::absolute_git_dir(repo));
     op.moved_back = pb.moved_back;
     op.refs = refs;
     op.transcripts = transcripts;
+    op.notes = pb.notes;
     rec.sync()?;
     lock.interrupt().check()?;
     let id = oplog::record_with(lock, &op, &[], true)?;
     crate::fault::point("after-op");
-    complete(lock, &op, Some(files.clone()), homes)?;
+    let index_put = index_sel.map(|s| s.put);
+    complete(lock, &op, Some((files.clone(), index_put)), homes)?;
     oplog::clear_pending(lock, id)?;
     Ok(Done {
         op: id,
         safety: safety_commit,
         files,
+        overwritten: [changed_files, changed_index].concat(),
         transcripts: op.transcripts,
         notices,
     })
@@ -455,36 +610,51 @@ fn reused_message(reused: &[String]) -> String {
 }
 
 /// Carry out the recorded put-back `op`: files, nested repositories, index,
-/// refs. Idempotent, so a killed run is completed by running it again.
-fn complete(lock: &Locked<'_>, op: &Op, plan: Option<Plan>, homes: &AgentHomes) -> Result<()> {
+/// refs, notes. Idempotent, so a killed run is completed by running it
+/// again (`first`: the plan and the index entries of the first run).
+fn complete(
+    lock: &Locked<'_>,
+    op: &Op,
+    first: Option<(Plan, Option<Vec<select::Put>>)>,
+    homes: &AgentHomes,
+) -> Result<()> {
     let repo = lock.repo();
     let workdir = repo::workdir(repo)?;
     if let Some(tree) = op.restored.as_deref().map(oplog::id).transpose()? {
-        let plan = match plan {
-            Some(p) => p,
+        let (plan, index_put) = match first {
+            Some((p, i)) => (p, i),
             // Finishing an interrupted put-back: keep the work done since first.
             None => {
                 let kept = op
                     .safety_commit()?
                     .map(|c| repo::commit_tree(repo, c))
                     .transpose()?;
-                safety::keep_before_resume(
+                let plan = safety::keep_before_resume(
                     lock,
                     op.thread.as_deref(),
                     tree,
                     kept,
                     !op.moved_aside.is_empty(),
-                )?
+                )?;
+                (plan, None)
             }
         };
         safety::move_repositories(&workdir, &op.moved_aside, false)?;
         restore::apply(lock, tree, &plan)?;
         crate::fault::point("after-restore");
-        let index = match op.restored_index.as_deref() {
-            Some(t) => oplog::id(t)?,
-            None => restore::index::head_or(repo, tree)?,
-        };
-        restore::index::reset_index(lock, index)?;
+        match (index_put, op.index_after.as_deref(), op.by_path) {
+            (Some(put), _, _) => restore::index::set_entries(lock, &put)?,
+            (None, Some(after), _) => restore::index::reset_index(lock, oplog::id(after)?)?,
+            (None, None, true) => {}
+            // A put-back of the whole tree (recorded before `by_path`).
+            (None, None, false) => {
+                let index = match op.restored_index.as_deref() {
+                    Some(t) => oplog::id(t)?,
+                    None => restore::index::head_or(repo, tree)?,
+                };
+                restore::index::reset_index(lock, index)?;
+            }
+        }
         safety::move_repositories(&workdir, &op.moved_back, true)?;
     }
     let mut updates = Vec::new();
@@ -504,6 +674,18 @@ fn complete(lock: &Locked<'_>, op: &Op, plan: Option<Plan>, homes: &AgentHomes) 
         });
     }
     repo::update_refs(lock, &updates, "t3: put back")?;
+    // The notes a prune removed, where the commit has none now.
+    if !op.notes.is_empty() {
+        let mut reader = repo::NotesReader::open(repo)?;
+        let mut edits = Vec::new();
+        for n in &op.notes {
+            let (commit, blob) = (oplog::id(&n.commit)?, oplog::id(&n.note)?);
+            if reader.blob_id(commit)?.is_none() && repo.has_object(blob) {
+                edits.push(repo::NoteEdit::SetBlob(commit, blob));
+            }
+        }
+        repo::edit_notes(lock, &edits, "t3: notes put back")?;
+    }
     crate::fault::point("after-refs");
     // The conversation last: only over the bytes the op recorded (a file
     // the agent wrote to meanwhile is new work, and stays).
@@ -538,6 +720,7 @@ pub fn complete_pending(lock: &Locked<'_>, homes: &AgentHomes) -> Result<Option<
         op: entry.id,
         safety: entry.op.safety_commit()?,
         files: Plan::default(),
+        overwritten: Vec::new(),
         transcripts: entry.op.transcripts.clone(),
         notices: Vec::new(),
     };

@@ -121,6 +121,7 @@ pub fn keep_before_resume(
     rec.sync()?;
     op.safety = Some(commit.to_string());
     op.index_tree = safety.index_tree.map(|t| t.to_string());
+    op.restored = Some(target.to_string());
     oplog::record(lock, &op, &[])?;
     Ok(plan)
 }

@@ -338,6 +338,9 @@ impl<'l, 'r> Saga<'l, 'r> {
         op.moved_aside.clone_from(&j.moved_aside);
         op.provider = j.provider.clone().filter(|_| !j.files_only);
         op.transcripts.clone_from(&j.transcripts);
+        // What it left: the target's paths, and the index reset to HEAD.
+        op.restored = Some(j.target_tree.clone());
+        op.index_after = Some(restore::index::head_or(self.lock.repo(), j.target_tree()?)?.to_string());
         // Only the refs it did remove: a turn captured again meanwhile stayed.
         let repo = self.lock.repo();
         for r in &j.removed {

@@ -166,10 +166,16 @@ pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
             // The last tree or a subtree of it may have been pruned by gc;
             // start again from HEAD.
             Err(Error::Git { .. }) => cache = Cache::load(repo, &dir),
+            // An id the cache holds names an object gc removed: nothing
+            // the cache says is trusted.
+            Err(Error::MissingObjects { .. }) => cache = None,
             Err(e) => return Err(e),
         }
     }
-    ctx.run(head, cache.as_ref(), None)
+    match ctx.run(head, cache.as_ref(), None) {
+        Err(Error::MissingObjects { .. }) if cache.is_some() => ctx.run(head, None, None),
+        done => done,
+    }
 }
 
 /// Hash and write the worktree file `rela` like `git add` (clean filters,
@@ -333,6 +339,27 @@ impl Ctx<'_, '_> {
         // pack now, or, when small, kept in memory until the commit and the
         // note join the same pack (see `Recorder::reader`).
         self.rec.seal_for_reading()?;
+        drop(t);
+
+        // Every object the tree names beyond HEAD's exists (a cached id may
+        // name one gc removed); loose ones reused are freshened.
+        let t = crate::trace::span("objects exist");
+        self.interrupt.check()?;
+        let reader = self.rec.reader();
+        let missing = repo::alive::missing_beyond(
+            reader.as_ref().unwrap_or(self.repo),
+            &self.repo.objects,
+            Some(head),
+            tree,
+            |id| self.rec.is_known(id),
+        )?;
+        if let Some(first) = missing.first() {
+            return Err(Error::MissingObjects {
+                what: "the capture".into(),
+                first: crate::model::path::quoted(first),
+                count: missing.len(),
+            });
+        }
         drop(t);
 
         // 5. The cache, stamped with the walk's start for racy-git.

@@ -14,6 +14,7 @@ mod hook;
 mod hostile;
 mod install;
 mod layers;
+mod lossless;
 mod property;
 mod providers;
 mod recovery;

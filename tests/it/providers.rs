@@ -147,8 +147,10 @@ fn claude_revert_cuts_the_transcript_and_op_undo_puts_it_back_byte_for_byte() {
         "not put back byte for byte"
     );
     assert_eq!(r.refs("refs/t3/checkpoints/").len(), 4);
-    // The undo is an op too: undoing it cuts the conversation again.
-    r.t3(&["op", "undo"]).ok();
+    // The undo is an op too: undoing it (by name: a bare `op undo` walks
+    // further back) cuts the conversation again.
+    let undo = r.git(&["rev-parse", "refs/t3/ops"]);
+    r.t3(&["op", "undo", &undo]).ok();
     assert_eq!(std::fs::read(&path).unwrap(), cut);
     r.git(&["fsck", "--no-progress"]);
 }

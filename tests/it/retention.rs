@@ -203,17 +203,31 @@ fn prune_by_age_removes_old_threads_their_notes_and_prompts() {
     assert_eq!(listed["threads"].as_array().unwrap().len(), 1);
     r.t3(&["verify"]).ok();
 
-    // A prune is recorded, and refused by op undo (its notes are gone).
+    // A prune is recorded, and undone like any op: refs and notes come
+    // back, and nothing else changes.
     let ops = r.t3_json(&["op", "log"]);
     assert_eq!(ops["ops"][0]["kind"], "prune");
-    let prune = ops["ops"][0]["id"].as_str().unwrap().to_owned();
-    let undo = r.t3(&["op", "undo", &prune]).fails(1);
-    assert!(undo.stderr.contains("prune"), "{}", undo.stderr);
-    // A bare `op undo` passes over it (a background prune does not stand
-    // in the way of undoing one's last revert).
-    let bare = r.t3(&["op", "undo"]).fails(1);
-    assert!(bare.stderr.contains("nothing to undo"), "{}", bare.stderr);
-    // Pruned commits are not kept by the log: gc may collect them.
+    let before_undo = r.refs("refs/t3/checkpoints/");
+    r.t3(&["op", "undo"]).ok();
+    assert_eq!(
+        checkpoint_refs(&r, "old").len(),
+        2,
+        "undo did not bring the pruned thread back"
+    );
+    assert_eq!(checkpoint_refs(&r, "new").len(), 2);
+    let notes = noted(&r);
+    assert!(
+        old.iter().all(|c| notes.contains(c)),
+        "the pruned notes did not come back"
+    );
+    assert_eq!(r.refs("refs/t3/checkpoints/").len(), before_undo.len() + 2);
+    // Pruned again, and the log forgets the ops: gc may collect the commits.
+    r.t3(&["prune", "--older-than", "30d"]).ok();
+    assert!(checkpoint_refs(&r, "old").is_empty());
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    r.t3(&["prune", "--older-than", "1s", "--dry-run"]).ok();
+    let trimmed = r.t3(&["--json", "prune", "--older-than", "1s"]).ok().json();
+    assert!(trimmed["ops_removed"].as_u64().unwrap() >= 1, "{trimmed}");
     r.git(&[
         "-c",
         "gc.reflogExpire=now",

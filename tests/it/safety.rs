@@ -37,10 +37,17 @@ fn undo_and_abort_keep_work_done_after_the_revert() {
     r.t3(&["revert", "--thread", THREAD, "--to", "1"]).ok();
     r.write("after.txt", "work done after the revert\n");
     r.t3(&["revert", "--undo", "--thread", THREAD]).ok();
+    // Turn 2's files are back; the file made after the revert stays.
+    assert_eq!(
+        read(&r, "after.txt").as_deref(),
+        Some("work done after the revert\n"),
+        "the undo deleted work done after the revert"
+    );
+    std::fs::rename(r.root.join("after.txt"), r.tmp().join("after.txt")).unwrap();
     assert_eq!(r.oracle_tree(), trees[2], "undo did not bring turn 2 back");
-    assert_eq!(read(&r, "after.txt"), None);
+    std::fs::rename(r.tmp().join("after.txt"), r.root.join("after.txt")).unwrap();
     assert_eq!(op_kinds(&r), ["undo", "revert"]);
-    // The undo can be undone: the work done after the revert comes back.
+    // The undo can be undone: back to turn 1, the work done after stays.
     r.t3(&["op", "undo"]).ok();
     assert_eq!(
         read(&r, "after.txt").as_deref(),
@@ -56,7 +63,11 @@ fn undo_and_abort_keep_work_done_after_the_revert() {
     );
     r.write("meanwhile.txt", "written while the revert was stopped\n");
     r.t3(&["revert", "--abort", "--thread", THREAD]).ok();
-    assert_eq!(read(&r, "meanwhile.txt"), None);
+    assert_eq!(
+        read(&r, "meanwhile.txt").as_deref(),
+        Some("written while the revert was stopped\n"),
+        "the abort deleted work done while the revert was stopped"
+    );
     assert_eq!(op_kinds(&r)[0], "abort");
     r.t3(&["op", "undo"]).ok();
     assert_eq!(

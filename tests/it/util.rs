@@ -6,8 +6,13 @@ use std::process::{Command, Output, Stdio};
 
 pub const THREAD: &str = "thread-7f3c";
 
+/// The binary under test: the one cargo built, or `$T3_TEST_BIN` (to show
+/// that a new test fails against an older build).
 pub fn bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_git-t3"))
+    match std::env::var_os("T3_TEST_BIN") {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => PathBuf::from(env!("CARGO_BIN_EXE_git-t3")),
+    }
 }
 
 /// The ref of `turn` in `thread`, computed independently of the crate.
@@ -511,6 +516,13 @@ impl TestRepo {
         all.extend_from_slice(&["-w", "--stdin"]);
         let c = self.command(Path::new("git"), &all, &self.root);
         let run = Self::finish(c, format!("git {all:?}"), Some(data)).ok();
+        String::from_utf8_lossy(&run.stdout).trim().to_owned()
+    }
+
+    /// The blob id of `data`, without writing it (`git hash-object --stdin`).
+    pub fn blob_id(&self, data: &[u8]) -> String {
+        let c = self.command(Path::new("git"), &["hash-object", "--stdin"], &self.root);
+        let run = Self::finish(c, "git hash-object --stdin".into(), Some(data)).ok();
         String::from_utf8_lossy(&run.stdout).trim().to_owned()
     }
 

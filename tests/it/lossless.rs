@@ -1,0 +1,360 @@
+//! Nothing saved is ever lost: every object a checkpoint names exists and
+//! stays (against the real `git gc`), and an undo undoes only what its
+//! operation did.
+
+use std::time::{Duration, SystemTime};
+
+use crate::util::{THREAD, TestRepo, ref_for};
+
+/// Every blob and tree of `reference`'s tree exists (git's own check).
+fn every_object_exists(r: &TestRepo, reference: &str) {
+    let listed = r.git(&["ls-tree", "-r", "-t", reference]);
+    for line in listed.lines() {
+        let Some((meta, path)) = line.split_once('\t') else {
+            continue;
+        };
+        let fields: Vec<&str> = meta.split_whitespace().collect();
+        if fields[1] == "commit" {
+            continue;
+        }
+        let run = r.git_in(&r.root, &["cat-file", "-e", fields[2]]);
+        assert_eq!(
+            run.code, 0,
+            "{reference}: the object of {path} ({}) is missing",
+            fields[2]
+        );
+    }
+}
+
+/// Let the op log forget everything older than now, then let git collect
+/// whatever nothing reaches.
+fn expire_and_gc(r: &TestRepo) {
+    std::thread::sleep(Duration::from_millis(2100));
+    r.git(&["config", "gc.auto", "0"]);
+    r.t3(&["prune", "--older-than", "1s"]).ok();
+    r.git(&["reflog", "expire", "--expire=now", "--all"]);
+    r.git(&["gc", "-q", "--prune=now"]);
+}
+
+#[test]
+fn a_capture_after_gc_names_only_objects_that_exist() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", "first"]).ok();
+    r.write("notes/untracked.txt", "only the first thread held this\n");
+    r.write("README.md", "# edited, uncommitted\n");
+    // Not racy: an hour old, so the next capture reuses the cached ids.
+    for f in ["notes/untracked.txt", "README.md"] {
+        std::fs::File::options()
+            .append(true)
+            .open(r.root.join(f))
+            .unwrap()
+            .set_modified(SystemTime::now() - Duration::from_secs(3600))
+            .unwrap();
+    }
+    r.t3(&["capture", "--thread", "first"]).ok();
+    r.t3(&["drop", "--thread", "first"]).ok();
+    expire_and_gc(&r);
+    let blob = r.blob_id(b"only the first thread held this\n");
+    assert_ne!(
+        r.git_in(&r.root, &["cat-file", "-e", &blob]).code,
+        0,
+        "setup: gc kept the dropped thread's blob"
+    );
+
+    // The same files, unchanged: the capture cache knows their ids.
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    every_object_exists(&r, &ref_for(THREAD, 0));
+    r.t3(&["verify"]).ok();
+    r.remove("notes/untracked.txt");
+    r.write("README.md", "something else\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    r.t3(&["revert", "--thread", THREAD, "--to", "0", "--files-only"])
+        .ok();
+    assert_eq!(
+        std::fs::read_to_string(r.root.join("notes/untracked.txt")).unwrap(),
+        "only the first thread held this\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(r.root.join("README.md")).unwrap(),
+        "# edited, uncommitted\n"
+    );
+}
+
+#[test]
+fn verify_names_the_path_of_a_missing_object() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("deep/er/lost.txt", "about to be lost\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    // Damage: the blob removed behind git's back (loose or packed).
+    let blob = r.blob_id(b"about to be lost\n");
+    r.git(&["repack", "-a", "-d", "-q"]);
+    let packs = r.packs();
+    assert!(!packs.is_empty());
+    // Rewrite every pack without that blob.
+    let keep: String = r
+        .git(&["cat-file", "--batch-all-objects", "--batch-check=%(objectname)"])
+        .lines()
+        .filter(|id| *id != blob)
+        .map(|id| format!("{id}\n"))
+        .collect();
+    let pack_dir = r.root.join(".git").join("objects/pack");
+    let packed = r.git_input(
+        &r.root,
+        &["pack-objects", "-q", pack_dir.join("fresh").to_str().unwrap()],
+        keep.as_bytes(),
+    );
+    assert_eq!(packed.code, 0, "{}", packed.stderr);
+    for p in packs {
+        for ext in ["pack", "idx", "rev", "bitmap"] {
+            let _ = std::fs::remove_file(pack_dir.join(format!("{p}.{ext}")));
+        }
+    }
+    assert_ne!(r.git_in(&r.root, &["cat-file", "-e", &blob]).code, 0, "setup");
+    let out = r.t3(&["--json", "verify"]).fails(1);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.contains("deep/er/lost.txt"), "{text}");
+    // --quick checks trees only: the blob is not looked for.
+    r.t3(&["verify", "--quick"]).ok();
+}
+
+#[test]
+fn a_reused_loose_object_is_freshened() {
+    let r = TestRepo::seeded();
+    // Loose objects, as a repository that keeps them loose writes them.
+    r.git(&["config", "core.sharedRepository", "group"]);
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("kept.txt", "an untracked file\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let blob = r.blob_id(b"an untracked file\n");
+    let loose = r
+        .root
+        .join(".git")
+        .join("objects")
+        .join(&blob[..2])
+        .join(&blob[2..]);
+    assert!(loose.is_file(), "setup: {} is not loose", loose.display());
+    let old = SystemTime::now() - Duration::from_secs(30 * 24 * 3600);
+    std::fs::File::options()
+        .append(true)
+        .open(&loose)
+        .or_else(|_| {
+            let mut perm = std::fs::metadata(&loose)?.permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            perm.set_readonly(false);
+            std::fs::set_permissions(&loose, perm)?;
+            std::fs::File::options().append(true).open(&loose)
+        })
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    assert!(
+        std::fs::metadata(&loose).unwrap().modified().unwrap()
+            < SystemTime::now() - Duration::from_secs(3600)
+    );
+    r.write("other.txt", "another change\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let mtime = std::fs::metadata(&loose).unwrap().modified().unwrap();
+    assert!(
+        mtime > SystemTime::now() - Duration::from_secs(600),
+        "the reused loose object was not freshened: mtime {mtime:?}"
+    );
+}
+
+fn read(r: &TestRepo, rel: &str) -> Option<String> {
+    std::fs::read_to_string(r.root.join(rel)).ok()
+}
+
+/// Turns 0..=n of THREAD, turn k writing `t{k}.txt` and editing README.md.
+fn turns(r: &TestRepo, n: u64) {
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    for k in 1..=n {
+        r.write(&format!("t{k}.txt"), &format!("turn {k}\n"));
+        r.write("README.md", &format!("# README as turn {k} left it\n"));
+        r.t3(&["capture", "--thread", THREAD]).ok();
+    }
+}
+
+#[test]
+fn prune_then_bare_undo_restores_only_what_prune_removed() {
+    let r = TestRepo::seeded();
+    r.git(&["config", "gc.auto", "0"]);
+    turns(&r, 2);
+    // An older op of another kind: a bare undo must not reach it.
+    r.t3(&["revert", "--thread", THREAD, "--to", "1", "--files-only"])
+        .ok();
+    r.t3(&["baseline", "--thread", "other"]).ok();
+    r.write("other.txt", "the other thread's file\n");
+    r.t3(&["capture", "--thread", "other"]).ok();
+    std::thread::sleep(Duration::from_millis(3100));
+    r.write("fresh.txt", "keeps the current thread young\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let refs_before = r.refs("refs/t3/checkpoints/");
+    let files_before = r.oracle_tree();
+    // Only "other" is older than 2 seconds (a thread's age is its latest turn's).
+    let pruned = r.t3(&["--json", "prune", "--older-than", "2s"]).ok().json();
+    let threads: Vec<&str> = pruned["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["thread"].as_str().unwrap())
+        .collect();
+    assert_eq!(threads, ["other"], "{pruned}");
+    let out = r.t3(&["op", "undo"]).ok();
+    assert!(out.out().contains("undid the prune"), "{}", out.out());
+    assert_eq!(
+        r.refs("refs/t3/checkpoints/"),
+        refs_before,
+        "refs are not as before the prune"
+    );
+    assert_eq!(r.oracle_tree(), files_before, "the undo of a prune changed files");
+    assert_eq!(
+        read(&r, "other.txt").as_deref(),
+        Some("the other thread's file\n")
+    );
+    // The other thread's notes came back with it.
+    let shown = r.t3_json(&["show", "--thread", "other", "--turn", "1"]);
+    assert_eq!(shown["turn"], 1, "{shown}");
+    r.t3(&["verify"]).ok();
+}
+
+#[test]
+fn undo_of_a_restore_keeps_edits_made_since_to_other_files() {
+    let r = TestRepo::seeded();
+    turns(&r, 2);
+    r.write("t1.txt", "edited by the user\n");
+    r.t3(&["restore", "--thread", THREAD, "--turn", "1", "--", "t1.txt"])
+        .ok();
+    assert_eq!(read(&r, "t1.txt").as_deref(), Some("turn 1\n"));
+    // After the restore, the user edits another file, and creates one.
+    r.write("README.md", "the user's edit after the restore\n");
+    r.write("new.txt", "made after the restore\n");
+    let out = r.t3(&["op", "undo"]).ok();
+    assert_eq!(
+        read(&r, "t1.txt").as_deref(),
+        Some("edited by the user\n"),
+        "A did not come back"
+    );
+    assert_eq!(
+        read(&r, "README.md").as_deref(),
+        Some("the user's edit after the restore\n"),
+        "the undo of a one-file restore lost an edit to another file"
+    );
+    assert_eq!(read(&r, "new.txt").as_deref(), Some("made after the restore\n"));
+    let text = out.out();
+    assert!(text.contains("undid the restore"), "{text}");
+    assert!(
+        !text.contains(" to turn "),
+        "an undo of a restore names turns it did not move: {text}"
+    );
+    let json = r.t3_json(&["op", "log"]);
+    assert_eq!(json["ops"][0]["kind"], "undo");
+}
+
+#[test]
+fn undo_keeps_unrelated_edits_and_names_changed_paths() {
+    let r = TestRepo::seeded();
+    turns(&r, 2);
+    r.t3(&["revert", "--thread", THREAD, "--to", "1", "--files-only"])
+        .ok();
+    // An unrelated edit (a file the revert did not touch) and a new file.
+    r.write("src/lib.rs", "fn unrelated() {}\n");
+    r.write("later.txt", "created after the revert\n");
+    // And an edit to a file the revert wrote.
+    r.write("README.md", "edited after the revert\n");
+    let refs = r.refs("refs/t3/");
+    // `op undo` refuses, naming the changed path only.
+    let out = r.t3(&["op", "undo"]).fails(1);
+    assert!(out.stderr.contains("README.md"), "{}", out.stderr);
+    assert!(!out.stderr.contains("src/lib.rs"), "{}", out.stderr);
+    assert_eq!(r.refs("refs/t3/"), refs, "a refused undo changed refs");
+    assert_eq!(
+        read(&r, "README.md").as_deref(),
+        Some("edited after the revert\n")
+    );
+    assert_eq!(read(&r, "t2.txt"), None, "a refused undo changed files");
+    // `revert --undo` (which exists to go back) and `op undo --force` put
+    // it back, the edit kept in the undo's safety checkpoint.
+    let out = r.t3(&["--json", "revert", "--undo", "--thread", THREAD]).ok();
+    let v = out.json();
+    assert_eq!(read(&r, "t2.txt").as_deref(), Some("turn 2\n"));
+    assert_eq!(
+        read(&r, "README.md").as_deref(),
+        Some("# README as turn 2 left it\n")
+    );
+    assert_eq!(read(&r, "src/lib.rs").as_deref(), Some("fn unrelated() {}\n"));
+    assert_eq!(
+        read(&r, "later.txt").as_deref(),
+        Some("created after the revert\n")
+    );
+    let safety = v["safety_commit"].as_str().unwrap();
+    assert_eq!(
+        r.git(&["show", &format!("{safety}:README.md")]),
+        "edited after the revert"
+    );
+    assert_eq!(v["overwritten"][0], "README.md", "{v}");
+}
+
+#[test]
+fn repeated_bare_undo_walks_further_back() {
+    let r = TestRepo::seeded();
+    turns(&r, 3);
+    r.t3(&["revert", "--thread", THREAD, "--to", "2", "--files-only"])
+        .ok();
+    r.t3(&["revert", "--thread", THREAD, "--to", "1", "--files-only"])
+        .ok();
+    assert_eq!(read(&r, "t2.txt"), None);
+    r.t3(&["op", "undo"]).ok();
+    assert_eq!(read(&r, "t2.txt").as_deref(), Some("turn 2\n"));
+    assert_eq!(read(&r, "t3.txt"), None);
+    let out = r.t3(&["op", "undo"]).ok();
+    assert_eq!(read(&r, "t3.txt").as_deref(), Some("turn 3\n"), "{}", out.out());
+    assert_eq!(r.refs(&ref_for(THREAD, 3)).len(), 1);
+    // Nothing older to undo: the thread's captures are not operations.
+    r.t3(&["op", "undo"]).fails(1);
+    // An op already undone is refused by name.
+    let ops = r.t3_json(&["op", "log"]);
+    let first_revert = ops["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|o| o["kind"] == "revert")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let out = r.t3(&["op", "undo", &first_revert]).fails(1);
+    assert!(out.stderr.contains("undone already"), "{}", out.stderr);
+}
+
+#[test]
+fn op_undo_force_puts_back_a_changed_path_and_keeps_it() {
+    let r = TestRepo::seeded();
+    turns(&r, 2);
+    r.t3(&["restore", "--thread", THREAD, "--turn", "1", "--", "README.md"])
+        .ok();
+    r.write("README.md", "edited after the restore\n");
+    let out = r.t3(&["op", "undo"]).fails(1);
+    assert!(
+        out.stderr.contains("README.md") && out.stderr.contains("--force"),
+        "{}",
+        out.stderr
+    );
+    let v = r.t3(&["--json", "op", "undo", "--force"]).ok().json();
+    assert_eq!(
+        read(&r, "README.md").as_deref(),
+        Some("# README as turn 2 left it\n")
+    );
+    let safety = v["safety_commit"].as_str().unwrap();
+    assert_eq!(
+        r.git(&["show", &format!("{safety}:README.md")]),
+        "edited after the restore"
+    );
+    // And that undo is undone in turn: the edit comes back.
+    let undo = r.git(&["rev-parse", "refs/t3/ops"]);
+    r.t3(&["op", "undo", &undo]).ok();
+    assert_eq!(
+        read(&r, "README.md").as_deref(),
+        Some("edited after the restore\n")
+    );
+}
