@@ -135,6 +135,17 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
         transcript,
         prompt_id,
     } = opts;
+    // A revert stopped half-way left a worktree that is neither the turn
+    // before nor the target: never recorded as a turn.
+    if let Some(j) = crate::revert::in_progress(repo, &thread)?
+        && j.step != crate::revert::Step::Done
+    {
+        return Err(Error::RevertInProgress {
+            thread: thread.to_string(),
+            to_turn: j.to_turn,
+            step: j.step.as_str().into(),
+        });
+    }
     let t = crate::trace::span("list refs");
     let refs = store::thread_refs(repo, &thread)?;
     drop(t);

@@ -269,8 +269,9 @@ fn hash_untracked(
         .min(MAX_THREADS);
     let workdir = ctx.workdir;
     let sink = ctx.rec.sink();
+    let stop = ctx.interrupt;
     let results = if paths.len() < PARALLEL_FROM || threads < 2 {
-        hash_paths(ctx.repo, &sink, workdir, index, &paths)?
+        hash_paths(ctx.repo, &sink, workdir, index, &paths, stop)?
     } else {
         let chunk = paths.len().div_ceil(threads);
         let repo = ctx.repo.clone().into_sync();
@@ -280,7 +281,7 @@ fn hash_untracked(
                 .map(|c| {
                     let repo = repo.to_thread_local();
                     let sink = sink.clone();
-                    s.spawn(move || hash_paths(&repo, &sink, workdir, index, c))
+                    s.spawn(move || hash_paths(&repo, &sink, workdir, index, c, stop))
                 })
                 .collect();
             let mut all = Vec::with_capacity(paths.len());
@@ -304,6 +305,7 @@ fn hash_paths(
     workdir: &Path,
     index: &gix::index::State,
     paths: &[(BString, Option<Known>)],
+    stop: crate::interrupt::Interrupt,
 ) -> Result<Vec<(BString, ObjectId, EntryKind, Stat)>> {
     let mut pipeline = clean_pipeline(repo, index)?;
     // This thread's own, writing where the caller's does: the caller
@@ -311,6 +313,8 @@ fn hash_paths(
     let rec = crate::repo::Recorder::with_sink(repo, sink.clone());
     let mut out = Vec::with_capacity(paths.len());
     for (path, known) in paths {
+        // SIGINT or SIGTERM: stop between files.
+        stop.check()?;
         if let Some((id, kind)) =
             super::stream::to_object(repo, &rec, &mut pipeline, index, workdir, path.as_bstr(), *known)
                 .context(|| format!("could not hash {}", path.to_str_lossy()))?

@@ -358,3 +358,59 @@ fn op_undo_force_puts_back_a_changed_path_and_keeps_it() {
         Some("edited after the restore\n")
     );
 }
+
+#[test]
+fn sigint_stops_a_long_capture_at_once_and_leaves_nothing_behind() {
+    let r = TestRepo::seeded();
+    // Enough untracked files that the first capture runs for seconds in a
+    // debug build.
+    for d in 0..60 {
+        let dir = r.root.join(format!("many/d{d}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in 0..500 {
+            std::fs::write(dir.join(format!("f{f}.txt")), format!("{d} {f}\n").repeat(40)).unwrap();
+        }
+    }
+    let mut child = r.spawn_t3(&["capture", "--thread", THREAD], &[]);
+    std::thread::sleep(Duration::from_millis(250));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "setup: the capture finished before the signal"
+    );
+    let sent = std::time::Instant::now();
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    let took = sent.elapsed();
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    assert!(
+        took < Duration::from_millis(1500),
+        "SIGINT took {took:?} to stop the capture"
+    );
+    assert!(
+        r.refs("refs/t3/").is_empty(),
+        "an interrupted capture published a ref"
+    );
+    // No lock or temporary file left: the next capture runs at once.
+    let git = r.root.join(".git").to_string_lossy().into_owned();
+    let leftovers: Vec<String> = walk(&r.root.join(".git"))
+        .into_iter()
+        .map(|p| p[git.len()..].to_owned())
+        .filter(|p| p.ends_with(".lock") || p.contains("tmp") || p.ends_with(".keep"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+}
+
+fn walk(dir: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p.to_string_lossy().into_owned());
+        }
+    }
+    out
+}

@@ -103,7 +103,7 @@ fn finishing_an_interrupted_undo_keeps_work_done_since() {
 }
 
 #[test]
-fn a_turn_captured_again_while_the_revert_was_stopped_is_kept() {
+fn no_turn_is_captured_while_a_revert_is_stopped_half_way() {
     let r = TestRepo::seeded();
     two_turns(&r);
     r.write("f", "t2\n");
@@ -112,13 +112,35 @@ fn a_turn_captured_again_while_the_revert_was_stopped_is_kept() {
         &["revert", "--thread", THREAD, "--to", "0", "--files-only"],
         &[("T3_TEST_FAULT", "after-restore")],
     );
+    let refs = r.refs("refs/t3/checkpoints/");
     r.write("f", "AGENT TURN 2 REDONE\n");
+    // A manual capture: refused, saying how to go on.
+    let out = r.t3(&["capture", "--thread", THREAD]).fails(1);
+    assert!(
+        out.stderr.contains("revert --continue") && out.stderr.contains("--abort"),
+        "{}",
+        out.stderr
+    );
     r.t3(&["capture", "--thread", THREAD, "--turn", "2", "--replace"])
-        .ok();
-    let redone = r.git(&["rev-parse", &ref_for(THREAD, 2)]);
-    let out = r.t3(&["revert", "--continue", "--thread", THREAD]).ok();
-    assert!(out.stderr.contains("turn 2 was captured again"), "{}", out.stderr);
-    assert_eq!(r.git(&["rev-parse", &ref_for(THREAD, 2)]), redone);
+        .fails(1);
+    // An agent's Stop hook: nothing captured, and the agent is told.
+    let payload = format!(
+        r#"{{"hook_event_name":"Stop","session_id":"{THREAD}","cwd":"{}","stop_hook_active":false}}"#,
+        r.root.display()
+    );
+    let hook = r.t3_input(&["hook", "claude-code"], payload.as_bytes()).ok();
+    let said = String::from_utf8_lossy(&hook.stdout).into_owned();
+    assert!(
+        said.contains("systemMessage") && said.contains("revert --continue"),
+        "{said}"
+    );
+    assert_eq!(
+        r.refs("refs/t3/checkpoints/"),
+        refs,
+        "a turn was captured mid-revert"
+    );
+    r.t3(&["revert", "--continue", "--thread", THREAD]).ok();
+    assert_eq!(r.refs("refs/t3/checkpoints/").len(), 1);
 }
 
 #[test]
