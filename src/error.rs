@@ -108,12 +108,10 @@ pub enum Error {
     },
     /// Objects a tree names do not exist (removed by `git gc`, or never written).
     #[error(
-        "{what} names {count} object(s) that do not exist in the object database (first: {first}); \
-         `git gc` may have removed them, or the repository is damaged"
+        "the capture names {count} object(s) that do not exist in the object database (first: \
+         {first}); `git gc` may have removed them, or the repository is damaged"
     )]
     MissingObjects {
-        /// What names them.
-        what: String,
         /// The first path whose object is missing (C-quoted).
         first: String,
         /// How many are missing.

@@ -622,7 +622,7 @@ fn notes_reader<'a, 'r>(
 }
 
 fn head_tree(repo: &gix::Repository) -> Result<ObjectId> {
-    Ok(repo::head_tree(repo)?.unwrap_or_else(|| ObjectId::empty_tree(repo.object_hash())))
+    repo::head_tree_or_empty(repo)
 }
 
 /// HEAD against a snapshot of the worktree (which writes blobs, never refs).

@@ -189,7 +189,7 @@ pub fn safe(text: &str) -> std::borrow::Cow<'_, str> {
 /// escapes when it holds a quote, backslash, control or non-ASCII byte.
 /// Bytes that are not UTF-8 come out as octal escapes, so the text is exact.
 pub fn quote_path(path: impl AsRef<[u8]>) -> String {
-    String::from_utf8_lossy(&patch::quote(gix::bstr::BStr::new(path.as_ref()))).into_owned()
+    crate::model::path::quoted(path)
 }
 
 /// A size for a person, in git's binary units: `512 bytes`, `10 MiB`,

@@ -183,11 +183,6 @@ fn with_tab(name: &[u8]) -> Vec<u8> {
     v
 }
 
-/// C-quote `path` like git's `quote_c_style` with `core.quotePath` on.
-pub fn quote(path: &BStr) -> Vec<u8> {
-    quote_as(path, true)
-}
-
 /// C-quote `path` like git's `quote_c_style`; bytes above 0x7f are escaped
 /// only with `quote_high` (`core.quotePath`).
 pub fn quote_as(path: &BStr, quote_high: bool) -> Vec<u8> {

@@ -60,42 +60,20 @@ fn loose_path(objects_dir: &Path, id: &gix::oid) -> PathBuf {
 /// alternate (not under `objects_dir`) is left alone; failures are ignored:
 /// freshening protects against a later gc, it is never needed to go on.
 pub fn freshen_loose(objects_dir: &Path, id: &gix::oid) {
-    let path = loose_path(objects_dir, id);
-    let Ok(md) = std::fs::symlink_metadata(&path) else {
+    // Opened for reading (loose objects are read-only): the owner may set
+    // its times all the same.
+    let Ok(file) = std::fs::File::open(loose_path(objects_dir, id)) else {
         return;
     };
     let now = SystemTime::now();
-    if md
-        .modified()
+    let fresh = file
+        .metadata()
+        .and_then(|md| md.modified())
         .ok()
         .and_then(|m| now.duration_since(m).ok())
-        .is_some_and(|age| age < FRESH_FOR)
-    {
-        return;
-    }
-    if let Ok(f) = std::fs::File::options().append(true).open(&path) {
-        let _ = f.set_modified(now);
-    } else {
-        // Loose objects are read-only: set the times without opening for writing.
-        let _ = set_times(&path, now);
-    }
-}
-
-fn set_times(path: &Path, now: SystemTime) -> std::io::Result<()> {
-    use std::os::unix::ffi::OsStrExt as _;
-    let c = std::ffi::CString::new(path.as_os_str().as_bytes())?;
-    let since = now.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
-    let t = libc::timespec {
-        tv_sec: libc::time_t::try_from(since.as_secs()).unwrap_or(libc::time_t::MAX),
-        tv_nsec: libc::c_long::from(i32::try_from(since.subsec_nanos()).unwrap_or(0)),
-    };
-    let times = [t, t];
-    // SAFETY: `c` is a valid NUL-terminated path; `times` holds two timespecs.
-    let rc = unsafe { libc::utimensat(libc::AT_FDCWD, c.as_ptr(), times.as_ptr(), 0) };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
+        .is_some_and(|age| age < FRESH_FOR);
+    if !fresh {
+        let _ = file.set_modified(now);
     }
 }
 
@@ -124,6 +102,7 @@ pub fn missing_beyond(
         missing: Vec::new(),
         seen: HashSet::new(),
         blobs: true,
+        freshen: true,
         stop_at_first: false,
     };
     walk.pair(base, tree, &mut BString::default(), 0)?;
@@ -147,12 +126,10 @@ pub fn first_missing(
         missing: Vec::new(),
         seen: std::mem::take(seen),
         blobs,
+        // A read-only check.
+        freshen: false,
         stop_at_first: true,
     };
-    if walk.odb_find(&tree) == Found::Missing {
-        *seen = walk.seen;
-        return Ok(Some(BString::from(".")));
-    }
     let result = walk.pair(None, tree, &mut BString::default(), 0);
     *seen = walk.seen;
     result?;
@@ -172,6 +149,8 @@ struct Walk<'a, K: Fn(&ObjectId) -> bool + ?Sized> {
     /// already found whole.
     seen: HashSet<ObjectId>,
     blobs: bool,
+    /// Freshen the loose blobs found (a capture about to name them).
+    freshen: bool,
     stop_at_first: bool,
 }
 
@@ -230,7 +209,7 @@ impl<K: Fn(&ObjectId) -> bool + ?Sized> Walk<'_, K> {
                         self.missing.push(path.clone());
                         whole = false;
                     }
-                    Found::Loose if !self.stop_at_first => freshen_loose(&self.objects_dir, id),
+                    Found::Loose if self.freshen => freshen_loose(&self.objects_dir, id),
                     _ => {}
                 },
                 _ => {}

@@ -216,12 +216,6 @@ impl<'r> Recorder<'r> {
         self.known.borrow().contains(id) || self.sink.packed(id)
     }
 
-    /// The object database handle used to look objects up (it does not
-    /// look for new packs on a miss).
-    pub fn lookup(&self) -> &gix::OdbHandle {
-        &self.lookup
-    }
-
     /// Remember `ids` as written by this process (e.g. blobs hashed elsewhere).
     pub fn note_written(&self, ids: impl IntoIterator<Item = ObjectId>) {
         let (mut written, mut known) = (self.written.borrow_mut(), self.known.borrow_mut());
@@ -497,6 +491,24 @@ pub fn head_tree(repo: &gix::Repository) -> Result<Option<ObjectId>> {
         .head_tree_id_or_empty()
         .context(|| "could not resolve HEAD to a tree".into())?;
     Ok(Some(id.detach()))
+}
+
+/// The index mode of a tree entry kind.
+pub fn kind_mode(kind: gix::objs::tree::EntryKind) -> gix::index::entry::Mode {
+    use gix::index::entry::Mode;
+    use gix::objs::tree::EntryKind;
+    match kind {
+        EntryKind::Link => Mode::SYMLINK,
+        EntryKind::Commit => Mode::COMMIT,
+        EntryKind::BlobExecutable => Mode::FILE_EXECUTABLE,
+        EntryKind::Tree => Mode::DIR,
+        EntryKind::Blob => Mode::FILE,
+    }
+}
+
+/// HEAD's tree, or the empty tree on an unborn branch.
+pub fn head_tree_or_empty(repo: &gix::Repository) -> Result<ObjectId> {
+    Ok(head_tree(repo)?.unwrap_or_else(|| ObjectId::empty_tree(repo.object_hash())))
 }
 
 /// The tree entry kind of an index mode (anything unknown is a plain blob; a

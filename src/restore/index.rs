@@ -74,7 +74,7 @@ pub fn skipped_and_present(repo: &gix::Repository, workdir: &Path) -> Result<Vec
 /// when it is HEAD, or there is no index). An index with unresolved
 /// conflicts is refused: there is no tree to keep it in.
 pub fn index_tree(repo: &gix::Repository, rec: &Recorder<'_>) -> Result<Option<ObjectId>> {
-    let head = repo::head_tree(repo)?.unwrap_or_else(|| ObjectId::empty_tree(repo.object_hash()));
+    let head = repo::head_tree_or_empty(repo)?;
     let unborn = repo::head_tree(repo)?.is_none();
     let Some(idx) = open(repo)? else {
         // No index file is an empty index: kept when that is not HEAD.
@@ -148,7 +148,6 @@ pub fn head_or(repo: &gix::Repository, target: ObjectId) -> Result<ObjectId> {
 /// did not change (so `git status` stays fast) and every skip-worktree bit.
 pub fn reset_index(lock: &Locked<'_>, tree: ObjectId) -> Result<()> {
     let repo = lock.repo();
-    let path = repo.index_path();
     let old = open(repo)?;
     if old.as_ref().is_some_and(|o| cache_tree_is(o, tree)) {
         // The cache-tree extension says the index is exactly `tree` already:
@@ -186,15 +185,22 @@ pub fn reset_index(lock: &Locked<'_>, tree: ObjectId) -> Result<()> {
             }
         }
     }
-    fresh.set_path(&path);
+    write(repo, fresh)
+}
+
+/// Write `idx` as the user's index, its lock file registered as in flight
+/// (so a kill in the middle leaves a lock the next run knows is its own).
+fn write(repo: &gix::Repository, mut idx: gix::index::File) -> Result<()> {
+    let path = repo.index_path();
+    idx.set_path(&path);
     let lock_file = path.with_extension("lock");
     let in_flight = crate::repo::inflight::begin(repo.common_dir(), std::slice::from_ref(&lock_file))?;
     crate::fault::holding("index-locked", &lock_file);
-    let written = fresh
+    let written = idx
         .write(Default::default(), Default::default())
         .context(|| format!("could not write the index {}", path.display()));
     drop(in_flight);
-    written
+    written.map(|_| ())
 }
 
 /// One path to put back: its entry (kind and id), or `None` to remove it.
@@ -207,33 +213,20 @@ pub fn set_entries(lock: &Locked<'_>, put: &[Put]) -> Result<()> {
         return Ok(());
     }
     let repo = lock.repo();
-    let path = repo.index_path();
     let mut idx = match open(repo)? {
         Some(i) => i,
-        None => gix::index::File::from_state(gix::index::State::new(repo.object_hash()), path.clone()),
+        None => gix::index::File::from_state(gix::index::State::new(repo.object_hash()), repo.index_path()),
     };
     let remove: HashSet<&[u8]> = put.iter().map(|(p, _)| p.as_slice()).collect();
     idx.remove_entries(|_, p, _| remove.contains(p.as_bytes()));
     for (p, side) in put {
         if let Some(s) = side {
-            let mode = match s.kind {
-                gix::objs::tree::EntryKind::BlobExecutable => gix::index::entry::Mode::FILE_EXECUTABLE,
-                gix::objs::tree::EntryKind::Link => gix::index::entry::Mode::SYMLINK,
-                gix::objs::tree::EntryKind::Commit => gix::index::entry::Mode::COMMIT,
-                _ => gix::index::entry::Mode::FILE,
-            };
+            let mode = crate::repo::objects::kind_mode(s.kind);
             idx.dangerously_push_entry(Default::default(), s.id, Flags::empty(), mode, p.as_bstr());
         }
     }
     idx.sort_entries();
     // The cache-tree no longer describes the index.
     idx.remove_tree();
-    idx.set_path(&path);
-    let lock_file = path.with_extension("lock");
-    let in_flight = crate::repo::inflight::begin(repo.common_dir(), std::slice::from_ref(&lock_file))?;
-    let written = idx
-        .write(Default::default(), Default::default())
-        .context(|| format!("could not write the index {}", path.display()));
-    drop(in_flight);
-    written.map(|_| ())
+    write(repo, idx)
 }

@@ -17,12 +17,12 @@
 pub mod journal;
 pub mod paths;
 pub mod put_back;
+mod report;
 pub mod safety;
 pub mod saga;
 pub mod select;
 
 use gix::ObjectId;
-use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::model::note::{self, RemovedRef};
@@ -35,88 +35,8 @@ use crate::store::{self, TurnRef};
 
 pub use journal::{Journal, Step};
 pub use put_back::{abort, undo, undo_op};
+pub use report::{Report, TranscriptReport, Undid};
 use saga::Saga;
-
-/// What a revert, `--continue`, `--abort` or `--undo` did (or, for a dry
-/// run, would do).
-#[derive(Debug, Serialize)]
-pub struct Report {
-    /// The thread.
-    pub thread: String,
-    /// The latest turn before the revert.
-    pub from_turn: u64,
-    /// The turn reverted to.
-    pub to_turn: u64,
-    /// The target's ref, or `HEAD`.
-    pub target: String,
-    /// Files written and deleted.
-    pub files: restore::Plan,
-    /// Refs removed (or put back, for abort and undo).
-    pub refs: Vec<RemovedRef>,
-    /// Turns the provider rolled back.
-    pub rolled_back_turns: u64,
-    /// The safety checkpoint holding the worktree as it was.
-    pub safety_commit: Option<String>,
-    /// Agents' conversation transcripts changed (or, for a dry run, that
-    /// would be), with their backups.
-    pub transcripts: Vec<TranscriptReport>,
-    /// For an undo: the operation undone.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub undid: Option<Undid>,
-    /// For an undo with `--force`: paths changed since the operation that
-    /// were put back anyway (their content is in the safety checkpoint).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub overwritten: Vec<crate::model::path::PathText>,
-    /// Messages for stderr.
-    #[serde(skip)]
-    pub notices: Vec<String>,
-}
-
-/// The operation an undo reversed.
-#[derive(Debug, Clone, Serialize)]
-pub struct Undid {
-    /// Its op id.
-    pub op: String,
-    /// Its kind (revert, restore, drop, prune, fetch, abort, undo).
-    pub kind: &'static str,
-    /// Its thread, when it had one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub thread: Option<String>,
-    /// The thread's title (the first prompt's first line), when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// The thread's latest turn before the undo (absent: no turns).
-    pub latest_before: Option<u64>,
-    /// The thread's latest turn after it.
-    pub latest_after: Option<u64>,
-    /// Refs the undo changed, over every thread.
-    pub refs_changed: usize,
-}
-
-/// A conversation transcript a revert, abort or undo changed.
-#[derive(Debug, Clone, Serialize)]
-pub struct TranscriptReport {
-    /// The agent.
-    pub agent: String,
-    /// The file.
-    pub path: String,
-    /// What was done to it.
-    pub how: String,
-    /// The blob holding its content before (absent for a dry run or a
-    /// file that was not there).
-    pub backup: Option<String>,
-}
-
-impl TranscriptReport {
-    fn of(c: &crate::oplog::TranscriptChange) -> Self {
-        TranscriptReport {
-            agent: c.agent.clone(),
-            path: c.path.clone(),
-            how: c.how.clone(),
-            backup: c.before.clone(),
-        }
-    }
-}
 
 /// Inputs of a new revert.
 #[derive(Debug, Clone)]
@@ -391,7 +311,7 @@ fn target(
                 "turn 0 of thread '{thread}' is gone ({}): restoring HEAD instead",
                 thread.checkpoint_ref(0)
             ));
-            let head = repo::head_tree(repo)?.unwrap_or_else(|| ObjectId::empty_tree(repo.object_hash()));
+            let head = repo::head_tree_or_empty(repo)?;
             Ok(("HEAD".into(), head))
         }
         None => Err(Error::NoSuchTurn {

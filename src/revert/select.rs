@@ -18,9 +18,63 @@ use gix::objs::tree::EntryKind;
 
 use crate::diff::changes::{self, Side};
 use crate::error::{Context as _, Result, git_err};
+use crate::oplog::{self, Kind, Op};
 use crate::repo::{self, Recorder};
+use crate::restore;
+use crate::revert::journal;
 
 pub use crate::restore::index::Put;
+
+/// A state before an operation, and what the operation left.
+#[derive(Debug, Clone, Copy)]
+pub struct Span {
+    /// The tree before it.
+    pub before: ObjectId,
+    /// The tree it left (absent for an op recorded before ops kept it:
+    /// then the whole worktree goes back to `before`).
+    pub after: Option<ObjectId>,
+}
+
+/// The user's index before an operation and after it, as trees.
+#[derive(Debug, Clone, Copy)]
+pub struct IndexSpan {
+    /// Before it.
+    pub before: ObjectId,
+    /// What it left.
+    pub after: ObjectId,
+}
+
+/// The index a revert's journal changed: from what it kept (`index_tree`,
+/// absent: HEAD) to HEAD (or, on an unborn branch, the target).
+pub fn journal_index(repo: &gix::Repository, j: &journal::Journal) -> Result<Option<IndexSpan>> {
+    let head = restore::index::head_or(repo, j.target_tree()?)?;
+    let before = match j.index_tree.as_deref() {
+        Some(t) => oplog::id(t)?,
+        None => head,
+    };
+    Ok((before != head).then_some(IndexSpan { before, after: head }))
+}
+
+/// The index `op` changed, as a span (see [`journal_index`]); `None` when
+/// it did not change it.
+pub fn op_index(repo: &gix::Repository, op: &Op) -> Result<Option<IndexSpan>> {
+    let head = repo::head_tree_or_empty(repo)?;
+    let before = op.index_tree()?.unwrap_or(head);
+    let after = match (op.index_after.as_deref(), op.kind) {
+        (Some(a), _) => oplog::id(a)?,
+        // Recorded before `index_after`: a revert reset the index to HEAD,
+        // a put-back of the whole tree to its `restored_index`.
+        (None, Kind::Revert) => head,
+        (None, Kind::Abort | Kind::Undo) if !op.by_path => op
+            .restored_index
+            .as_deref()
+            .map(oplog::id)
+            .transpose()?
+            .unwrap_or(head),
+        (None, _) => return Ok(None),
+    };
+    Ok((before != after).then_some(IndexSpan { before, after }))
+}
 
 /// What [`worktree`] and [`index`] found.
 #[derive(Debug, Default)]

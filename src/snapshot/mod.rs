@@ -118,7 +118,7 @@ pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
     let walk_started = lock.racy_timestamp();
     let workdir = repo::workdir(repo)?;
     let dir = repo::t3_worktree_dir(repo);
-    let head = repo::head_tree(repo)?.unwrap_or_else(|| ObjectId::empty_tree(repo.object_hash()));
+    let head = repo::head_tree_or_empty(repo)?;
     let t = crate::trace::span("load cache");
     let mut cache = Cache::load(repo, &dir);
     drop(t);
@@ -355,7 +355,6 @@ impl Ctx<'_, '_> {
         )?;
         if let Some(first) = missing.first() {
             return Err(Error::MissingObjects {
-                what: "the capture".into(),
                 first: crate::model::path::quoted(first),
                 count: missing.len(),
             });

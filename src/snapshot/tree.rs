@@ -118,18 +118,7 @@ fn is_tree_in(tree: &gix::Tree<'_>, path: &BString) -> Result<bool> {
     Ok(entry.is_some_and(|e| e.mode().is_tree()))
 }
 
-pub(super) use crate::repo::objects::mode_kind;
-
-/// The index mode of a tree entry kind.
-pub(super) fn kind_mode(kind: EntryKind) -> Mode {
-    match kind {
-        EntryKind::Link => Mode::SYMLINK,
-        EntryKind::Commit => Mode::COMMIT,
-        EntryKind::BlobExecutable => Mode::FILE_EXECUTABLE,
-        EntryKind::Tree => Mode::DIR,
-        EntryKind::Blob => Mode::FILE,
-    }
-}
+pub(super) use crate::repo::objects::{kind_mode, mode_kind};
 
 /// Flip the executable bit of a regular file's mode; other modes are kept.
 pub(super) fn toggle_exec(mode: Mode) -> Mode {

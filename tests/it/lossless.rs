@@ -26,6 +26,15 @@ fn every_object_exists(r: &TestRepo, reference: &str) {
     }
 }
 
+/// Set the mtime of `path` to `ago` before now (opened for reading: the
+/// owner may set the times of a read-only file, such as a loose object).
+fn age(path: &std::path::Path, ago: Duration) {
+    std::fs::File::open(path)
+        .unwrap()
+        .set_modified(SystemTime::now() - ago)
+        .unwrap();
+}
+
 /// Let the op log forget everything older than now, then let git collect
 /// whatever nothing reaches.
 fn expire_and_gc(r: &TestRepo) {
@@ -44,12 +53,7 @@ fn a_capture_after_gc_names_only_objects_that_exist() {
     r.write("README.md", "# edited, uncommitted\n");
     // Not racy: an hour old, so the next capture reuses the cached ids.
     for f in ["notes/untracked.txt", "README.md"] {
-        std::fs::File::options()
-            .append(true)
-            .open(r.root.join(f))
-            .unwrap()
-            .set_modified(SystemTime::now() - Duration::from_secs(3600))
-            .unwrap();
+        age(&r.root.join(f), Duration::from_secs(3600));
     }
     r.t3(&["capture", "--thread", "first"]).ok();
     r.t3(&["drop", "--thread", "first"]).ok();
@@ -71,13 +75,10 @@ fn a_capture_after_gc_names_only_objects_that_exist() {
     r.t3(&["revert", "--thread", THREAD, "--to", "0", "--files-only"])
         .ok();
     assert_eq!(
-        std::fs::read_to_string(r.root.join("notes/untracked.txt")).unwrap(),
-        "only the first thread held this\n"
+        read(&r, "notes/untracked.txt").as_deref(),
+        Some("only the first thread held this\n")
     );
-    assert_eq!(
-        std::fs::read_to_string(r.root.join("README.md")).unwrap(),
-        "# edited, uncommitted\n"
-    );
+    assert_eq!(read(&r, "README.md").as_deref(), Some("# edited, uncommitted\n"));
 }
 
 #[test]
@@ -134,20 +135,7 @@ fn a_reused_loose_object_is_freshened() {
         .join(&blob[..2])
         .join(&blob[2..]);
     assert!(loose.is_file(), "setup: {} is not loose", loose.display());
-    let old = SystemTime::now() - Duration::from_secs(30 * 24 * 3600);
-    std::fs::File::options()
-        .append(true)
-        .open(&loose)
-        .or_else(|_| {
-            let mut perm = std::fs::metadata(&loose)?.permissions();
-            #[allow(clippy::permissions_set_readonly_false)]
-            perm.set_readonly(false);
-            std::fs::set_permissions(&loose, perm)?;
-            std::fs::File::options().append(true).open(&loose)
-        })
-        .unwrap()
-        .set_modified(old)
-        .unwrap();
+    age(&loose, Duration::from_secs(30 * 24 * 3600));
     assert!(
         std::fs::metadata(&loose).unwrap().modified().unwrap()
             < SystemTime::now() - Duration::from_secs(3600)
