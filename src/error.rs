@@ -136,6 +136,19 @@ pub enum Error {
         /// The step that has not run yet.
         step: String,
     },
+    /// A revert or restore would overwrite or delete another thread's work
+    /// in this worktree (two agents in one worktree).
+    #[error(
+        "{action} would overwrite another thread's work in this worktree: {files}; \
+         nothing was changed: see them with --dry-run, or pass --force \
+         (their content is kept in the safety checkpoint)"
+    )]
+    OthersWork {
+        /// `revert` or `restore`.
+        action: &'static str,
+        /// The files, each with the thread and turn that wrote it.
+        files: String,
+    },
     /// `--continue` or `--abort` without a revert in progress.
     #[error("no revert of thread '{thread}' is in progress")]
     NoRevertInProgress {
@@ -357,6 +370,7 @@ impl Error {
             Error::Placeholder { .. }
             | Error::RepositoryBusy { .. }
             | Error::RevertInProgress { .. }
+            | Error::OthersWork { .. }
             | Error::NoRevertInProgress { .. }
             | Error::NothingToUndo { .. }
             | Error::SecretsInPush { .. }

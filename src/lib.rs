@@ -17,6 +17,7 @@
 #![warn(missing_docs)]
 
 pub mod atomic;
+pub mod child;
 pub mod error;
 pub mod fault;
 pub mod interrupt;

@@ -24,7 +24,7 @@ fn main() -> ExitCode {
         ..Environment::from_process()
     };
     let code = match app::run(cli, &env) {
-        Ok(outcome) => output::finish(&outcome, format, quiet, &env.terminal),
+        Ok(outcome) => output::finish(&outcome, format, quiet, &env.terminal, env.interrupt),
         Err(e) => output::fail(&e, format),
     };
     ExitCode::from(u8::try_from(code).unwrap_or(1))

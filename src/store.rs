@@ -180,7 +180,7 @@ fn t3code_note_with(
     }
     if let Some(before) = turn_ref(repo, thread, turn.turn - 1)? {
         let from = repo::commit_tree(repo, before.commit)?;
-        note.files = crate::diff::summary::summarize(repo, from, tree, false)?;
+        note.files = crate::diff::summary::summarize(repo, from, tree, false, Default::default())?;
         note.from_turn = Some(turn.turn - 1);
     }
     Ok(note)

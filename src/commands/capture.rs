@@ -193,8 +193,12 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
             // The snapshot's objects may not be on disk yet (see
             // `Recorder::seal_for_reading`).
             let reader = rec.reader();
-            let (exact, squeezed) =
-                summary::summarize_both(reader.as_ref().unwrap_or(repo), base.tree, snapshot.tree)?;
+            let (exact, squeezed) = summary::summarize_both(
+                reader.as_ref().unwrap_or(repo),
+                base.tree,
+                snapshot.tree,
+                lock.interrupt(),
+            )?;
             // The cache holds git's default counts only.
             if crate::diff::lines::algorithm(repo) == crate::diff::lines::Algorithm::Myers {
                 cache::put(repo, base.tree, snapshot.tree, true, &squeezed);

@@ -289,6 +289,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
             ignore_whitespace,
             format,
             relative: relative.as_ref().map(|r| r.as_slice()),
+            interrupt: ctx.settings.interrupt,
         },
         limit,
     )?;
@@ -312,6 +313,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
                 ignore_whitespace,
                 binary,
                 context,
+                interrupt: ctx.settings.interrupt,
             },
         )?
     } else {
@@ -390,6 +392,8 @@ struct Compare<'a> {
     format: Format,
     /// git's `--relative`: only paths starting with these bytes.
     relative: Option<&'a [u8]>,
+    /// Stop between files when this fires.
+    interrupt: crate::interrupt::Interrupt,
 }
 
 /// The old and new sizes of the binary files of `files` whose content
@@ -431,6 +435,7 @@ fn files_and_shown(
         ignore_whitespace,
         format,
         relative,
+        interrupt,
     } = how;
     // Names need no contents: whitespace-only changes are listed.
     let ignore_whitespace = ignore_whitespace && !format.names_only();
@@ -465,7 +470,7 @@ fn files_and_shown(
     if let Some(rel) = relative {
         changes = changes::limit(changes, |path| path.starts_with(rel));
     }
-    let counts = summary::count_all(repo, &changes, ignore_whitespace)?;
+    let counts = summary::count_all(repo, &changes, ignore_whitespace, interrupt)?;
     let visible: Vec<bool> = changes
         .iter()
         .zip(&counts)

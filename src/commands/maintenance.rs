@@ -49,9 +49,13 @@ pub fn run(ctx: &Context, prune: bool) -> Result<MaintenanceOutcome> {
     } else {
         None
     };
+    // A signal ends the run here, before git is started.
+    if let Some(Err(e @ crate::error::Error::Interrupted { .. })) = pruned {
+        return Err(e);
+    }
     maintenance::touch(repo, maintenance::Stamp::Gc)?;
     let dir = repo.workdir().unwrap_or_else(|| repo.git_dir());
-    let gc = maintenance::git_gc_auto(dir)?;
+    let gc = maintenance::git_gc_auto(dir, ctx.settings.interrupt)?;
     Ok(MaintenanceOutcome {
         already_running: false,
         pruned: pruned.transpose()?,

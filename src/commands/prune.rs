@@ -131,6 +131,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<PruneOutcome> {
     };
     let mut targets: Vec<(String, gix::ObjectId)> = Vec::new();
     for c in policy.select(candidates, now) {
+        lock.interrupt().check()?;
         if let Some(reason) = keep_reason(repo, &c.thread, opts.force)? {
             outcome.kept.push(KeptThread {
                 thread: c.thread.to_string(),
@@ -157,6 +158,8 @@ pub fn run(ctx: &Context, opts: Options) -> Result<PruneOutcome> {
         return Ok(outcome);
     }
 
+    // The last point to stop before anything is written.
+    lock.interrupt().check()?;
     // The log first: the op recorded below keeps the id it reports.
     if let Some(age) = log_age {
         let cutoff = jiff::Timestamp::from_second(

@@ -69,6 +69,8 @@ struct Check<'r> {
     blobs: bool,
     /// Trees found whole (with their blobs when `blobs`).
     whole: std::collections::HashSet<ObjectId>,
+    /// Stop between refs and inside the object walk when this fires.
+    interrupt: crate::interrupt::Interrupt,
 }
 
 impl Check<'_> {
@@ -177,7 +179,7 @@ impl Check<'_> {
             return;
         }
         // A revert to it must be able to write every file.
-        match repo::alive::first_missing(self.repo, tree, self.blobs, &mut self.whole) {
+        match repo::alive::first_missing(self.repo, tree, self.blobs, &mut self.whole, self.interrupt) {
             Ok(None) => {}
             Ok(Some(path)) => {
                 return self.error(
@@ -218,7 +220,7 @@ impl Check<'_> {
                 format!("its summary is counted against {from_ref}, which is gone"),
             );
         };
-        match summary::summarize(self.repo, base, tree, false) {
+        match summary::summarize(self.repo, base, tree, false, self.interrupt) {
             Ok(files) if same_summary(&files, &note) => {}
             Ok(_) => self.error(
                 name,
@@ -310,9 +312,11 @@ pub fn run(ctx: &Context, opts: Options) -> Result<VerifyOutcome> {
         findings: Vec::new(),
         blobs: !quick,
         whole: Default::default(),
+        interrupt: ctx.settings.interrupt,
     };
     let mut checked = 0;
     for r in &refs {
+        check.interrupt.check()?;
         let name = r.name.to_str_lossy().into_owned();
         if let Some(t) = &thread {
             let mine = store::side_refs(t);

@@ -27,6 +27,8 @@ pub struct Options {
     pub binary: bool,
     /// Lines of context around changes (`-U<n>`; git's default is [`CONTEXT`]).
     pub context: u32,
+    /// Stop between files when this fires.
+    pub interrupt: crate::interrupt::Interrupt,
 }
 
 /// How hunks are found: whitespace, context and the algorithm.
@@ -207,6 +209,7 @@ pub fn build(repo: &gix::Repository, changes: &[TreeChange], opts: Options) -> R
     let opts = &opts;
     let mut out = Vec::with_capacity(changes.len());
     for change in changes {
+        opts.opts.interrupt.check()?;
         if change.kind == ChangeKind::TypeChanged {
             // git shows a type change as a deletion and an addition.
             let deletion = TreeChange {

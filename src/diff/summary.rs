@@ -9,6 +9,7 @@ use gix::objs::tree::EntryKind;
 use crate::diff::changes::{TreeChange, tree_changes};
 use crate::diff::lines::{Counts, count, count_modes};
 use crate::error::Result;
+use crate::interrupt::Interrupt;
 use crate::model::note::{ChangeKind, FileChange};
 
 /// [`count`] for each change, on several threads when there are enough of
@@ -17,6 +18,7 @@ pub fn count_all(
     repo: &gix::Repository,
     changes: &[TreeChange],
     ignore_whitespace: bool,
+    interrupt: Interrupt,
 ) -> Result<Vec<Counts>> {
     const PER_THREAD: usize = 64;
     let algorithm = crate::diff::lines::algorithm(repo);
@@ -27,7 +29,10 @@ pub fn count_all(
     if threads < 2 {
         return changes
             .iter()
-            .map(|c| count(repo, c, ignore_whitespace, algorithm))
+            .map(|c| {
+                interrupt.check()?;
+                count(repo, c, ignore_whitespace, algorithm)
+            })
             .collect();
     }
     let shared = repo.clone().into_sync();
@@ -40,7 +45,10 @@ pub fn count_all(
                 s.spawn(move || {
                     let repo = shared.to_thread_local();
                     part.iter()
-                        .map(|c| count(&repo, c, ignore_whitespace, algorithm))
+                        .map(|c| {
+                            interrupt.check()?;
+                            count(&repo, c, ignore_whitespace, algorithm)
+                        })
                         .collect::<Result<Vec<_>>>()
                 })
             })
@@ -99,9 +107,10 @@ pub fn summarize(
     from: ObjectId,
     to: ObjectId,
     ignore_whitespace: bool,
+    interrupt: Interrupt,
 ) -> Result<Vec<FileChange>> {
     let changes = tree_changes(repo, from, to)?;
-    let counts = count_all(repo, &changes, ignore_whitespace)?;
+    let counts = count_all(repo, &changes, ignore_whitespace, interrupt)?;
     Ok(files(&changes, counts, ignore_whitespace))
 }
 
@@ -111,12 +120,14 @@ pub fn summarize_both(
     repo: &gix::Repository,
     from: ObjectId,
     to: ObjectId,
+    interrupt: Interrupt,
 ) -> Result<(Vec<FileChange>, Vec<FileChange>)> {
     let changes = tree_changes(repo, from, to)?;
     let mut exact = Vec::with_capacity(changes.len());
     let mut squeezed = Vec::with_capacity(changes.len());
     let algorithm = crate::diff::lines::algorithm(repo);
     for change in &changes {
+        interrupt.check()?;
         let [e, w] = count_modes(repo, change, [false, true], algorithm)?;
         exact.push(e);
         squeezed.push(w);

@@ -34,7 +34,24 @@ pub enum Format {
 
 /// Print `outcome` (warnings on stderr unless `quiet`) and return the exit
 /// status: verify fails when it found problems; a closed pipe is no failure.
-pub fn finish(outcome: &Outcome, format: Format, quiet: bool, term: &pager::Terminal) -> i32 {
+///
+/// A signal stops the writing (between writes) and makes the status git's
+/// for it (130 for SIGINT), with nothing more printed.
+pub fn finish(
+    outcome: &Outcome,
+    format: Format,
+    quiet: bool,
+    term: &pager::Terminal,
+    interrupt: crate::interrupt::Interrupt,
+) -> i32 {
+    // The review server stops on Ctrl-C: that is its end, not a failure.
+    let interrupt = match outcome {
+        Outcome::Review(_) => crate::interrupt::Interrupt::default(),
+        _ => interrupt,
+    };
+    if let Err(e) = interrupt.check() {
+        return fail(&e, format);
+    }
     if !quiet {
         for w in outcome.warnings() {
             eprintln!("git t3: {}", safe(&w.to_string()));
@@ -48,19 +65,20 @@ pub fn finish(outcome: &Outcome, format: Format, quiet: bool, term: &pager::Term
         let printed = if d.quiet {
             Ok(())
         } else {
-            emit(outcome, format, quiet, term)
+            emit(outcome, format, quiet, term, interrupt)
         };
         return match printed {
             Ok(()) if !d.files.is_empty() => EXIT_FAILED,
             Ok(()) => EXIT_OK,
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => EXIT_OK,
+            Err(_) if interrupt.fired() => stopped(interrupt, format),
             Err(e) => {
                 eprintln!("git t3: could not write output: {e}");
                 EXIT_FAILED
             }
         };
     }
-    match emit(outcome, format, quiet, term) {
+    match emit(outcome, format, quiet, term, interrupt) {
         Ok(()) if failed => {
             if let Outcome::Verify(v) = outcome {
                 let errors = v.findings.iter().filter(|f| f.severity == "error").count();
@@ -70,10 +88,40 @@ pub fn finish(outcome: &Outcome, format: Format, quiet: bool, term: &pager::Term
         }
         Ok(()) => EXIT_OK,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => EXIT_OK,
+        Err(_) if interrupt.fired() => stopped(interrupt, format),
         Err(e) => {
             eprintln!("git t3: could not write output: {e}");
             EXIT_FAILED
         }
+    }
+}
+
+/// The status (and one line) of output stopped by a signal.
+fn stopped(interrupt: crate::interrupt::Interrupt, format: Format) -> i32 {
+    match interrupt.check() {
+        Err(e) => fail(&e, format),
+        Ok(()) => EXIT_FAILED,
+    }
+}
+
+/// A writer that fails once a signal asked us to stop, so a long render
+/// ends at the next write.
+struct Stoppable<W> {
+    inner: W,
+    interrupt: crate::interrupt::Interrupt,
+}
+
+impl<W: Write> Write for Stoppable<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.interrupt.fired() {
+            // Not `ErrorKind::Interrupted`: `write_all` retries that.
+            return Err(io::Error::other("interrupted by a signal"));
+        }
+        self.inner.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
     }
 }
 
@@ -100,7 +148,13 @@ pub fn error_json(kind: &str, message: &str) -> serde_json::Value {
 }
 
 /// Write `outcome` to stdout, through a pager when it asks for one.
-pub fn emit(outcome: &Outcome, format: Format, quiet: bool, term: &pager::Terminal) -> io::Result<()> {
+pub fn emit(
+    outcome: &Outcome,
+    format: Format,
+    quiet: bool,
+    term: &pager::Terminal,
+    interrupt: crate::interrupt::Interrupt,
+) -> io::Result<()> {
     let pager = match outcome {
         Outcome::Diff(d) => d.pager.as_ref(),
         Outcome::Log(l) => l.view.pager.as_ref(),
@@ -111,7 +165,10 @@ pub fn emit(outcome: &Outcome, format: Format, quiet: bool, term: &pager::Termin
         && let Ok(mut child) = pager::Pager::new(cmd.clone(), term).spawn()
         && let Some(stdin) = child.stdin.take()
     {
-        let mut pipe = io::BufWriter::new(stdin);
+        let mut pipe = io::BufWriter::new(Stoppable {
+            inner: stdin,
+            interrupt,
+        });
         let written = render(outcome, format, quiet, &mut pipe).and_then(|()| pipe.flush());
         drop(pipe);
         let _ = child.wait();
@@ -121,7 +178,11 @@ pub fn emit(outcome: &Outcome, format: Format, quiet: bool, term: &pager::Termin
         };
     }
     // Block-buffered: stdout alone would write (and sync) line by line.
-    let mut out = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
+    let stdout = Stoppable {
+        inner: io::stdout().lock(),
+        interrupt,
+    };
+    let mut out = io::BufWriter::with_capacity(64 * 1024, stdout);
     render(outcome, format, quiet, &mut out).and_then(|()| out.flush())
 }
 

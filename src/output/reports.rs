@@ -102,6 +102,17 @@ pub fn revert(r: &RevertOutcome, quiet: bool, out: &mut dyn Write) -> io::Result
     for p in &r.report.overwritten {
         writeln!(out, "  changed since, put back anyway: {}", quote_path(&p.0))?;
     }
+    if !r.report.others.is_empty() {
+        let head = if dry_run {
+            "another thread's work it would overwrite (a revert refuses without --force):"
+        } else {
+            "another thread's work overwritten (--force):"
+        };
+        writeln!(out, "  {head}")?;
+        for f in &r.report.others {
+            writeln!(out, "    {}", super::safe(&f.describe()))?;
+        }
+    }
     if let Some(s) = &r.report.safety_commit {
         writeln!(out, "  the worktree as it was is kept in {s}")?;
     }

@@ -93,6 +93,7 @@ pub fn missing_beyond(
     base: Option<ObjectId>,
     tree: ObjectId,
     known: impl Fn(&ObjectId) -> bool,
+    interrupt: crate::interrupt::Interrupt,
 ) -> Result<Vec<BString>> {
     let mut walk = Walk {
         reader,
@@ -104,6 +105,7 @@ pub fn missing_beyond(
         blobs: true,
         freshen: true,
         stop_at_first: false,
+        interrupt,
     };
     walk.pair(base, tree, &mut BString::default(), 0)?;
     Ok(walk.missing)
@@ -117,6 +119,7 @@ pub fn first_missing(
     tree: ObjectId,
     blobs: bool,
     seen: &mut HashSet<ObjectId>,
+    interrupt: crate::interrupt::Interrupt,
 ) -> Result<Option<BString>> {
     let mut walk = Walk {
         reader: repo,
@@ -129,6 +132,7 @@ pub fn first_missing(
         // A read-only check.
         freshen: false,
         stop_at_first: true,
+        interrupt,
     };
     let result = walk.pair(None, tree, &mut BString::default(), 0);
     *seen = walk.seen;
@@ -152,6 +156,8 @@ struct Walk<'a, K: Fn(&ObjectId) -> bool + ?Sized> {
     /// Freshen the loose blobs found (a capture about to name them).
     freshen: bool,
     stop_at_first: bool,
+    /// Checked at every tree.
+    interrupt: crate::interrupt::Interrupt,
 }
 
 impl<K: Fn(&ObjectId) -> bool + ?Sized> Walk<'_, K> {
@@ -172,6 +178,7 @@ impl<K: Fn(&ObjectId) -> bool + ?Sized> Walk<'_, K> {
         if old == Some(new) || self.seen.contains(&new) || self.done() || depth > MAX_DEPTH {
             return Ok(());
         }
+        self.interrupt.check()?;
         let Some(new_entries) = self.entries(new)? else {
             self.missing.push(trimmed(path));
             return Ok(());

@@ -207,14 +207,14 @@ pub fn lower_priority() {
 
 /// Run `git gc --auto --quiet` in the foreground (git decides whether
 /// anything needs packing; `gc.autoDetach` is off so the lock covers it).
-/// git-t3 cannot pack objects itself, so this is git's own program.
-pub fn git_gc_auto(dir: &Path) -> Result<bool> {
-    let status = Command::new("git")
+/// git-t3 cannot pack objects itself, so this is git's own program; a
+/// signal to us stops it (git removes its lock files on SIGTERM).
+pub fn git_gc_auto(dir: &Path, interrupt: crate::interrupt::Interrupt) -> Result<bool> {
+    let mut command = Command::new("git");
+    command
         .arg("-C")
         .arg(dir)
-        .args(["-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"])
-        .stdin(Stdio::null())
-        .status()
-        .context(|| "could not run `git gc --auto`".into())?;
-    Ok(status.success())
+        .args(["-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"]);
+    let done = crate::child::run(&mut command, crate::child::Options::default(), interrupt)?;
+    Ok(done.success())
 }

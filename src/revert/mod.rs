@@ -15,6 +15,7 @@
 //! note) back.
 
 pub mod journal;
+pub mod owners;
 pub mod paths;
 pub mod put_back;
 mod report;
@@ -108,6 +109,14 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
     };
     let rec = Recorder::new(repo);
     let (safety, files) = safety::take(lock, &rec, d.target_tree, force)?;
+    // Two agents in one worktree: the other thread's files are named, and
+    // overwritten only with --force (the safety checkpoint keeps them).
+    let target_ref = store::turn_ref(repo, &thread, to)?;
+    let since = owners::Since::target(repo, target_ref)?;
+    let others = owners::foreign(repo, &thread, since, safety.tree, &files)?;
+    if !dry_run && !force {
+        owners::refuse("revert", &others)?;
+    }
     let mut notices = d.notices;
     if let Some(f) = interrupted {
         notices.extend(f.notices);
@@ -124,6 +133,7 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
         transcripts: Vec::new(),
         undid: None,
         overwritten: Vec::new(),
+        others,
         notices,
     };
     if let Provider::Builtin { agent, .. } = &provider
@@ -183,7 +193,9 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
             m.path, m.to
         ));
     }
-    Ok(finished(&saga, ran, report.notices))
+    let mut done = finished(&saga, ran, report.notices);
+    done.others = report.others;
+    Ok(done)
 }
 
 /// What the notes of `thread` say about the turns a revert to `to` takes
@@ -345,6 +357,7 @@ fn finished(saga: &Saga<'_, '_>, ran: saga::Ran, mut notices: Vec<String>) -> Re
         transcripts: j.transcripts.iter().map(TranscriptReport::of).collect(),
         undid: None,
         overwritten: Vec::new(),
+        others: Vec::new(),
         notices,
     }
 }

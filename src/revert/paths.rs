@@ -57,6 +57,9 @@ pub struct Restored {
     pub safety_commit: Option<String>,
     /// The op recorded in the operation log (absent when nothing changed).
     pub op: Option<String>,
+    /// Another thread's files overwritten (only with `--force`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub others: Vec<super::owners::Foreign>,
     /// Messages for stderr.
     #[serde(skip)]
     pub notices: Vec<String>,
@@ -96,6 +99,7 @@ pub fn restore_paths(lock: &Locked<'_>, opts: Options) -> Result<Restored> {
         files: Plan::default(),
         safety_commit: None,
         op: None,
+        others: Vec::new(),
         notices,
     };
     if plan.is_empty() {
@@ -104,6 +108,14 @@ pub fn restore_paths(lock: &Locked<'_>, opts: Options) -> Result<Restored> {
         ));
         return Ok(done);
     }
+    // Two agents in one worktree: another thread's files are overwritten
+    // only with --force (the safety checkpoint keeps them).
+    let since = super::owners::Since::target(repo, store::turn_ref(repo, &thread, turn)?)?;
+    let others = super::owners::foreign(repo, &thread, since, safety.tree, &plan)?;
+    if !force {
+        super::owners::refuse("restore", &others)?;
+    }
+    done.others = others;
     let message = format!("t3 safety restore thread={thread}");
     repo::ensure_tree_object(&rec, safety.tree)?;
     let commit = repo::write_commit(&rec, safety.tree, Vec::new(), &message)?;

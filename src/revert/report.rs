@@ -35,6 +35,10 @@ pub struct Report {
     /// were put back anyway (their content is in the safety checkpoint).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub overwritten: Vec<crate::model::path::PathText>,
+    /// Files holding another thread's work that the restore overwrites or
+    /// deletes (`--dry-run` names them; a revert does only with `--force`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub others: Vec<super::owners::Foreign>,
     /// Messages for stderr.
     #[serde(skip)]
     pub notices: Vec<String>,

@@ -352,6 +352,7 @@ impl Ctx<'_, '_> {
             Some(head),
             tree,
             |id| self.rec.is_known(id),
+            self.interrupt,
         )?;
         if let Some(first) = missing.first() {
             return Err(Error::MissingObjects {

@@ -4,54 +4,65 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::child;
 use crate::error::{Error, Result};
+use crate::interrupt::Interrupt;
 
-/// Run `git` in `workdir` without the environment a hook may have set.
-pub fn run_git(workdir: &Path, args: &[String]) -> Result<()> {
+/// Run `git` in `workdir` without the environment a hook may have set;
+/// a signal to us ends it (see [`child`]).
+pub fn run_git(workdir: &Path, args: &[String], interrupt: Interrupt) -> Result<()> {
     let action = if args.first().is_some_and(|a| a == "push") {
         "push"
     } else {
         "fetch"
     };
-    git_output(workdir, args).map(drop).map_err(|e| match e {
-        Error::Remote { message, .. } => Error::Remote {
-            action,
-            remote: args
-                .iter()
-                .skip(1)
-                .find(|a| !a.starts_with('-'))
-                .cloned()
-                .unwrap_or_default(),
-            message,
-        },
-        other => other,
-    })
+    git_output(workdir, args, interrupt)
+        .map(drop)
+        .map_err(|e| match e {
+            Error::Remote { message, .. } => Error::Remote {
+                action,
+                remote: args
+                    .iter()
+                    .skip(1)
+                    .find(|a| !a.starts_with('-'))
+                    .cloned()
+                    .unwrap_or_default(),
+                message,
+            },
+            other => other,
+        })
 }
 
 /// What `git` printed on stdout, or git's reason for failing.
-pub fn git_output(workdir: &Path, args: &[String]) -> Result<Vec<u8>> {
-    let out = Command::new("git")
+pub fn git_output(workdir: &Path, args: &[String], interrupt: Interrupt) -> Result<Vec<u8>> {
+    let mut command = Command::new("git");
+    command
         .current_dir(workdir)
         .args(["-c", "core.fsmonitor=false"])
         .args(args)
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE")
         .env_remove("GIT_INDEX_FILE")
-        .env("LC_MESSAGES", "C")
-        .output()
-        .map_err(|e| Error::Io {
+        .env("LC_MESSAGES", "C");
+    let options = child::Options {
+        stdout: true,
+        ..Default::default()
+    };
+    let done = child::run(&mut command, options, interrupt).map_err(|e| match e {
+        Error::Io { source, .. } => Error::Io {
             context: "could not run git".into(),
             path: None,
-            source: e,
-        })?;
-    if out.status.success() {
-        return Ok(out.stdout);
+            source,
+        },
+        other => other,
+    })?;
+    if done.success() {
+        return Ok(done.stdout);
     }
-    let stderr = String::from_utf8_lossy(&out.stderr);
     Err(Error::Remote {
         action: "fetch",
         remote: String::new(),
-        message: stderr.split_whitespace().collect::<Vec<_>>().join(" "),
+        message: done.stderr_line(),
     })
 }
 

@@ -135,9 +135,21 @@ pub fn fetch(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>) -> Resu
     let staged = format!("{STAGING}{}", &prefix[CHECKPOINTS_PREFIX.len()..]);
     let refs = format!("+{prefix}*:{staged}*");
     let notes = format!("+{NOTES_REF}:{}", notes::INCOMING);
+    let interrupt = lock.interrupt();
     // A remote without notes yet is not an error: retry without the notes.
-    if run_git(&dir, &fetch_args(remote, [refs.clone(), notes])).is_err() {
-        run_git(&dir, &fetch_args(remote, [refs]))?;
+    match run_git(&dir, &fetch_args(remote, [refs.clone(), notes]), interrupt) {
+        Ok(()) => {}
+        Err(e @ Error::Interrupted { .. }) => {
+            clear_staging(lock)?;
+            return Err(e);
+        }
+        Err(_) => {
+            let fetched = run_git(&dir, &fetch_args(remote, [refs]), interrupt);
+            if fetched.is_err() {
+                clear_staging(lock)?;
+            }
+            fetched?;
+        }
     }
     let mut report = Report::new("fetch", remote);
     let adopted = adopt(lock, &mut report);
@@ -155,6 +167,7 @@ fn adopt(lock: &Locked<'_>, report: &mut Report) -> Result<()> {
     let removed = removed_by_log(repo, true)?;
     let mut updates = Vec::new();
     let mut op = Op::new(Kind::Fetch, None);
+    lock.interrupt().check()?;
     for r in repo::list_refs(repo, STAGING)? {
         let (Ok(name), Some(id)) = (r.name.to_str(), r.target) else {
             continue;
@@ -194,6 +207,8 @@ fn adopt(lock: &Locked<'_>, report: &mut Report) -> Result<()> {
     if updates.is_empty() {
         return Ok(());
     }
+    // The last point to stop: from here the refs and their op are written.
+    lock.interrupt().check()?;
     repo::update_refs(lock, &updates, "t3: fetch")?;
     oplog::record(lock, &op, &[])?;
     Ok(())
@@ -228,16 +243,17 @@ pub fn push(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>, opts: Pu
     let repo = lock.repo();
     let dir = workdir(repo);
     let prefix = prefix_of(thread);
+    let interrupt = lock.interrupt();
     let removed = removed_by_log(repo, false)?;
     // What the remote has under the prefix: for the scan and the leases.
     let listing = if !opts.allow_secrets || !removed.is_empty() {
-        Some(ls_remote(&dir, remote, &prefix)?)
+        Some(ls_remote(&dir, remote, &prefix, interrupt)?)
     } else {
         None
     };
     if !opts.allow_secrets {
         let remote_has = secrets::remote_commits(listing.as_deref().unwrap_or_default());
-        let found = secrets::scan(repo, &prefix, &remote_has)?;
+        let found = secrets::scan(repo, &prefix, &remote_has, interrupt)?;
         if !found.is_empty() {
             return Err(Error::SecretsInPush {
                 remote: remote.to_owned(),
@@ -248,8 +264,10 @@ pub fn push(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>, opts: Pu
     let mut report = Report::new("push", remote);
     // Bring the other side's notes in first, so the notes push fast-forwards.
     let args = fetch_args(remote, [format!("+{NOTES_REF}:{}", notes::INCOMING)]);
-    if run_git(&dir, &args).is_ok() {
-        (report.notes_merged, report.note_conflicts) = notes::merge_incoming(lock)?;
+    match run_git(&dir, &args, interrupt) {
+        Ok(()) => (report.notes_merged, report.note_conflicts) = notes::merge_incoming(lock)?,
+        Err(e @ Error::Interrupted { .. }) => return Err(e),
+        Err(_) => {}
     }
     let leased = match &listing {
         Some(listing) => leased_updates(repo, listing, &removed)?,
@@ -268,7 +286,7 @@ pub fn push(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>, opts: Pu
                 None => format!(":{name}"),
             });
         }
-        run_git(&dir, &args).map_err(|e| as_push(e, remote))?;
+        run_git(&dir, &args, interrupt).map_err(|e| as_push(e, remote))?;
         report.refs_changed.extend(leased.into_keys());
     }
     let mut args = vec![
@@ -282,12 +300,17 @@ pub fn push(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>, opts: Pu
     if repo::find_ref(repo, NOTES_REF)?.is_some() {
         args.push(format!("{NOTES_REF}:{NOTES_REF}"));
     }
-    run_git(&dir, &args).map_err(|e| as_push(e, remote))?;
+    run_git(&dir, &args, interrupt).map_err(|e| as_push(e, remote))?;
     Ok(report)
 }
 
 /// `git ls-remote` of the refs under `prefix` on `remote`.
-fn ls_remote(dir: &std::path::Path, remote: &str, prefix: &str) -> Result<Vec<u8>> {
+fn ls_remote(
+    dir: &std::path::Path,
+    remote: &str,
+    prefix: &str,
+    interrupt: crate::interrupt::Interrupt,
+) -> Result<Vec<u8>> {
     git_output(
         dir,
         &[
@@ -297,6 +320,7 @@ fn ls_remote(dir: &std::path::Path, remote: &str, prefix: &str) -> Result<Vec<u8
             remote.to_owned(),
             format!("{prefix}*"),
         ],
+        interrupt,
     )
     .map_err(|e| as_push(e, remote))
 }

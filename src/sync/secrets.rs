@@ -45,7 +45,12 @@ pub struct Finding {
 
 /// The secret-looking paths that pushing the checkpoints under `prefix`
 /// would send, given the commits the remote's refs already point at.
-pub fn scan(repo: &gix::Repository, prefix: &str, remote_has: &HashSet<ObjectId>) -> Result<Vec<Finding>> {
+pub fn scan(
+    repo: &gix::Repository,
+    prefix: &str,
+    remote_has: &HashSet<ObjectId>,
+    interrupt: crate::interrupt::Interrupt,
+) -> Result<Vec<Finding>> {
     let patterns = Secrets::of(repo);
     let mut threads: BTreeMap<String, (ThreadId, Vec<(u64, ObjectId)>)> = BTreeMap::new();
     for r in repo::list_refs(repo, prefix)? {
@@ -68,6 +73,7 @@ pub fn scan(repo: &gix::Repository, prefix: &str, remote_has: &HashSet<ObjectId>
         turns.sort();
         let mut previous = empty;
         for (turn, commit) in turns {
+            interrupt.check()?;
             // Not a commit (or unreadable): git itself will say so when pushing.
             let Ok(tree) = repo::commit_tree(repo, commit) else {
                 continue;

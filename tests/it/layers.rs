@@ -9,6 +9,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("error", 0),
     ("fault", 0),
     ("interrupt", 0),
+    ("child", 0),
     ("trace", 0),
     ("atomic", 0),
     ("testing", 0),

@@ -1,14 +1,19 @@
-//! A property: whatever a random mix of agent turns, user edits (tracked,
-//! untracked, ignored, staged, skip-worktree, nested repositories), reverts,
-//! undos, aborts, `op undo`, gc, push and fetch does, every version of a file
-//! that a git-t3 command took away from the worktree or the index stays
-//! reachable from a ref (the operation log included) — after `git gc
-//! --prune=now`.
+//! A property: whatever a random mix of agent turns (of two threads in one
+//! worktree), user edits between every two operations (tracked, untracked,
+//! ignored, staged, skip-worktree, nested repositories), reverts, one-file
+//! restores, undos, aborts, `op undo`, drop, prune, `git gc --prune=now`,
+//! push and fetch does, every version of a file that a git-t3 command took
+//! away from the worktree or the index stays reachable from a ref (the
+//! operation log included) — after `git gc --prune=now` — and every
+//! checkpoint stays whole (`git fsck --connectivity-only` after each gc).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use crate::util::{Rng, THREAD, TestRepo};
+
+/// The second agent's thread, in the same worktree.
+const OTHER: &str = "0the4-agent";
 
 fn blob_id(data: &[u8]) -> String {
     gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, data)
@@ -101,8 +106,17 @@ fn latest(r: &TestRepo) -> Option<u64> {
 /// One git-t3 (or gc) step; returns what it was, for failure messages.
 fn t3_step(r: &TestRepo, rng: &mut Rng) -> String {
     let to = latest(r).map(|l| rng.below(l + 1)).unwrap_or(0).to_string();
-    let args: Vec<&str> = match rng.below(9) {
+    let path = match rng.below(3) {
+        0 => format!("src/f{}.rs", rng.below(4)),
+        1 => format!("notes/u{}.txt", rng.below(4)),
+        _ => "README.md".to_owned(),
+    };
+    let args: Vec<&str> = match rng.below(14) {
         0..=2 => vec!["capture", "--thread", THREAD],
+        9 => vec!["capture", "--thread", OTHER],
+        10 => vec!["restore", "--thread", THREAD, "--turn", &to, "--force", &path],
+        11 => vec!["drop", "--thread", OTHER],
+        12 => vec!["prune", "--keep-last", "1"],
         3 => vec![
             "revert",
             "--thread",
@@ -131,6 +145,9 @@ fn t3_step(r: &TestRepo, rng: &mut Rng) -> String {
         6 => vec!["op", "undo", "--force"],
         7 => {
             r.git(&["gc", "-q", "--prune=now"]);
+            // Every checkpoint (every ref) is whole after gc.
+            let fsck = r.git_in(&r.root, &["fsck", "--connectivity-only", "--no-progress"]);
+            assert_eq!(fsck.code, 0, "after gc: {}", fsck.stderr);
             return "gc".into();
         }
         _ => {
@@ -159,7 +176,7 @@ fn no_version_a_command_took_away_is_ever_lost() {
         r.t3(&["baseline", "--thread", THREAD]).ok();
         let mut rng = Rng(seed);
         let mut taken: BTreeMap<String, String> = BTreeMap::new();
-        for step in 0..40 {
+        for step in 0..60 {
             user_edit(&r, &mut rng, step);
             let before = versions(&r);
             let what = t3_step(&r, &mut rng);

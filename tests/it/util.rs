@@ -407,7 +407,7 @@ impl TestRepo {
         self.spawn_t3_with(args, env, Stdio::piped())
     }
 
-    fn spawn_t3_with(&self, args: &[&str], env: &[(&str, &str)], stdout: Stdio) -> std::process::Child {
+    pub fn spawn_t3_with(&self, args: &[&str], env: &[(&str, &str)], stdout: Stdio) -> std::process::Child {
         let mut c = self.command(&bin(), args, &self.root);
         c.envs(env.iter().copied());
         c.stdout(stdout)

@@ -155,6 +155,7 @@ fn from_journal(
             force,
             overwrite: true,
             stepped: false,
+            since: seconds(&j.started_at),
             notes: Vec::new(),
         },
         homes,
@@ -241,6 +242,7 @@ pub fn undo_op(
             force,
             overwrite,
             stepped,
+            since: seconds(&op.time),
             notes: if op.kind == Kind::Prune {
                 op.notes.clone()
             } else {
@@ -297,6 +299,7 @@ fn report(done: &Done, thread: &str, from_turn: u64, to_turn: u64, target: &str)
             .iter()
             .map(|p| crate::model::path::PathText(p.to_vec()))
             .collect(),
+        others: Vec::new(),
         notices: done
             .notices
             .iter()
@@ -308,6 +311,12 @@ fn report(done: &Done, thread: &str, from_turn: u64, to_turn: u64, target: &str)
             )])
             .collect(),
     }
+}
+
+/// An RFC 3339 time in seconds (`i64::MIN`, "always", when unreadable).
+fn seconds(time: &str) -> i64 {
+    time.parse::<jiff::Timestamp>()
+        .map_or(i64::MIN, |t| t.as_second())
 }
 
 fn short(id: ObjectId) -> String {

@@ -14,7 +14,7 @@ use crate::provider::AgentHomes;
 use crate::provider::transcript::{self, State};
 use crate::repo::{self, Expect, Locked, Recorder, RefUpdate};
 use crate::restore::{self, Plan};
-use crate::revert::{safety, select};
+use crate::revert::{owners, safety, select};
 
 /// One ref to put back: to `to`, from what the undone operation left, `from`.
 pub(super) struct Change {
@@ -50,6 +50,9 @@ pub(super) struct PutBack<'a> {
     pub(super) overwrite: bool,
     /// Made by a bare `op undo` (see [`Op::stepped`]).
     pub(super) stepped: bool,
+    /// When the operation undone ran (seconds): another thread's captures
+    /// since may hold work on the paths that changed.
+    pub(super) since: i64,
     /// Notes to put back (of the checkpoints a prune removed).
     pub(super) notes: Vec<oplog::KeptNote>,
 }
@@ -123,6 +126,22 @@ pub(super) fn run(lock: &Locked<'_>, pb: PutBack<'_>, homes: &AgentHomes) -> Res
             None => Ok(span.before),
         };
         let (safety, plan, target) = safety::take_with(lock, &rec, target, pb.force)?;
+        // Paths changed since that another thread's agent wrote are put
+        // back only with --force (two agents in one worktree).
+        if let Some(thread) = pb.thread
+            && !pb.force
+            && !changed_files.is_empty()
+        {
+            let since = owners::Since {
+                time: pb.since,
+                own_after: None,
+            };
+            let changed: Vec<&BString> = changed_files.iter().collect();
+            owners::refuse(
+                pb.kind.as_str(),
+                &owners::foreign_paths(repo, thread, since, safety.tree, &changed)?,
+            )?;
+        }
         let message = format!(
             "t3 safety {}{}",
             pb.kind.as_str(),

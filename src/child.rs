@@ -1,0 +1,239 @@
+//! Running another program (git for the transport and housekeeping, a
+//! provider helper) so that a signal to git-t3 ends it too, at once.
+//!
+//! The child's output is read on threads (it never blocks on a full pipe),
+//! its exit is polled every few milliseconds, and when the [`Interrupt`]
+//! fires it is asked to stop (SIGTERM: git removes its lock files on it),
+//! then killed, and the run fails with [`Error::Interrupted`]. A child run
+//! in its own process group has the whole group ended, and can be given a
+//! time limit.
+
+use std::io::{Read, Write as _};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Result};
+use crate::interrupt::Interrupt;
+
+/// The most of a child's stderr kept: its last bytes.
+pub const STDERR_TAIL: usize = 64 * 1024;
+
+/// How often the child's exit and the interrupt are looked at.
+const POLL: Duration = Duration::from_millis(5);
+
+/// How long a child asked to stop (SIGTERM) has before it is killed.
+const GRACE: Duration = Duration::from_millis(200);
+
+/// How a child is run.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Written to its stdin, which is then closed (no stdin when `None`).
+    pub input: Option<Vec<u8>>,
+    /// Keep its stdout (otherwise it goes nowhere).
+    pub stdout: bool,
+    /// Run it in its own process group, ended whole on a timeout or signal.
+    pub own_group: bool,
+    /// Stop it after this long (the run then has no status).
+    pub timeout: Option<Duration>,
+}
+
+/// How a child ended.
+#[derive(Debug)]
+pub struct Finished {
+    /// Its exit status; `None` when it was stopped at the time limit.
+    pub status: Option<ExitStatus>,
+    /// What it printed on stdout (when kept).
+    pub stdout: Vec<u8>,
+    /// The last [`STDERR_TAIL`] bytes it printed on stderr.
+    pub stderr: Vec<u8>,
+}
+
+impl Finished {
+    /// Whether it ran to the end and exited 0.
+    pub fn success(&self) -> bool {
+        self.status.is_some_and(|s| s.success())
+    }
+
+    /// Its stderr as one line of text: whitespace runs folded, control
+    /// characters removed (a child's words may be hostile).
+    pub fn stderr_line(&self) -> String {
+        String::from_utf8_lossy(&self.stderr)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .filter(|c| !c.is_control())
+            .collect()
+    }
+}
+
+/// Read `from` to its end on a thread, keeping at most the last `keep` bytes.
+fn drain<R: Read + Send + 'static>(from: Option<R>, keep: usize) -> (Arc<Mutex<Vec<u8>>>, JoinHandle<()>) {
+    let kept = Arc::new(Mutex::new(Vec::new()));
+    let sink = kept.clone();
+    let handle = std::thread::spawn(move || {
+        let Some(mut from) = from else { return };
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = from.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            if let (Ok(mut t), Some(chunk)) = (sink.lock(), buf.get(..n)) {
+                t.extend_from_slice(chunk);
+                let excess = t.len().saturating_sub(keep);
+                t.drain(..excess);
+            }
+        }
+    });
+    (kept, handle)
+}
+
+/// Send `signal` to the child, or to its whole group.
+fn signal(child: &Child, group: bool, signal: libc::c_int) {
+    if let Ok(pid) = i32::try_from(child.id()) {
+        // SAFETY: kill(2) takes plain integers and touches no memory of ours.
+        unsafe {
+            libc::kill(if group { -pid } else { pid }, signal);
+        }
+    }
+}
+
+/// Ask the child to stop, give it [`GRACE`], then kill it; reap it.
+fn stop(child: &mut Child, group: bool, ask_first: bool) {
+    if ask_first {
+        signal(child, group, libc::SIGTERM);
+        let until = Instant::now() + GRACE;
+        while Instant::now() < until {
+            if matches!(child.try_wait(), Ok(Some(_))) {
+                if group {
+                    signal(child, group, libc::SIGKILL);
+                }
+                return;
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+    signal(child, group, libc::SIGKILL);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Run `command` as `options` say, until it exits, times out, or
+/// `interrupt` fires (then `Err(Interrupted)`, the child ended).
+pub fn run(command: &mut Command, options: Options, interrupt: Interrupt) -> Result<Finished> {
+    interrupt.check()?;
+    use std::os::unix::process::CommandExt as _;
+    if options.own_group {
+        command.process_group(0);
+    }
+    command
+        .stdin(if options.input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(if options.stdout {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().map_err(|e| Error::Io {
+        context: format!("could not run {}", command.get_program().to_string_lossy()),
+        path: None,
+        source: e,
+    })?;
+    let stdin = child.stdin.take();
+    let input = options.input;
+    // On a thread, so a child that writes before it reads never deadlocks
+    // with us; a child that does not read its input is its own business.
+    let writer = std::thread::spawn(move || {
+        if let (Some(mut stdin), Some(input)) = (stdin, input) {
+            let _ = stdin.write_all(&input);
+        }
+    });
+    let (out, out_reader) = drain(child.stdout.take(), usize::MAX);
+    let (err, err_reader) = drain(child.stderr.take(), STDERR_TAIL);
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if interrupt.fired() => {
+                stop(&mut child, options.own_group, true);
+                interrupt.check()?;
+            }
+            Ok(None) if options.timeout.is_some_and(|t| start.elapsed() >= t) => {
+                stop(&mut child, options.own_group, false);
+                break None;
+            }
+            Ok(None) => std::thread::sleep(POLL),
+            Err(e) => {
+                stop(&mut child, options.own_group, false);
+                return Err(Error::Io {
+                    context: format!("could not wait for {}", command.get_program().to_string_lossy()),
+                    path: None,
+                    source: e,
+                });
+            }
+        }
+    };
+    // The child is done. One it left behind holding a pipe does not keep us
+    // waiting: a moment for the last words, then what is there.
+    let until = Instant::now() + Duration::from_millis(500);
+    while !(out_reader.is_finished() && err_reader.is_finished()) && Instant::now() < until {
+        std::thread::sleep(POLL);
+    }
+    drop(writer);
+    let take = |b: &Arc<Mutex<Vec<u8>>>| b.lock().map(|mut t| std::mem::take(&mut *t)).unwrap_or_default();
+    Ok(Finished {
+        status,
+        stdout: take(&out),
+        stderr: take(&err),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_and_status_are_kept() {
+        let mut c = Command::new("sh");
+        c.args(["-c", "cat; echo oops >&2; exit 3"]);
+        let done = run(
+            &mut c,
+            Options {
+                input: Some(b"hello".to_vec()),
+                stdout: true,
+                ..Default::default()
+            },
+            Interrupt::default(),
+        )
+        .unwrap();
+        assert_eq!(done.stdout, b"hello");
+        assert_eq!(done.stderr_line(), "oops");
+        assert_eq!(done.status.and_then(|s| s.code()), Some(3));
+        assert!(!done.success());
+    }
+
+    #[test]
+    fn a_child_past_its_time_is_stopped_with_its_group() {
+        let mut c = Command::new("sh");
+        c.args(["-c", "sleep 30 & sleep 30"]);
+        let start = Instant::now();
+        let done = run(
+            &mut c,
+            Options {
+                own_group: true,
+                timeout: Some(Duration::from_millis(100)),
+                ..Default::default()
+            },
+            Interrupt::default(),
+        )
+        .unwrap();
+        assert!(done.status.is_none());
+        assert!(start.elapsed() < Duration::from_secs(5));
+    }
+}
