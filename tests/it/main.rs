@@ -15,6 +15,7 @@ mod hostile;
 mod install;
 mod layers;
 mod lossless;
+mod parity;
 mod property;
 mod providers;
 mod recovery;
