@@ -58,6 +58,13 @@ extern "C" fn on_signal(signal: libc::c_int) {
     SIGNAL.store(signal, Ordering::SeqCst);
 }
 
+/// The interrupt of this process, for engines deep below the commands
+/// that are handed none (a tree comparison): it fires only after
+/// [`install`] (in the binary), never in a library caller without handlers.
+pub fn process() -> Interrupt {
+    Interrupt { flag: &FLAG }
+}
+
 /// Install handlers for SIGINT and SIGTERM (the binary does, once) and
 /// return the interrupt they set. A second signal ends the process at once.
 pub fn install() -> Interrupt {

@@ -150,6 +150,7 @@ impl<'r> Bound<'r> {
         if old == new {
             return Ok(0);
         }
+        crate::interrupt::process().check()?;
         let old_tree = old.map(|id| read_tree(self.repo, id)).transpose()?;
         let new_tree = new.map(|id| read_tree(self.repo, id)).transpose()?;
         let a = match (old, &old_tree) {
@@ -218,6 +219,7 @@ fn gix_changes(
     let options = gix::diff::Options::default().with_rewrites(renames.then(gix::diff::Rewrites::default));
     let mut changes = Vec::new();
     let mut too_many = false;
+    let interrupt = crate::interrupt::process();
     gix::diff::tree_with_rewrites(
         gix::objs::TreeRefIter::from_bytes(&old.data, from.kind()),
         gix::objs::TreeRefIter::from_bytes(&new.data, to.kind()),
@@ -229,6 +231,9 @@ fn gix_changes(
                 too_many = true;
                 return Ok(std::ops::ControlFlow::Break(()));
             }
+            if interrupt.fired() {
+                return Ok(std::ops::ControlFlow::Break(()));
+            }
             changes.push(change.into_owned());
             Ok(std::ops::ControlFlow::Continue(()))
         },
@@ -238,6 +243,7 @@ fn gix_changes(
         context: format!("could not compare trees {from} and {to}"),
         source: Box::new(e),
     })?;
+    interrupt.check()?;
     if too_many {
         return Err(crate::Error::Refused(format!(
             "trees {from} and {to} differ in more than {MAX_CHANGES} paths; not compared"

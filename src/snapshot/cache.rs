@@ -39,6 +39,9 @@ pub(super) struct Cache {
     /// The watcher token taken before the walk these files record, with the
     /// watcher's [key](super::watcher::Watcher::key).
     pub(super) watch: Option<Watch>,
+    /// The fingerprint of the attributes the ids were hashed under
+    /// (see [`super::attrs`]).
+    pub(super) attrs: Option<String>,
 }
 
 /// A watcher's token, stored with the cache it was taken for.
@@ -89,13 +92,14 @@ impl Cache {
         };
         // Optional lines after those: the index.dirs they go with, and the
         // watcher's token.
-        let (mut dirs, mut key, mut token) = (None, None, None);
+        let (mut dirs, mut key, mut token, mut attrs) = (None, None, None, None);
         for line in lines {
             let (name, value) = line.split_once(' ').unwrap_or((line, ""));
             let slot = match name {
                 "dirs" => &mut dirs,
                 "watcher" => &mut key,
                 "token" => &mut token,
+                "attrs" => &mut attrs,
                 _ => continue,
             };
             *slot = Some(value.to_owned());
@@ -109,6 +113,7 @@ impl Cache {
             untracked: open("index.untracked", untracked_id)?,
             dirs,
             watch,
+            attrs,
         })
     }
 }
@@ -135,10 +140,14 @@ impl Cache {
 /// skip-worktree bits) copied from the old cache and the user's index where
 /// they describe the same content. Its timestamp is the oldest of the
 /// indexes stat data came from, so racy entries stay racy.
+///
+/// With `copy_stat` false (the attributes changed) no stat data is copied:
+/// every file is hashed again.
 pub(super) fn rebuild_tracked(
     repo: &gix::Repository,
     head: ObjectId,
     cache: Option<&Cache>,
+    copy_stat: bool,
 ) -> Result<gix::index::File> {
     let mut fresh = repo
         .index_from_tree(&head)
@@ -173,7 +182,8 @@ pub(super) fn rebuild_tracked(
             if is_user && e.flags.contains(Flags::SKIP_WORKTREE) {
                 entry.flags.insert(Flags::SKIP_WORKTREE | Flags::EXTENDED);
             }
-            if !got_stat && e.id == entry.id && e.mode == entry.mode && e.stat != Stat::default() {
+            if copy_stat && !got_stat && e.id == entry.id && e.mode == entry.mode && e.stat != Stat::default()
+            {
                 entry.stat = e.stat;
                 got_stat = true;
                 let ts = src.timestamp();
@@ -190,6 +200,16 @@ pub(super) fn rebuild_tracked(
     Ok(fresh)
 }
 
+/// What the meta file names besides the indexes.
+pub(super) struct Names {
+    /// The HEAD tree `index.tracked` was built from.
+    pub(super) head: ObjectId,
+    /// The tree of the capture.
+    pub(super) tree: ObjectId,
+    /// The attributes fingerprint (see [`super::attrs`]).
+    pub(super) attrs: String,
+}
+
 /// A background write of the capture cache, finished when dropped.
 ///
 /// The write is atomic per file and the meta file goes last, so a failure
@@ -204,17 +224,17 @@ pub(super) struct CacheWrite {
 impl CacheWrite {
     /// Start writing the cache into `dir`: `tracked` as `index.tracked`,
     /// the `untracked` files as `index.untracked`, both stamped with
-    /// `walk_started`, and the meta file naming `head` and `tree`. A failure
-    /// is only traced.
+    /// `walk_started`, and the meta file naming what `names` holds. A
+    /// failure is only traced.
     pub(super) fn spawn(
         dir: PathBuf,
         walk_started: SystemTime,
-        head: ObjectId,
-        tree: ObjectId,
+        names: Names,
         tracked: gix::index::File,
         untracked: &[Untracked],
         dirs: Option<(super::untracked::NextDirs, Option<Watch>)>,
     ) -> CacheWrite {
+        let Names { head, tree, attrs } = names;
         let mut state = gix::index::State::new(tracked.object_hash());
         for f in untracked {
             state.dangerously_push_entry(f.stat, f.id, Flags::empty(), f.mode, f.path.as_bstr());
@@ -242,6 +262,7 @@ impl CacheWrite {
                 let bound = Bound {
                     head,
                     tree,
+                    attrs,
                     dirs: dirs_id,
                     watch: watch.filter(Watch::storable),
                 };
@@ -308,9 +329,11 @@ fn save(
         crate::trace::note(|| "capture cache not kept: its objects were not flushed".into());
         return Ok(());
     }
-    let Bound { head, tree, .. } = bound;
+    let Bound {
+        head, tree, attrs, ..
+    } = bound;
     let mut meta = format!(
-        "{CACHE_VERSION}\nhead {head}\ntree {tree}\ntracked {slot} {tracked_id}\nuntracked {untracked_id}\n"
+        "{CACHE_VERSION}\nhead {head}\ntree {tree}\ntracked {slot} {tracked_id}\nuntracked {untracked_id}\nattrs {attrs}\n"
     );
     if let Some(dirs) = &bound.dirs {
         meta.push_str(&format!("dirs {dirs}\n"));
@@ -326,6 +349,8 @@ fn save(
 struct Bound {
     head: ObjectId,
     tree: ObjectId,
+    /// The attributes fingerprint (see [`super::attrs`]).
+    attrs: String,
     /// The identity of the `index.dirs` just written.
     dirs: Option<String>,
     /// The watcher's token taken before this walk.

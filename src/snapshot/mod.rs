@@ -59,11 +59,13 @@ use crate::error::{Error, Result};
 use crate::repo::Locked;
 use crate::repo::{self, Recorder};
 
+mod attrs;
 mod cache;
 mod focus;
 mod hash;
 pub mod scope;
 pub mod secrets;
+mod skip_worktree;
 mod stream;
 mod tree;
 mod untracked;
@@ -121,6 +123,16 @@ pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
     let head = repo::head_tree_or_empty(repo)?;
     let t = crate::trace::span("load cache");
     let mut cache = Cache::load(repo, &dir);
+    // Ids hashed under other attributes are not trusted: all hashed again.
+    let renormalize = cache.as_ref().is_some_and(|c| {
+        let paths = c.tracked.entries().iter().map(|e| e.path(&c.tracked));
+        let untracked = c.untracked.entries().iter().map(|e| e.path(&c.untracked));
+        c.attrs.as_deref() != Some(attrs::fingerprint(repo, &workdir, paths.chain(untracked)).as_str())
+    });
+    if renormalize {
+        crate::trace::note(|| "the attributes changed: every file is hashed again".into());
+        cache = None;
+    }
     drop(t);
     let t = crate::trace::span("load untracked-walk cache");
     let dirs = untracked::DirFile::load(&dir.join(untracked::FILE));
@@ -152,6 +164,7 @@ pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
         max_file_size: scope::max_file_size(repo)?,
         excludes: scope::Excludes::of_worktree(repo, &workdir)?,
         sparse,
+        renormalize: std::cell::Cell::new(renormalize),
         dirs: if sparse { None } else { dirs.as_ref() },
         focus: focus.as_ref(),
         watch,
@@ -210,6 +223,9 @@ struct Ctx<'a, 'r> {
     excludes: Option<scope::Excludes>,
     /// Whether the worktree is a sparse checkout (`core.sparseCheckout`).
     sparse: bool,
+    /// The attributes changed since the cache was written: no stat data is
+    /// reused, every file is hashed (see [`attrs`]).
+    renormalize: std::cell::Cell<bool>,
     /// The last untracked walk's cache (`None`: walk everything; sparse
     /// checkouts always do).
     dirs: Option<&'a untracked::DirFile>,
@@ -300,6 +316,18 @@ impl Ctx<'_, '_> {
             mark_unlisted(&mut tracked, f, false);
         }
         let found = found?;
+        // A new `.gitattributes` among the untracked files: the ids the
+        // cache holds may be hashed under other rules; start again.
+        if let Some(c) = cache
+            && !self.renormalize.get()
+            && found.untracked.iter().any(|(p, _)| {
+                attrs::is_attributes_file(p.as_ref()) && c.untracked.entry_by_path(p.as_ref()).is_none()
+            })
+        {
+            crate::trace::note(|| "a new .gitattributes: every file is hashed again".into());
+            self.renormalize.set(true);
+            return self.run(head, None, None);
+        }
         let mut hashed = found.written.len();
         self.rec.note_written(found.written);
         let found_dirs = found.dirs;
@@ -308,6 +336,14 @@ impl Ctx<'_, '_> {
         //    derive the tree edits.
         let (mut edits, rehashed) = walk::fold_tracked(self, &mut tracked, found.tracked, incremental)?;
         hashed += rehashed;
+        let removed: Vec<gix::bstr::BString> = edits
+            .iter()
+            .filter_map(|e| match e {
+                tree::Edit::Remove(p) => Some(p.clone()),
+                _ => None,
+            })
+            .collect();
+        hashed += skip_worktree::settle(self, &mut tracked, &removed, head, &mut edits)?;
 
         // 3. Untracked files: what the t3 rules leave out when the walk
         //    could not apply them, then the size cap; reuse the last
@@ -365,11 +401,19 @@ impl Ctx<'_, '_> {
         // 5. The cache, stamped with the walk's start for racy-git.
         let t = crate::trace::span("save cache");
         let dir = self.dir.to_owned();
+        let attrs = attrs::fingerprint(
+            self.repo,
+            self.workdir,
+            tracked
+                .entries()
+                .iter()
+                .map(|e| e.path(&tracked))
+                .chain(untracked.iter().map(|f| f.path.as_ref())),
+        );
         let cache_write = CacheWrite::spawn(
             dir,
             self.walk_started,
-            head,
-            tree,
+            cache::Names { head, tree, attrs },
             tracked,
             &untracked,
             found_dirs.map(|d| (d, self.watch.clone())),
@@ -461,7 +505,10 @@ impl Ctx<'_, '_> {
     ) -> Result<(gix::index::File, ObjectId)> {
         let (mut tracked, base_tree) = match (cached, cache) {
             (Some(tracked), Some(c)) => (tracked, c.tree),
-            _ => (cache::rebuild_tracked(self.repo, head, cache)?, head),
+            _ => (
+                cache::rebuild_tracked(self.repo, head, cache, !self.renormalize.get())?,
+                head,
+            ),
         };
         tracked.set_path(cache::next_tracked_path(self.dir, cache));
         Ok((tracked, base_tree))

@@ -62,3 +62,61 @@ fn ignore_rules_that_match_directories_keep_the_root_files_as_git_does() {
         }
     }
 }
+
+#[test]
+fn a_skip_worktree_file_is_recorded_the_same_with_a_warm_or_a_cold_cache() {
+    let r = TestRepo::seeded();
+    r.write("s.txt", "in HEAD\n");
+    r.commit_all("s");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.git(&["update-index", "--skip-worktree", "s.txt"]);
+    r.write("s.txt", "the user's hidden edit\n");
+    let show = |tree: &str| r.git(&["show", &format!("{tree}:s.txt")]);
+    // It exists: the worktree's content (what a safety checkpoint needs).
+    let warm = captured_tree(&r);
+    cold(&r);
+    let fresh = captured_tree(&r);
+    assert_eq!(show(&warm), "the user's hidden edit");
+    assert_eq!(warm, fresh, "warm and cold captures differ");
+    // Gone: the index entry (HEAD's), warm and cold.
+    std::fs::remove_file(r.root.join("s.txt")).unwrap();
+    let warm = captured_tree(&r);
+    cold(&r);
+    let fresh = captured_tree(&r);
+    assert_eq!(show(&warm), "in HEAD");
+    assert_eq!(warm, fresh, "warm and cold captures differ");
+    // Without the mark, a deleted file is deleted.
+    r.git(&["update-index", "--no-skip-worktree", "s.txt"]);
+    let warm = captured_tree(&r);
+    cold(&r);
+    let fresh = captured_tree(&r);
+    assert!(!r.git(&["ls-tree", "--name-only", &warm]).contains("s.txt"));
+    assert_eq!(warm, fresh, "warm and cold captures differ");
+}
+
+#[test]
+fn a_new_attribute_rule_reaches_files_the_cache_already_hashed() {
+    let r = TestRepo::seeded();
+    r.write_bytes("crlf.txt", b"one\r\ntwo\r\n");
+    r.write_bytes("tracked.txt", b"tracked\r\n");
+    r.git(&["add", "tracked.txt"]);
+    r.commit_all("crlf");
+    r.write_bytes("crlf.txt", b"one\r\ntwo\r\n");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    assert_eq!(captured_tree(&r), r.oracle_tree());
+    // An eol rule, then a change of mind, then a rule in a subfolder and
+    // in info/attributes: each time the same tree as git's.
+    for (path, rule) in [
+        (".gitattributes", "*.txt text eol=lf\n"),
+        (".gitattributes", "*.txt -text\n"),
+        ("sub/.gitattributes", "* text eol=lf\n"),
+        (".git/info/attributes", "crlf.txt text\n"),
+    ] {
+        if path.starts_with("sub/") {
+            r.write_bytes("sub/inner.txt", b"inner\r\n");
+            captured_tree(&r);
+        }
+        r.write(path, rule);
+        assert_eq!(captured_tree(&r), r.oracle_tree(), "after {rule:?} in {path}");
+    }
+}
