@@ -20,6 +20,7 @@ pub mod atomic;
 pub mod child;
 pub mod error;
 pub mod fault;
+pub mod fsread;
 pub mod interrupt;
 pub mod model;
 pub mod repo;

@@ -34,7 +34,7 @@ pub fn get(
     to: ObjectId,
     ignore_whitespace: bool,
 ) -> Option<Vec<FileChange>> {
-    let data = std::fs::read(path(repo, from, to, ignore_whitespace)).ok()?;
+    let data = crate::fsread::read_regular(&path(repo, from, to, ignore_whitespace), false).ok()?;
     serde_json::from_slice(&data).ok()
 }
 

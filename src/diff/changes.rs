@@ -419,16 +419,9 @@ pub fn load(repo: &gix::Repository, side: Option<Side>) -> Result<Option<Vec<u8>
 
 /// The blob at `path` in `tree` and its size, if there is a blob there.
 pub fn blob_at(repo: &gix::Repository, tree: ObjectId, path: &[u8]) -> Result<Option<(ObjectId, u64)>> {
-    let root = repo
-        .find_tree(tree)
-        .context(|| format!("could not read tree {tree}"))?;
-    let entry = root
-        .lookup_entry(path.split(|b| *b == b'/'))
-        .context(|| format!("could not look up a path in tree {tree}"))?;
-    let Some(entry) = entry.filter(|e| e.mode().is_blob()) else {
+    let Some((_, id)) = crate::repo::entry_at(repo, tree, path)?.filter(|(mode, _)| mode.is_blob()) else {
         return Ok(None);
     };
-    let id = entry.object_id();
     let size = repo
         .find_header(id)
         .context(|| format!("could not read the header of blob {id}"))?

@@ -66,7 +66,7 @@ pub fn read_checked(
     object_hash: gix::hash::Kind,
     check: impl FnOnce(&std::fs::Metadata, &[u8]) -> bool,
 ) -> Option<gix::index::File> {
-    let file = std::fs::File::open(path).ok()?;
+    let file = crate::fsread::open_regular(path, false).ok()?;
     let meta = file.metadata().ok()?;
     // Mapped, as gix maps an index: reading 9 MB into a new buffer costs
     // 5-8 ms at 100,000 entries, more than decoding it.

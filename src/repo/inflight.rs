@@ -58,7 +58,10 @@ pub fn recover(common_dir: &Path) -> Vec<PathBuf> {
         return Vec::new();
     };
     let written = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
-    let text = std::fs::read_to_string(&record).unwrap_or_default();
+    let text = crate::fsread::read_regular(&record, false)
+        .ok()
+        .and_then(|d| String::from_utf8(d).ok())
+        .unwrap_or_default();
     let mut removed = Vec::new();
     for line in text.lines().filter(|l| l.ends_with(".lock")) {
         let lock = PathBuf::from(line);

@@ -33,7 +33,7 @@ pub use notes::{
 };
 pub use objects::{
     IDENTITY_EMAIL, IDENTITY_NAME, Recorder, T3CODE_EMAIL, T3CODE_NAME, commit_identity, commit_time,
-    commit_tree, ensure_tree_object, hash_blob, head_tree, head_tree_or_empty, is_t3_identity,
+    commit_tree, ensure_tree_object, entry_at, hash_blob, head_tree, head_tree_or_empty, is_t3_identity,
     is_t3code_commit, read_blob, tree_editor, write_commit,
 };
 pub use refs::{Expect, RefEntry, RefUpdate, find_direct_ref, find_ref, list_refs, update_refs};

@@ -524,3 +524,35 @@ pub fn mode_kind(mode: gix::index::entry::Mode) -> gix::objs::tree::EntryKind {
         _ => EntryKind::Blob,
     }
 }
+
+/// The entry at `path` (`/`-separated) under `tree`: its mode and id, or
+/// `None` when the path is not there. Unlike gix's `lookup_entry`, a
+/// component that is not a tree (a file, or a gitlink whose commit is in
+/// another repository) ends the lookup with `None` instead of an error.
+pub fn entry_at(
+    repo: &gix::Repository,
+    tree: ObjectId,
+    path: &[u8],
+) -> Result<Option<(gix::objs::tree::EntryMode, ObjectId)>> {
+    let mut current = tree;
+    let mut components = path.split(|b| *b == b'/').peekable();
+    while let Some(name) = components.next() {
+        let data = repo
+            .find_tree(current)
+            .context(|| format!("could not read tree {current}"))?;
+        let Some(entry) = gix::objs::TreeRefIter::from_bytes(&data.data, current.kind())
+            .filter_map(std::result::Result::ok)
+            .find(|e| e.filename == name)
+        else {
+            return Ok(None);
+        };
+        if components.peek().is_none() {
+            return Ok(Some((entry.mode, entry.oid.to_owned())));
+        }
+        if !entry.mode.is_tree() {
+            return Ok(None);
+        }
+        current = entry.oid.to_owned();
+    }
+    Ok(None)
+}

@@ -202,13 +202,11 @@ fn ignore_files_of(repo: &gix::Repository, tree: ObjectId, paths: &[BString]) ->
             file.push(b'/');
         }
         file.extend_from_slice(b".gitignore");
-        let entry = root
-            .lookup_entry(file.split(|b| *b == b'/'))
-            .context(|| format!("could not look up {} in tree {tree}", file.to_str_lossy()))?;
-        if let Some(e) = entry.filter(|e| e.mode().is_blob()) {
+        let entry = repo::entry_at(repo, root.id, &file)?;
+        if let Some((_, id)) = entry.filter(|(mode, _)| mode.is_blob()) {
             index.dangerously_push_entry(
                 gix::index::entry::Stat::default(),
-                e.object_id(),
+                id,
                 gix::index::entry::Flags::empty(),
                 gix::index::entry::Mode::FILE,
                 file.as_bstr(),
@@ -267,6 +265,21 @@ fn checkout(
 ) -> Result<()> {
     let mut index = checkout_index(repo, target, wanted)?;
     let large = stream::take_large(repo, &mut index)?;
+    // What is in the way goes first, so each file is written new, as git's
+    // checkout does: never through another hard link to the same inode,
+    // and a FIFO, socket or device there is never opened.
+    for entry in index.entries() {
+        if entry.flags.contains(gix::index::entry::Flags::SKIP_WORKTREE) {
+            continue;
+        }
+        let path = abs(workdir, entry.path(&index))?;
+        match std::fs::symlink_metadata(&path) {
+            Ok(md) if !md.is_dir() => {
+                std::fs::remove_file(&path).context(|| format!("could not replace {}", path.display()))?;
+            }
+            _ => {}
+        }
+    }
     if index.entries().is_empty() {
         // gix's checkout panics on an index without entries.
         return Ok(());
@@ -338,13 +351,11 @@ fn checkout_index(
     }
     let mut index = gix::index::State::new(repo.object_hash());
     for (path, write) in paths {
-        let entry = root
-            .lookup_entry(path.split(|b| *b == b'/'))
-            .context(|| format!("could not look up {} in tree {target}", path.to_str_lossy()))?;
-        let Some(e) = entry.filter(|e| !e.mode().is_tree()) else {
+        let Some((mode, id)) = repo::entry_at(repo, root.id, &path)?.filter(|(mode, _)| !mode.is_tree())
+        else {
             continue;
         };
-        if !write && !e.mode().is_blob() {
+        if !write && !mode.is_blob() {
             continue;
         }
         let flags = if write {
@@ -352,13 +363,7 @@ fn checkout_index(
         } else {
             Flags::SKIP_WORKTREE | Flags::EXTENDED
         };
-        index.dangerously_push_entry(
-            Stat::default(),
-            e.object_id(),
-            flags,
-            Mode::from(e.mode()),
-            path.as_bstr(),
-        );
+        index.dangerously_push_entry(Stat::default(), id, flags, Mode::from(mode), path.as_bstr());
     }
     index.sort_entries();
     Ok(index)

@@ -186,18 +186,14 @@ fn overlay(
     for path in paths {
         let components = || path.split(|b| *b == b'/');
         let lookup_err = || git_err(format!("could not look up {}", path.to_str_lossy()));
-        let in_source = source_root.lookup_entry(components()).map_err(lookup_err())?;
+        let in_source = repo::entry_at(repo, source_root.id, path)?;
         match in_source {
-            Some(entry) => {
+            Some((mode, id)) => {
                 editor
-                    .upsert(components(), entry.mode().kind(), entry.object_id())
+                    .upsert(components(), mode.kind(), id)
                     .map_err(lookup_err())?;
             }
-            None if current_root
-                .lookup_entry(components())
-                .map_err(lookup_err())?
-                .is_some() =>
-            {
+            None if repo::entry_at(repo, current_root.id, path)?.is_some() => {
                 editor.remove(components()).map_err(lookup_err())?;
             }
             None => {

@@ -126,10 +126,10 @@ pub fn worktree(
     };
     let (after_root, before_root) = (find(after)?, find(before)?);
     let has_folder = |root: &gix::Tree<'_>, path: &BStr| {
-        root.lookup_entry(path.split(|b| *b == b'/'))
+        repo::entry_at(repo, root.id, path)
             .ok()
             .flatten()
-            .is_some_and(|e| e.mode().is_tree())
+            .is_some_and(|(mode, _)| mode.is_tree())
     };
     let mut sel = Selection::default();
     for c in changes::tree_changes_with(repo, after, before, false)? {
@@ -267,7 +267,7 @@ pub fn edit(repo: &gix::Repository, rec: &Recorder<'_>, tree: ObjectId, put: &[P
             Some(s) => {
                 editor.upsert(components(), s.kind, s.id).map_err(err())?;
             }
-            None if root.lookup_entry(components()).map_err(err())?.is_some() => {
+            None if repo::entry_at(repo, root.id, path)?.is_some() => {
                 editor.remove(components()).map_err(err())?;
             }
             None => {}

@@ -64,7 +64,7 @@ impl Cache {
     /// Load the cache from `dir`; anything missing, unreadable or
     /// inconsistent is `None`.
     pub(super) fn load(repo: &gix::Repository, dir: &Path) -> Option<Cache> {
-        let meta = std::fs::read_to_string(dir.join("cache")).ok()?;
+        let meta = String::from_utf8(crate::fsread::read_regular(&dir.join("cache"), false).ok()?).ok()?;
         let mut lines = meta.lines();
         if lines.next()? != CACHE_VERSION {
             return None;

@@ -134,13 +134,7 @@ pub(super) fn settle(
 
 /// HEAD's blob (or link, or gitlink) at `path`, with its index mode.
 fn head_entry(repo: &gix::Repository, head: ObjectId, path: &BStr) -> Result<Option<(ObjectId, Mode)>> {
-    let tree = repo
-        .find_tree(head)
-        .context(|| format!("could not read tree {head}"))?;
-    let entry = tree
-        .lookup_entry(path.split(|b| *b == b'/'))
-        .context(|| format!("could not look up a path in tree {head}"))?;
-    Ok(entry
-        .filter(|e| !e.mode().is_tree())
-        .map(|e| (e.object_id(), kind_mode(e.mode().kind()))))
+    Ok(crate::repo::entry_at(repo, head, path)?
+        .filter(|(mode, _)| !mode.is_tree())
+        .map(|(mode, id)| (id, kind_mode(mode.kind()))))
 }

@@ -84,7 +84,7 @@ pub(super) fn apply(
         // When the base tree has a directory there (a tracked file replaced
         // by a directory at an earlier capture), that directory stays.
         if let Edit::Remove(p) = &e
-            && is_tree_in(&base_tree, p)?
+            && is_tree_in(repo, base_tree.id, p)?
         {
             continue;
         }
@@ -111,11 +111,8 @@ pub(super) fn apply(
 }
 
 /// Whether `tree` has a directory at `path`.
-fn is_tree_in(tree: &gix::Tree<'_>, path: &BString) -> Result<bool> {
-    let entry = tree
-        .lookup_entry(path.split(|b| *b == b'/'))
-        .context(|| format!("could not look up {} in the last capture", path.to_str_lossy()))?;
-    Ok(entry.is_some_and(|e| e.mode().is_tree()))
+fn is_tree_in(repo: &gix::Repository, tree: ObjectId, path: &BString) -> Result<bool> {
+    Ok(repo::entry_at(repo, tree, path)?.is_some_and(|(mode, _)| mode.is_tree()))
 }
 
 pub(super) use crate::repo::objects::{kind_mode, mode_kind};

@@ -217,7 +217,7 @@ pub(super) fn rules_fingerprint(repo: &gix::Repository, workdir: &Path) -> BStri
     for f in files.into_iter().flatten() {
         buf.extend_from_slice(f.as_os_str().as_encoded_bytes());
         buf.push(0);
-        match std::fs::read(&f) {
+        match crate::fsread::read_regular(&f, true) {
             Ok(data) => {
                 buf.extend_from_slice(&(data.len() as u64).to_le_bytes());
                 buf.extend_from_slice(&data);

@@ -12,6 +12,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("child", 0),
     ("trace", 0),
     ("atomic", 0),
+    ("fsread", 0),
     ("testing", 0),
     ("model", 0),
     ("repo", 1),

@@ -120,3 +120,126 @@ fn a_new_attribute_rule_reaches_files_the_cache_already_hashed() {
         assert_eq!(captured_tree(&r), r.oracle_tree(), "after {rule:?} in {path}");
     }
 }
+
+fn mkfifo(path: &std::path::Path) {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo with a valid NUL-terminated path.
+    assert_eq!(
+        unsafe { libc::mkfifo(c.as_ptr(), 0o644) },
+        0,
+        "mkfifo {}",
+        path.display()
+    );
+}
+
+/// Run git-t3 with a deadline: a command that blocks (on a FIFO) is killed
+/// and the test fails, instead of hanging the suite.
+fn t3_within(r: &TestRepo, args: &[&str], secs: u64) -> i32 {
+    let mut child = r.spawn_t3(args, &[]);
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code().unwrap_or(-1);
+        }
+        if start.elapsed() > std::time::Duration::from_secs(secs) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("git t3 {args:?} blocked for {secs} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_revert_writes_new_files_so_a_hard_link_keeps_its_own_content() {
+    let r = TestRepo::seeded();
+    r.write(".gitignore", "*.key\n");
+    r.write("a", "v1\n");
+    r.commit_all("a");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    // An ignored hard link to the same file, then the agent's edit.
+    std::fs::hard_link(r.root.join("a"), r.root.join("b.key")).unwrap();
+    r.write("a", "v2\n");
+    captured_tree(&r);
+    r.t3(&["revert", "--thread", THREAD, "--to", "0", "--files-only"])
+        .ok();
+    let read = |p: &str| std::fs::read_to_string(r.root.join(p)).unwrap();
+    assert_eq!(read("a"), "v1\n");
+    // git's checkout unlinks and creates: the ignored link is untouched.
+    assert_eq!(read("b.key"), "v2\n");
+}
+
+#[test]
+fn a_revert_to_a_gitlink_where_a_plain_folder_is_now_works() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    let nested = r.root.join("Dir");
+    std::fs::create_dir_all(&nested).unwrap();
+    r.git_in(&nested, &["init", "-q"]).ok();
+    std::fs::write(nested.join("n.txt"), "nested\n").unwrap();
+    std::fs::write(nested.join(".gitignore"), "*.tmp\n").unwrap();
+    r.git_in(&nested, &["add", "."]).ok();
+    r.git_in(&nested, &["commit", "-qm", "n"]).ok();
+    let with_gitlink = captured_tree(&r);
+    assert!(r.git(&["ls-tree", &with_gitlink, "Dir"]).starts_with("160000"));
+    // Its .git goes: a plain folder whose files are captured.
+    std::fs::remove_dir_all(nested.join(".git")).unwrap();
+    captured_tree(&r);
+    let turn = r.t3_json(&["show", "--thread", THREAD])["turn"].as_u64().unwrap();
+    r.t3(&[
+        "revert",
+        "--thread",
+        THREAD,
+        "--to",
+        &(turn - 1).to_string(),
+        "--files-only",
+    ])
+    .ok();
+    assert!(
+        !nested.join("n.txt").exists(),
+        "the folder's files were captured after the target"
+    );
+}
+
+#[test]
+fn fifos_never_block_a_capture_or_a_revert() {
+    let r = TestRepo::seeded();
+    r.write("a.txt", "v1\n");
+    r.commit_all("a");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("a.txt", "v2\n");
+    captured_tree(&r);
+    // In the worktree: untracked, and where git reads ignore rules.
+    mkfifo(&r.root.join("pipe"));
+    std::fs::create_dir_all(r.root.join("sub")).unwrap();
+    r.write("sub/file.txt", "kept\n");
+    mkfifo(&r.root.join("sub/.gitignore"));
+    mkfifo(&r.root.join(".t3ignore"));
+    assert_eq!(t3_within(&r, &["capture", "--thread", THREAD], 20), 0);
+    let tree = r.t3_json(&["show", "--thread", THREAD])["ref"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // git itself blocks on a FIFO at .gitignore: compare without it.
+    std::fs::remove_file(r.root.join("sub/.gitignore")).unwrap();
+    assert_eq!(r.ref_tree(&tree), r.oracle_tree(), "git skips FIFOs");
+    // In the git dir: the capture cache.
+    for name in ["cache", "index.dirs"] {
+        let p = r.root.join(".git/t3").join(name);
+        let _ = std::fs::remove_file(&p);
+        mkfifo(&p);
+        assert_eq!(t3_within(&r, &["capture", "--thread", THREAD], 20), 0, "{name}");
+    }
+    // Where the target has a file: replaced, never opened.
+    std::fs::remove_file(r.root.join("a.txt")).unwrap();
+    mkfifo(&r.root.join("a.txt"));
+    assert_eq!(
+        t3_within(
+            &r,
+            &["revert", "--thread", THREAD, "--to", "0", "--files-only"],
+            20
+        ),
+        0
+    );
+    assert_eq!(std::fs::read_to_string(r.root.join("a.txt")).unwrap(), "v1\n");
+}

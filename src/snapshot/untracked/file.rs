@@ -69,7 +69,7 @@ pub(in crate::snapshot) struct DirFile {
 impl DirFile {
     /// Read `index.dirs`; `None` when missing or malformed.
     pub(in crate::snapshot) fn load(path: &Path) -> Option<DirFile> {
-        let file = std::fs::File::open(path).ok()?;
+        let file = crate::fsread::open_regular(path, false).ok()?;
         // Mapped: reading 10 MB into a new buffer costs ~5 ms at 100,000
         // directories, the CRC over the mapping ~1 ms.
         // SAFETY: `index.dirs` is only ever replaced by a rename (a capture
