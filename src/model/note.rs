@@ -285,6 +285,11 @@ pub struct Note {
     /// Things a reader should know, e.g. that no baseline existed.
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// How many changed files the summary leaves out of `files` to keep the
+    /// note bounded (DESIGN's `files_truncated`; their counts are in
+    /// `files_omitted`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files_truncated: Option<u64>,
     /// Reverts that landed on this checkpoint.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reverts: Vec<RevertRecord>,
@@ -351,6 +356,7 @@ impl Note {
             reverts: Vec::new(),
             skipped: Vec::new(),
             files: Vec::new(),
+            files_truncated: None,
             files_omitted: None,
         }
     }
@@ -411,6 +417,7 @@ impl Note {
         let (kept, rest) = all.split_at(n.min(all.len()));
         self.files = kept.to_vec();
         self.files_omitted = (!rest.is_empty()).then(|| Omitted::of(rest));
+        self.files_truncated = self.files_omitted.map(|o| o.files);
     }
 }
 
@@ -460,11 +467,19 @@ mod tests {
         assert_eq!(n.totals(), totals, "the totals changed");
         let omitted = n.files_omitted.unwrap();
         assert_eq!(omitted.files as usize + n.files.len(), 500);
+        // DESIGN's top-level key says how many were left out.
+        assert_eq!(n.files_truncated, Some(omitted.files));
+        assert!(
+            text.lines()
+                .any(|l| l == format!("files_truncated = {}", omitted.files)),
+            "{text}"
+        );
         assert_eq!(Note::parse(text.as_bytes()).unwrap(), n);
         // A note that fits is left alone.
         let mut small = Note::new(&crate::model::thread::ThreadId::parse("t").unwrap(), 2);
         small.fit(4096).unwrap();
         assert!(small.files_omitted.is_none());
+        assert!(small.files_truncated.is_none());
     }
 
     fn sample() -> Note {
@@ -504,6 +519,7 @@ mod tests {
                 ),
                 FileChange::new(b"caf\xe9", Some(b"\xff\n"), ChangeKind::Renamed, [0, 0], true),
             ],
+            files_truncated: None,
             files_omitted: None,
         }
     }

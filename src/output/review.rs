@@ -103,8 +103,12 @@ fn stat_long(n: &Note) -> String {
     let (a, d) = n.totals();
     let files = file_count(n);
     let plural = |k: u64| if k == 1 { "" } else { "s" };
+    let unlisted = match n.files_omitted.map(|o| o.files).unwrap_or_default() {
+        0 => String::new(),
+        k => format!(" ({k} of them not listed: the note keeps a bounded summary)"),
+    };
     format!(
-        "{files} file{} changed, {a} insertion{}(+), {d} deletion{}(-)",
+        "{files} file{} changed, {a} insertion{}(+), {d} deletion{}(-){unlisted}",
         plural(files),
         plural(a),
         plural(d)
