@@ -216,7 +216,27 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
     };
     drop(t);
     let mut scope_notices = Vec::new();
-    if let Some(n) = skipped_notice(&snapshot.skipped, snapshot.max_file_size) {
+    let unreadable: Vec<String> = snapshot
+        .skipped
+        .iter()
+        .filter(|s| s.unreadable)
+        .map(|s| crate::output::quote_path(&s.path))
+        .collect();
+    if !unreadable.is_empty() {
+        notices.push(format!(
+            "left out {} untracked file{} git t3 may not read: {}",
+            unreadable.len(),
+            if unreadable.len() == 1 { "" } else { "s" },
+            unreadable.join(", ")
+        ));
+    }
+    let by_size: Vec<Skipped> = snapshot
+        .skipped
+        .iter()
+        .filter(|s| !s.unreadable)
+        .cloned()
+        .collect();
+    if let Some(n) = skipped_notice(&by_size, snapshot.max_file_size) {
         scope_notices.push(n);
     }
     if !snapshot.secrets.is_empty() {
@@ -251,7 +271,10 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
         skipped: snapshot
             .skipped
             .iter()
-            .map(|s| note::SkippedFile::new(&s.path, s.size))
+            .map(|s| note::SkippedFile {
+                reason: s.unreadable.then(|| "unreadable".to_owned()),
+                ..note::SkippedFile::new(&s.path, s.size)
+            })
             .collect(),
         files,
         ..Note::new(&thread, turn)

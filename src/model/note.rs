@@ -179,13 +179,21 @@ pub struct SkippedFile {
     pub path_b64: Option<String>,
     /// Its size on disk, in bytes.
     pub size: u64,
+    /// Why, when not for its size: `unreadable` (permissions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 impl SkippedFile {
     /// The file at `path` of `size` bytes.
     pub fn new(path: &[u8], size: u64) -> Self {
         let (path, path_b64) = crate::model::path::to_text(path);
-        SkippedFile { path, path_b64, size }
+        SkippedFile {
+            path,
+            path_b64,
+            size,
+            reason: None,
+        }
     }
 
     /// The path's exact bytes.

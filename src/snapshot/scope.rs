@@ -45,13 +45,15 @@ pub const T3IGNORE: &str = ".t3ignore";
 /// checkpoint could hold any size).
 const MAX_RULES_BYTES: u64 = 1 << 20;
 
-/// An untracked file left out for its size.
+/// An untracked file left out: for its size, or because it can't be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skipped {
     /// Worktree-relative path.
     pub path: BString,
     /// Its size on disk, in bytes.
     pub size: u64,
+    /// Left out because it could not be read (permissions), not for its size.
+    pub unreadable: bool,
 }
 
 /// The largest untracked file captured (`None`: no cap), from

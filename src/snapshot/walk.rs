@@ -153,6 +153,8 @@ pub(super) fn status(
     status.map_err(|e| match ctx.interrupt.check() {
         // Stopped by a signal: say so, not "could not compare".
         Err(interrupted) => interrupted,
+        // gix's error does not say which file: find the one that can't be read.
+        Ok(()) if let Some(named) = unreadable_tracked(ctx.workdir, tracked) => named,
         Ok(()) => crate::Error::Git {
             context: format!(
                 "could not compare the worktree {} with the capture cache",
@@ -267,6 +269,30 @@ fn cached_walker(
         head: head.to_string().into(),
         started: ctx.walk_started,
     }))
+}
+
+/// The first tracked file that exists but cannot be opened for reading, as
+/// an error naming it (the status walk's own error names no path).
+fn unreadable_tracked(workdir: &std::path::Path, tracked: &gix::index::File) -> Option<crate::Error> {
+    use gix::index::entry::{Flags, Mode};
+    tracked.entries().iter().find_map(|e| {
+        if e.flags.contains(Flags::SKIP_WORKTREE) || !matches!(e.mode, Mode::FILE | Mode::FILE_EXECUTABLE) {
+            return None;
+        }
+        let rela = e.path(tracked);
+        let path = crate::restore::abs(workdir, rela).ok()?;
+        match crate::fsread::open_regular(&path, false) {
+            Err(source) if source.kind() == std::io::ErrorKind::PermissionDenied => Some(crate::Error::Io {
+                context: format!(
+                    "could not read the tracked file {}",
+                    crate::model::path::quoted(rela)
+                ),
+                path: None,
+                source,
+            }),
+            _ => None,
+        }
+    })
 }
 
 /// gix's `Repository::index_worktree_status`, with `overrides` added to the

@@ -170,10 +170,12 @@ fn a_repository_owned_by_someone_else_is_refused() {
 }
 
 #[test]
-fn an_unreadable_file_is_named_and_nothing_is_written() {
+fn an_unreadable_tracked_file_is_named_and_nothing_is_written() {
     let r = TestRepo::seeded();
-    r.t3(&["baseline", "--thread", THREAD]).ok();
     r.write("secret.txt", "no peeking\n");
+    r.commit_all("secret");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("secret.txt", "edited, still no peeking\n");
     r.chmod("secret.txt", 0o000);
     let Some(run) = r.t3_unprivileged(&["capture", "--thread", THREAD]) else {
         eprintln!("skipped: running as root without setpriv");

@@ -243,3 +243,35 @@ fn fifos_never_block_a_capture_or_a_revert() {
     );
     assert_eq!(std::fs::read_to_string(r.root.join("a.txt")).unwrap(), "v1\n");
 }
+
+#[test]
+fn an_unreadable_file_is_named_tracked_and_listed_untracked() {
+    let r = TestRepo::seeded();
+    r.write("locked.txt", "private\n");
+    r.commit_all("locked");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    // A tracked file it may not read fails the capture, naming it.
+    r.chmod("locked.txt", 0o000);
+    let Some(run) = r.t3_unprivileged(&["capture", "--thread", THREAD]) else {
+        eprintln!("skipped: running as root without setpriv");
+        return;
+    };
+    let run = run.fails(1);
+    assert!(run.stderr.contains("locked.txt"), "{}", run.stderr);
+    assert!(run.stderr.contains("ermission denied"), "{}", run.stderr);
+    // An untracked one is left out and listed in the note, like a big one.
+    r.chmod("locked.txt", 0o644);
+    r.write("mine-only.txt", "untracked\n");
+    r.chmod("mine-only.txt", 0o000);
+    let run = r.t3_unprivileged(&["capture", "--thread", THREAD]).unwrap().ok();
+    assert!(run.stderr.contains("mine-only.txt"), "{}", run.stderr);
+    let shown = r.t3_unprivileged(&["--json", "show", "--thread", THREAD]).unwrap().ok().json();
+    r.chmod("mine-only.txt", 0o644);
+    let skipped = if shown["note"]["skipped"].is_null() {
+        &shown["skipped"]
+    } else {
+        &shown["note"]["skipped"]
+    };
+    assert_eq!(skipped[0]["path"], "mine-only.txt", "{shown}");
+    assert_eq!(skipped[0]["reason"], "unreadable", "{shown}");
+}
