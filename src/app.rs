@@ -480,31 +480,65 @@ fn hook(a: crate::cli::HookArgs, base: &Path, env: &Environment) -> commands::ho
     )
 }
 
-/// How long a hook waits for its payload on stdin.
-const HOOK_STDIN_WAIT: Duration = Duration::from_secs(10);
+/// How long a hook waits for more of its payload on stdin: an agent that
+/// sends its JSON and never closes the pipe, or sends nothing, must not
+/// hang its hook.
+const HOOK_STDIN_WAIT: Duration = Duration::from_secs(2);
 /// The largest hook payload read (a prompt can hold a large paste).
 const HOOK_PAYLOAD_MAX: u64 = 64 << 20;
 
-/// Read stdin (at most [`HOOK_PAYLOAD_MAX`] bytes) on a thread, giving up
-/// after `wait`: an agent that never closes the pipe must not hang its hook.
+/// Read the hook's payload from stdin (at most [`HOOK_PAYLOAD_MAX`]
+/// bytes) on a thread: done at end of input, or as soon as what arrived is
+/// one whole JSON document, or when nothing more came for `wait`.
 fn read_stdin(wait: Duration) -> std::result::Result<Vec<u8>, String> {
-    let (tx, rx) = std::sync::mpsc::channel();
+    let (tx, rx) = std::sync::mpsc::channel::<std::io::Result<Vec<u8>>>();
     std::thread::spawn(move || {
         use std::io::Read as _;
-        let mut buf = Vec::new();
-        let read = std::io::stdin()
-            .take(HOOK_PAYLOAD_MAX + 1)
-            .read_to_end(&mut buf)
-            .map(|_| buf);
-        let _ = tx.send(read);
-    });
-    match rx.recv_timeout(wait) {
-        Ok(Ok(buf)) if buf.len() as u64 > HOOK_PAYLOAD_MAX => {
-            Err(format!("more than {} MiB: not read", HOOK_PAYLOAD_MAX >> 20))
+        let mut stdin = std::io::stdin().take(HOOK_PAYLOAD_MAX + 1);
+        let mut chunk = vec![0u8; 64 * 1024];
+        loop {
+            match stdin.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => {
+                    if tx.send(Ok(chunk.get(..n).unwrap_or_default().to_vec())).is_err() {
+                        break;
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    break;
+                }
+            }
         }
-        Ok(Ok(buf)) => Ok(buf),
-        Ok(Err(e)) => Err(format!("could not read it: {e}")),
-        Err(_) => Err(format!("no payload on stdin within {}s", wait.as_secs())),
+    });
+    // Parsed only when it could be whole (ends in `}` or `]`): a large
+    // payload arrives in many chunks.
+    let whole = |buf: &[u8]| {
+        matches!(buf.trim_ascii_end().last(), Some(b'}' | b']'))
+            && serde_json::from_slice::<serde::de::IgnoredAny>(buf).is_ok()
+    };
+    let mut buf = Vec::new();
+    loop {
+        match rx.recv_timeout(wait) {
+            Ok(Ok(part)) => {
+                buf.extend_from_slice(&part);
+                if buf.len() as u64 > HOOK_PAYLOAD_MAX {
+                    return Err(format!("more than {} MiB: not read", HOOK_PAYLOAD_MAX >> 20));
+                }
+                if whole(&buf) {
+                    return Ok(buf);
+                }
+            }
+            Ok(Err(e)) => return Err(format!("could not read it: {e}")),
+            // End of input.
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return Ok(buf),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) if buf.is_empty() => {
+                return Err(format!("no payload on stdin within {}s", wait.as_secs()));
+            }
+            // Stalled part-way: what came is the payload (it will not parse).
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => return Ok(buf),
+        }
     }
 }
 

@@ -216,6 +216,52 @@ fn a_hook_whose_stdin_never_closes_gives_up_and_exits_0() {
     assert!(status.success(), "a hook exits 0 whatever happens");
 }
 
+/// A whole payload is acted on at once, though the agent keeps the pipe
+/// open: the turn is captured and the hook returns without waiting.
+#[test]
+fn a_whole_payload_on_a_pipe_left_open_is_captured_at_once() {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let r = TestRepo::seeded();
+    let mut child = Command::new(crate::util::bin())
+        .args(["hook", "claude-code"])
+        .current_dir(&r.root)
+        .env("HOME", &r.home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(payload("claude-stop.json", &r.root).as_bytes())
+        .unwrap();
+    stdin.flush().unwrap();
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(30),
+            "the hook hung"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let took = start.elapsed();
+    drop(stdin);
+    assert!(status.success());
+    assert!(
+        took < std::time::Duration::from_millis(1500),
+        "the hook waited {took:?} for the pipe to close"
+    );
+    assert!(
+        !r.refs("refs/t3/checkpoints/").is_empty(),
+        "the turn was not captured"
+    );
+}
+
 /// `-C` naming a folder that does not exist is still a hook's failure to
 /// report, never the agent's: exit 0, one line on stderr.
 #[test]
