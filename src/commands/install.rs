@@ -519,6 +519,7 @@ impl Run<'_> {
             previous: None,
             key: None,
             users: Vec::new(),
+            migrated: None,
         };
         if let Some(old) = previous {
             record.created.extend(old.created);
@@ -700,6 +701,7 @@ impl Run<'_> {
             previous: None,
             key: None,
             users: Vec::new(),
+            migrated: None,
         })
     }
 
@@ -758,6 +760,7 @@ impl Run<'_> {
             previous: edit.previous,
             key: Some(edit.key.clone()),
             users,
+            migrated: edit.migrated,
         })?;
         self.push(&config, What::CodexFeature { key: edit.key }, Action::Added);
         Ok(true)
@@ -786,15 +789,15 @@ impl Run<'_> {
             None => Action::NotThere,
             Some(current) => {
                 let previous = record.previous.clone();
+                let migrated = record.migrated.clone();
                 self.take_out(&config, &current, Some(&record), false, |text, created| {
                     let created_table = created.is_some_and(|c| c.iter().any(|k| k == "features"));
+                    let values = (previous.as_deref(), migrated.as_deref());
                     Ok(
-                        codex::restore_feature(&config, text, &key, previous.as_deref(), created_table)?.map(
-                            |t| {
-                                let empty = t.trim().is_empty();
-                                (t, empty)
-                            },
-                        ),
+                        codex::restore_feature(&config, text, &key, values, created_table)?.map(|t| {
+                            let empty = t.trim().is_empty();
+                            (t, empty)
+                        }),
                     )
                 })?
             }
@@ -829,6 +832,7 @@ impl Run<'_> {
             previous: edit.previous,
             key: None,
             users: Vec::new(),
+            migrated: None,
         })?;
         let what = What::CodexNotify {
             then: edit.chained,
@@ -919,6 +923,7 @@ impl Run<'_> {
             previous: None,
             key: None,
             users: Vec::new(),
+            migrated: None,
         })?;
         self.push(&path, What::OpencodePlugin, Action::Added);
         Ok(())

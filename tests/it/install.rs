@@ -306,7 +306,7 @@ fn codex_lifecycle_hooks_and_the_feature_flag() {
     let text = read(&config);
     assert!(text.starts_with(CODEX_CONFIG), "only added at the end:\n{text}");
     let parsed: toml::Table = toml::from_str(&text).unwrap();
-    assert_eq!(parsed["features"]["codex_hooks"].as_bool(), Some(true));
+    assert_eq!(parsed["features"]["hooks"].as_bool(), Some(true));
     r.t3(&["install-hooks", "--codex"]).ok();
     assert_eq!(read(&config), text, "install twice is install once");
     // The repository's own hooks file needs the flag too.
@@ -437,7 +437,7 @@ fn codex_home_moves_the_user_files() {
     r.extra_env_set("CODEX_HOME", codex_home.to_str().unwrap());
     r.t3(&["install-hooks", "--codex", "--codex-notify"]).ok();
     assert!(codex_home.join("hooks.json").is_file());
-    assert!(read(&codex_home.join("config.toml")).contains("codex_hooks = true"));
+    assert!(read(&codex_home.join("config.toml")).contains("hooks = true"));
     assert!(!r.home.join(".codex").exists());
     r.t3(&["uninstall-hooks", "--codex", "--codex-notify"]).ok();
     assert!(!codex_home.exists(), "what git t3 created is gone");

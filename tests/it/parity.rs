@@ -265,7 +265,11 @@ fn an_unreadable_file_is_named_tracked_and_listed_untracked() {
     r.chmod("mine-only.txt", 0o000);
     let run = r.t3_unprivileged(&["capture", "--thread", THREAD]).unwrap().ok();
     assert!(run.stderr.contains("mine-only.txt"), "{}", run.stderr);
-    let shown = r.t3_unprivileged(&["--json", "show", "--thread", THREAD]).unwrap().ok().json();
+    let shown = r
+        .t3_unprivileged(&["--json", "show", "--thread", THREAD])
+        .unwrap()
+        .ok()
+        .json();
     r.chmod("mine-only.txt", 0o644);
     let skipped = if shown["note"]["skipped"].is_null() {
         &shown["skipped"]

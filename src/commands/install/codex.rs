@@ -12,11 +12,11 @@ use crate::error::{Error, Result};
 pub(super) const NOTIFY: [&str; 4] = ["git", "t3", "hook", "codex"];
 /// Between our argv and the notifier that ran before us.
 pub(super) const THEN: &str = "--then";
-/// The feature flag older Codex versions need for lifecycle hooks; newer
-/// ones have hooks on by default and read it as a deprecated alias of `hooks`.
-pub(super) const FEATURE: &str = "codex_hooks";
-/// The canonical key of newer versions.
-const CANONICAL: &str = "hooks";
+/// The feature flag's deprecated name (Codex warns about it on every start
+/// and reads it as an alias of [`FEATURE`]); install migrates it.
+pub(super) const DEPRECATED: &str = "codex_hooks";
+/// The feature flag for lifecycle hooks.
+pub(super) const FEATURE: &str = "hooks";
 
 fn bad(path: &Path, problem: impl Into<String>) -> Error {
     Error::BadInput {
@@ -63,11 +63,13 @@ pub(super) struct FeatureEdit {
     pub previous: Option<String>,
     /// `[features]` did not exist.
     pub created_table: bool,
+    /// The deprecated `codex_hooks` taken out, its value as written.
+    pub migrated: Option<String>,
 }
 
-/// Turn lifecycle hooks on: the `hooks` or `codex_hooks` key already in
-/// `[features]` becomes true, else `codex_hooks = true` is added.
-/// `None`: already on.
+/// Turn lifecycle hooks on: `hooks = true` in `[features]`, a deprecated
+/// `codex_hooks` taken out (its value kept for uninstall). `None`: already
+/// on under the current name.
 pub(super) fn enable_hooks(path: &Path, text: &str) -> Result<Option<FeatureEdit>> {
     let mut doc = parse(path, text)?;
     let created_table = doc.get("features").is_none();
@@ -83,13 +85,14 @@ pub(super) fn enable_hooks(path: &Path, text: &str) -> Result<Option<FeatureEdit
                 "`features` is not a table; fix it, then run the command again",
             )
         })?;
-    let key = [CANONICAL, FEATURE]
-        .into_iter()
-        .find(|k| features.get(k).is_some())
-        .unwrap_or(FEATURE);
+    let key = FEATURE;
     let previous = features.get(key).and_then(Item::as_value).cloned();
-    if previous.as_ref().and_then(Value::as_bool) == Some(true) {
+    let deprecated = features.get(DEPRECATED).and_then(Item::as_value).cloned();
+    if previous.as_ref().and_then(Value::as_bool) == Some(true) && deprecated.is_none() {
         return Ok(None);
+    }
+    if deprecated.is_some() {
+        features.remove(DEPRECATED);
     }
     let mut on = Value::from(true);
     if let Some(p) = &previous {
@@ -101,6 +104,7 @@ pub(super) fn enable_hooks(path: &Path, text: &str) -> Result<Option<FeatureEdit
         key: key.to_owned(),
         previous: previous.map(|p| p.to_string()),
         created_table,
+        migrated: deprecated.map(|d| d.to_string()),
     }))
 }
 
@@ -111,7 +115,7 @@ pub(super) fn restore_feature(
     path: &Path,
     text: &str,
     key: &str,
-    previous: Option<&str>,
+    (previous, migrated): (Option<&str>, Option<&str>),
     created_table: bool,
 ) -> Result<Option<String>> {
     let mut doc = parse(path, text)?;
@@ -133,6 +137,9 @@ pub(super) fn restore_feature(
         None => {
             features.remove(key);
         }
+    }
+    if let Some(v) = migrated.and_then(value_from) {
+        features.insert(DEPRECATED, Item::Value(v));
     }
     if created_table && features.is_empty() {
         doc.remove("features");
@@ -326,18 +333,33 @@ mod tests {
             p,
             &edit.text,
             &edit.key,
-            edit.previous.as_deref(),
+            (edit.previous.as_deref(), edit.migrated.as_deref()),
             edit.created_table,
         )
         .unwrap()
         .unwrap();
         assert_eq!(back, "[features]\nhooks = false # off\n");
         let edit = enable_hooks(p, "model = \"o3\"\n").unwrap().unwrap();
-        assert_eq!(edit.text, "model = \"o3\"\n\n[features]\ncodex_hooks = true\n");
-        let back = restore_feature(p, &edit.text, &edit.key, None, true)
+        assert_eq!(edit.text, "model = \"o3\"\n\n[features]\nhooks = true\n");
+        let back = restore_feature(p, &edit.text, &edit.key, (None, None), true)
             .unwrap()
             .unwrap();
         assert_eq!(back, "model = \"o3\"\n");
+        // The deprecated name is migrated, and put back by uninstall.
+        let old = "[features]\ncodex_hooks = true\n";
+        let edit = enable_hooks(p, old).unwrap().unwrap();
+        assert_eq!(edit.text, "[features]\nhooks = true\n");
+        assert_eq!(edit.migrated.as_deref().map(str::trim), Some("true"));
+        let back = restore_feature(
+            p,
+            &edit.text,
+            &edit.key,
+            (edit.previous.as_deref(), edit.migrated.as_deref()),
+            edit.created_table,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(back, old);
         assert!(enable_hooks(p, "features = 3\n").is_err());
         assert!(set_notify(p, "notify = \"x\"\n").is_err());
         assert!(set_notify(p, "notify = [1]\n").is_err());

@@ -41,6 +41,10 @@ pub(super) struct Record {
     /// `codex-feature`: the hooks files that need the flag.
     #[serde(default)]
     pub users: Vec<PathBuf>,
+    /// `codex-feature`: the deprecated `codex_hooks` value install took out
+    /// when it wrote `hooks`, as written (put back by uninstall).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub migrated: Option<String>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
