@@ -21,37 +21,20 @@ pub(super) fn fingerprint<'a>(
     workdir: &Path,
     paths: impl Iterator<Item = &'a BStr>,
 ) -> String {
-    let mut buf = Vec::new();
-    let config = repo.config_snapshot();
-    for key in [
+    let keys = [
         "core.autocrlf",
         "core.eol",
         "core.safecrlf",
         "core.attributesFile",
         "core.checkRoundtripEncoding",
-    ] {
-        buf.extend_from_slice(key.as_bytes());
-        buf.push(b'=');
-        if let Some(v) = config.string(key) {
-            buf.extend_from_slice(&v);
-        }
-        buf.push(0);
-    }
-    let global = config
-        .trusted_path("core.attributesFile")
-        .ok()
-        .flatten()
-        .or_else(|| {
-            std::env::var_os("XDG_CONFIG_HOME")
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
-                .map(|c| c.join("git").join("attributes"))
-        });
-    let mut files: Vec<PathBuf> = [Some(repo.common_dir().join("info").join("attributes")), global]
-        .into_iter()
-        .flatten()
-        .collect();
+    ];
+    let mut files: Vec<PathBuf> = [
+        Some(repo.common_dir().join("info").join("attributes")),
+        super::fingerprint::global_file(repo, "core.attributesFile", "attributes"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     let mut found: Vec<&BStr> = paths.filter(|p| is_attributes_file(p)).collect();
     found.sort();
     found.dedup();
@@ -60,19 +43,5 @@ pub(super) fn fingerprint<'a>(
             files.push(workdir.join(rel));
         }
     }
-    for f in files {
-        buf.extend_from_slice(f.as_os_str().as_encoded_bytes());
-        buf.push(0);
-        match crate::fsread::read_regular(&f, true) {
-            Ok(data) => {
-                buf.extend_from_slice(&(data.len() as u64).to_le_bytes());
-                buf.extend_from_slice(&data);
-            }
-            Err(_) => buf.push(b'-'),
-        }
-        buf.push(0);
-    }
-    gix::objs::compute_hash(repo.object_hash(), gix::objs::Kind::Blob, &buf)
-        .map(|id| id.to_string())
-        .unwrap_or_default()
+    super::fingerprint::of(repo, &keys, &files)
 }

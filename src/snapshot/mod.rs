@@ -61,6 +61,7 @@ use crate::repo::{self, Recorder};
 
 mod attrs;
 mod cache;
+mod fingerprint;
 mod focus;
 mod hash;
 pub mod scope;

@@ -182,54 +182,22 @@ impl Invalid {
 /// The fingerprint of the ignore rules that apply to every directory: the
 /// files' contents and the settings that change how they match.
 pub(super) fn rules_fingerprint(repo: &gix::Repository, workdir: &Path) -> BString {
-    let mut buf = Vec::new();
-    let config = repo.config_snapshot();
-    for key in [
+    let keys = [
         "core.ignoreCase",
         "core.precomposeUnicode",
         "core.excludesFile",
         "core.symlinks",
-    ] {
-        buf.extend_from_slice(key.as_bytes());
-        buf.push(b'=');
-        if let Some(v) = config.string(key) {
-            buf.extend_from_slice(&v);
-        }
-        buf.push(0);
-    }
-    let excludes_file = config
-        .trusted_path("core.excludesFile")
-        .ok()
-        .flatten()
-        .or_else(|| {
-            std::env::var_os("XDG_CONFIG_HOME")
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
-                .map(|c| c.join("git").join("ignore"))
-        });
-    let files = [
+    ];
+    let files: Vec<PathBuf> = [
         Some(repo.common_dir().join("info").join("exclude")),
-        excludes_file,
+        super::fingerprint::global_file(repo, "core.excludesFile", "ignore"),
         Some(workdir.join(super::scope::T3IGNORE)),
         Some(super::scope::t3_exclude_path(repo)),
-    ];
-    for f in files.into_iter().flatten() {
-        buf.extend_from_slice(f.as_os_str().as_encoded_bytes());
-        buf.push(0);
-        match crate::fsread::read_regular(&f, true) {
-            Ok(data) => {
-                buf.extend_from_slice(&(data.len() as u64).to_le_bytes());
-                buf.extend_from_slice(&data);
-            }
-            Err(_) => buf.extend_from_slice(b"-"),
-        }
-        buf.push(0);
-    }
-    let id = gix::objs::compute_hash(repo.object_hash(), gix::objs::Kind::Blob, &buf)
-        .map(|id| id.to_string())
-        .unwrap_or_default();
-    id.into()
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    super::fingerprint::of(repo, &keys, &files).into()
 }
 
 fn time_of(t: SystemTime) -> (i64, u32) {

@@ -185,13 +185,10 @@ fn a_hook_never_fails_the_agent() {
     assert!(r.refs("refs/t3/").is_empty());
 }
 
-/// An agent that never closes the hook's stdin does not hang it: the hook
-/// gives up after a few seconds, says why, and exits 0.
-#[test]
-fn a_hook_whose_stdin_never_closes_gives_up_and_exits_0() {
+/// `git t3 hook claude-code` in `r`, with its stdin, stdout and stderr piped.
+fn spawn_claude_hook(r: &TestRepo) -> std::process::Child {
     use std::process::{Command, Stdio};
-    let r = TestRepo::seeded();
-    let mut child = Command::new(crate::util::bin())
+    Command::new(crate::util::bin())
         .args(["hook", "claude-code"])
         .current_dir(&r.root)
         .env("HOME", &r.home)
@@ -200,19 +197,32 @@ fn a_hook_whose_stdin_never_closes_gives_up_and_exits_0() {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
-    let _keep_open = child.stdin.take();
+        .unwrap()
+}
+
+/// Wait for `child`, failing the test after 30 s; its status and how long.
+fn wait_at_most_30s(child: &mut std::process::Child) -> (std::process::ExitStatus, std::time::Duration) {
     let start = std::time::Instant::now();
-    let status = loop {
+    loop {
         if let Some(s) = child.try_wait().unwrap() {
-            break s;
+            return (s, start.elapsed());
         }
         assert!(
             start.elapsed() < std::time::Duration::from_secs(30),
             "the hook hung"
         );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    };
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// An agent that never closes the hook's stdin does not hang it: the hook
+/// gives up after a few seconds, says why, and exits 0.
+#[test]
+fn a_hook_whose_stdin_never_closes_gives_up_and_exits_0() {
+    let r = TestRepo::seeded();
+    let mut child = spawn_claude_hook(&r);
+    let _keep_open = child.stdin.take();
+    let (status, _) = wait_at_most_30s(&mut child);
     assert!(status.success(), "a hook exits 0 whatever happens");
 }
 
@@ -221,35 +231,14 @@ fn a_hook_whose_stdin_never_closes_gives_up_and_exits_0() {
 #[test]
 fn a_whole_payload_on_a_pipe_left_open_is_captured_at_once() {
     use std::io::Write as _;
-    use std::process::{Command, Stdio};
     let r = TestRepo::seeded();
-    let mut child = Command::new(crate::util::bin())
-        .args(["hook", "claude-code"])
-        .current_dir(&r.root)
-        .env("HOME", &r.home)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_claude_hook(&r);
     let mut stdin = child.stdin.take().unwrap();
     stdin
         .write_all(payload("claude-stop.json", &r.root).as_bytes())
         .unwrap();
     stdin.flush().unwrap();
-    let start = std::time::Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            start.elapsed() < std::time::Duration::from_secs(30),
-            "the hook hung"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    let took = start.elapsed();
+    let (status, took) = wait_at_most_30s(&mut child);
     drop(stdin);
     assert!(status.success());
     assert!(
