@@ -63,6 +63,7 @@ mod attrs;
 mod cache;
 mod fingerprint;
 mod focus;
+mod gitlinks;
 mod hash;
 pub mod scope;
 pub mod secrets;
@@ -124,16 +125,6 @@ pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
     let head = repo::head_tree_or_empty(repo)?;
     let t = crate::trace::span("load cache");
     let mut cache = Cache::load(repo, &dir);
-    // Ids hashed under other attributes are not trusted: all hashed again.
-    let renormalize = cache.as_ref().is_some_and(|c| {
-        let paths = c.tracked.entries().iter().map(|e| e.path(&c.tracked));
-        let untracked = c.untracked.entries().iter().map(|e| e.path(&c.untracked));
-        c.attrs.as_deref() != Some(attrs::fingerprint(repo, &workdir, paths.chain(untracked)).as_str())
-    });
-    if renormalize {
-        crate::trace::note(|| "the attributes changed: every file is hashed again".into());
-        cache = None;
-    }
     drop(t);
     let t = crate::trace::span("load untracked-walk cache");
     let dirs = untracked::DirFile::load(&dir.join(untracked::FILE));
@@ -165,7 +156,7 @@ pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
         max_file_size: scope::max_file_size(repo)?,
         excludes: scope::Excludes::of_worktree(repo, &workdir)?,
         sparse,
-        renormalize: std::cell::Cell::new(renormalize),
+        renormalize: std::cell::Cell::new(false),
         dirs: if sparse { None } else { dirs.as_ref() },
         focus: focus.as_ref(),
         watch,
@@ -302,6 +293,21 @@ impl Ctx<'_, '_> {
     ) -> Result<Snapshot> {
         let incremental = cached.is_some();
         let (mut tracked, base_tree) = self.base(head, cache, cached)?;
+        // Ids and stat data hashed under other attributes (a changed
+        // `.gitattributes`, or one HEAD brought) are not trusted.
+        if let Some(c) = cache
+            && !self.renormalize.get()
+        {
+            let paths = tracked.entries().iter().map(|e| e.path(&tracked));
+            let untracked = c.untracked.entries().iter().map(|e| e.path(&c.untracked));
+            if c.attrs.as_deref()
+                != Some(attrs::fingerprint(self.repo, self.workdir, paths.chain(untracked)).as_str())
+            {
+                crate::trace::note(|| "the attributes changed with HEAD: every file is hashed again".into());
+                self.renormalize.set(true);
+                return self.run(head, None, None);
+            }
+        }
 
         // 1. The status walk: modified tracked files (hashed and written in
         //    the walk's threads) and the untracked, not ignored files.
@@ -345,6 +351,7 @@ impl Ctx<'_, '_> {
             })
             .collect();
         hashed += skip_worktree::settle(self, &mut tracked, &removed, head, &mut edits)?;
+        gitlinks::settle(self, &mut tracked, head, &mut edits)?;
 
         // 3. Untracked files: what the t3 rules leave out when the walk
         //    could not apply them, then the size cap; reuse the last

@@ -279,3 +279,40 @@ fn an_unreadable_file_is_named_tracked_and_listed_untracked() {
     assert_eq!(skipped[0]["path"], "mine-only.txt", "{shown}");
     assert_eq!(skipped[0]["reason"], "unreadable", "{shown}");
 }
+
+#[test]
+fn a_tracked_gitlink_is_recorded_as_git_records_it_now() {
+    let r = TestRepo::seeded();
+    let n = r.root.join("n");
+    std::fs::create_dir_all(&n).unwrap();
+    r.git_in(&n, &["init", "-q"]).ok();
+    r.git_in(&n, &["commit", "-q", "--allow-empty", "-m", "1"]).ok();
+    r.git(&["add", "n"]);
+    r.git(&["commit", "-qm", "gitlink"]);
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    // Moved away, then back: a gitlink again, not "deleted" from the cache.
+    let away = r.tmp().join("n-away");
+    std::fs::rename(&n, &away).unwrap();
+    assert_eq!(captured_tree(&r), r.oracle_tree(), "moved away");
+    std::fs::rename(&away, &n).unwrap();
+    assert_eq!(captured_tree(&r), r.oracle_tree(), "moved back");
+    // Its HEAD moves, then its .git goes: HEAD's gitlink, not the last seen.
+    r.git_in(&n, &["commit", "-q", "--allow-empty", "-m", "2"]).ok();
+    assert_eq!(captured_tree(&r), r.oracle_tree(), "HEAD moved");
+    std::fs::remove_dir_all(n.join(".git")).unwrap();
+    assert_eq!(captured_tree(&r), r.oracle_tree(), ".git removed");
+}
+
+#[test]
+fn an_attribute_rule_that_head_brings_renormalizes_what_the_cache_hashed() {
+    let r = TestRepo::seeded();
+    r.write_bytes("c.txt", b"b\r\nb\r\n");
+    r.commit_all("crlf");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    // Older than a second: the cache's stat data would hold.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    captured_tree(&r);
+    r.write(".gitattributes", "*.txt text\n");
+    r.commit_all("attributes");
+    assert_eq!(captured_tree(&r), r.oracle_tree());
+}
