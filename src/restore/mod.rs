@@ -53,6 +53,11 @@ pub struct Plan {
     /// the snapshot leaves out may sit).
     #[serde(skip)]
     new_raw: Vec<BString>,
+    /// Gitlinks the target has where the worktree has nothing: each gets an
+    /// empty folder, as git's checkout of a gitlink makes (its repository
+    /// lives elsewhere; nothing is ever written into it).
+    #[serde(skip)]
+    links_raw: Vec<BString>,
 }
 
 impl Plan {
@@ -100,6 +105,7 @@ pub fn plan(repo: &gix::Repository, current: ObjectId, target: ObjectId) -> Resu
             // A file where the target has a nested repository: the file goes,
             // the repository (if it is kept aside) comes back in its place.
             ChangeKind::TypeChanged if !old_is_link => p.delete_raw.push(change.path.clone()),
+            ChangeKind::Added | ChangeKind::Renamed if new_is_link => p.links_raw.push(change.path.clone()),
             _ => {}
         }
     }
@@ -241,6 +247,12 @@ pub fn apply(lock: &Locked<'_>, target: ObjectId, plan: &Plan) -> Result<()> {
             Err(e) => return Err(e).context(|| format!("could not stat {}", path.display())),
         }
         prune_empty_parents(&workdir, &path);
+    }
+    for rela in &plan.links_raw {
+        let path = abs(&workdir, rela.as_bstr())?;
+        if std::fs::symlink_metadata(&path).is_err() {
+            std::fs::create_dir_all(&path).context(|| format!("could not create {}", path.display()))?;
+        }
     }
     if plan.write_raw.is_empty() {
         return Ok(());
