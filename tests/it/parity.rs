@@ -316,3 +316,28 @@ fn an_attribute_rule_that_head_brings_renormalizes_what_the_cache_hashed() {
     r.commit_all("attributes");
     assert_eq!(captured_tree(&r), r.oracle_tree());
 }
+
+#[test]
+fn a_revert_to_a_gitlink_whose_folder_is_gone_makes_the_folder_as_git_does() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    let n = r.root.join("n");
+    std::fs::create_dir_all(&n).unwrap();
+    r.git_in(&n, &["init", "-q"]).ok();
+    r.git_in(&n, &["commit", "-q", "--allow-empty", "-m", "1"]).ok();
+    captured_tree(&r);
+    let with_link = r.t3_json(&["show", "--thread", THREAD])["turn"].as_u64().unwrap();
+    std::fs::remove_dir_all(&n).unwrap();
+    captured_tree(&r);
+    r.t3(&[
+        "revert",
+        "--thread",
+        THREAD,
+        "--to",
+        &with_link.to_string(),
+        "--files-only",
+    ])
+    .ok();
+    // git's checkout of a gitlink: an empty folder (the repository is elsewhere).
+    assert!(n.is_dir(), "no folder for the gitlink");
+}
