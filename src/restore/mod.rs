@@ -250,8 +250,8 @@ pub fn apply(lock: &Locked<'_>, target: ObjectId, plan: &Plan) -> Result<()> {
     }
     for rela in &plan.links_raw {
         let path = abs(&workdir, rela.as_bstr())?;
-        if std::fs::symlink_metadata(&path).is_err() {
-            std::fs::create_dir_all(&path).context(|| format!("could not create {}", path.display()))?;
+        if std::fs::symlink_metadata(&path).is_err() && real_dirs_between(&workdir, &path) {
+            std::fs::create_dir(&path).context(|| format!("could not create {}", path.display()))?;
         }
     }
     if plan.write_raw.is_empty() {
@@ -285,6 +285,12 @@ fn checkout(
             continue;
         }
         let path = abs(workdir, entry.path(&index))?;
+        // Only where every folder on the way is a real one: a symlink (or a
+        // file) in the way is the checkout's to replace, and nothing is
+        // ever removed through it.
+        if !real_dirs_between(workdir, &path) {
+            continue;
+        }
         match std::fs::symlink_metadata(&path) {
             Ok(md) if !md.is_dir() => {
                 std::fs::remove_file(&path).context(|| format!("could not replace {}", path.display()))?;
@@ -379,6 +385,26 @@ fn checkout_index(
     }
     index.sort_entries();
     Ok(index)
+}
+
+/// Whether every folder between `workdir` and `path` (exclusive) is a real
+/// directory, not a symlink, a file or missing.
+fn real_dirs_between(workdir: &Path, path: &Path) -> bool {
+    let Ok(rel) = path.strip_prefix(workdir) else {
+        return false;
+    };
+    let mut dir = workdir.to_path_buf();
+    let mut parts = rel.components().peekable();
+    while let Some(part) = parts.next() {
+        if parts.peek().is_none() {
+            return true;
+        }
+        dir.push(part);
+        if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+            return false;
+        }
+    }
+    true
 }
 
 /// Remove folders that the deletion of `path` left empty, up to the worktree root.

@@ -341,3 +341,24 @@ fn a_revert_to_a_gitlink_whose_folder_is_gone_makes_the_folder_as_git_does() {
     // git's checkout of a gitlink: an empty folder (the repository is elsewhere).
     assert!(n.is_dir(), "no folder for the gitlink");
 }
+
+#[test]
+fn replacing_a_file_never_removes_through_a_symlinked_folder() {
+    let r = TestRepo::seeded();
+    let outside = r.tmp().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("x"), "outside, must stay\n").unwrap();
+    r.write("b/x", "in the turn\n");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    // An ignored symlink where the turn has the folder b.
+    r.write(".gitignore", "b\n");
+    std::fs::remove_dir_all(r.root.join("b")).unwrap();
+    std::os::unix::fs::symlink(&outside, r.root.join("b")).unwrap();
+    captured_tree(&r);
+    r.t3(&["revert", "--thread", THREAD, "--to", "0", "--files-only"])
+        .ok();
+    assert_eq!(
+        std::fs::read_to_string(outside.join("x")).unwrap(),
+        "outside, must stay\n"
+    );
+}
