@@ -24,6 +24,7 @@
 //! entries.
 
 mod codex;
+mod exclude;
 mod json;
 mod opencode;
 mod pre_push;
@@ -239,6 +240,11 @@ pub enum What {
     OpencodePlugin,
     /// The git `pre-push` block.
     GitPrePush,
+    /// A line in `info/exclude` keeping a settings file install wrote out of git.
+    Excluded {
+        /// The settings file.
+        path: PathBuf,
+    },
 }
 
 /// One file's change.
@@ -657,6 +663,13 @@ impl Run<'_> {
     fn install_claude(&mut self, scope: Scope) -> Result<()> {
         let path = self.target(Agent::ClaudeCode, scope)?;
         self.install_json("claude-code", &path, &CLAUDE)?;
+        // This checkout's own file: out of git, and so out of checkpoints.
+        if scope == Scope::Local
+            && let (Some(repo), Some(workdir)) = (self.repo, self.workdir.clone())
+            && let Some(file) = exclude::add(repo, &workdir, &path)?
+        {
+            self.push(&file, What::Excluded { path: path.clone() }, Action::Added);
+        }
         Ok(())
     }
 
@@ -668,6 +681,12 @@ impl Run<'_> {
             None
         };
         let action = self.uninstall_json("claude-code", &path, &CLAUDE, legacy)?;
+        if scope == Scope::Local
+            && let (Some(repo), Some(workdir)) = (self.repo, self.workdir.clone())
+            && let Some(file) = exclude::remove(repo, &workdir, &path)?
+        {
+            self.push(&file, What::Excluded { path: path.clone() }, Action::Removed);
+        }
         if scope == Scope::Project
             && let Some(repo) = self.repo
         {

@@ -205,6 +205,14 @@ pub fn install(i: &InstallOutcome, quiet: bool, out: &mut dyn Write) -> io::Resu
                 "added the git t3 block (active when `git config t3.pushCheckpoints true`)".to_owned()
             }
             (What::GitPrePush, Action::Removed) => "removed the git t3 block".to_owned(),
+            (What::Excluded { path }, Action::Added) => format!(
+                "{} kept out of git (and out of checkpoints)",
+                quote_path(path.as_os_str().as_encoded_bytes())
+            ),
+            (What::Excluded { path }, Action::Removed) => format!(
+                "took out the line for {}",
+                quote_path(path.as_os_str().as_encoded_bytes())
+            ),
             (_, Action::Deleted) => "removed (git t3 had created it)".to_owned(),
             (_, Action::NotThere) => "nothing of git t3's there".to_owned(),
             (_, action) => format!("{action:?}").to_lowercase(),

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::util::{TestRepo, ref_for};
+use crate::util::{THREAD, TestRepo, ref_for};
 
 fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -518,11 +518,13 @@ fn json_output_lists_each_change() {
     let r = TestRepo::seeded();
     let v = r.t3_json(&["install-hooks", "--claude-code", "--cursor"]);
     let changes = v["changes"].as_array().unwrap();
-    assert_eq!(changes.len(), 2, "{v}");
+    // Claude Code's hooks, the info/exclude line for its local file, Cursor's.
+    assert_eq!(changes.len(), 3, "{v}");
     assert_eq!(changes[0]["action"], "added");
     assert_eq!(changes[0]["what"]["agent"], "claude-code");
+    assert_eq!(changes[1]["what"]["kind"], "excluded", "{v}");
     assert_eq!(
-        changes[1]["what"]["events"],
+        changes[2]["what"]["events"],
         serde_json::json!(["beforeSubmitPrompt", "stop"])
     );
     let v = r.t3_json(&["uninstall-hooks", "--claude-code", "--cursor"]);
@@ -532,7 +534,8 @@ fn json_output_lists_each_change() {
         .iter()
         .map(|c| c["action"].clone())
         .collect();
-    assert_eq!(actions, ["deleted", "deleted"]);
+    // Uninstall goes the other way round: Cursor, then Claude Code and its line.
+    assert_eq!(actions, ["deleted", "deleted", "removed"]);
 }
 
 #[test]
@@ -609,4 +612,40 @@ fn claude_default_scope_is_an_untracked_settings_json_of_this_checkout() {
     assert!(!r.root.join(".claude/settings.local.json").exists());
     r.t3(&["uninstall-hooks", "--claude-code"]).ok();
     assert_eq!(read(&r.root.join(".claude/settings.json")), TEAM_SETTINGS);
+}
+
+/// The per-checkout settings file install writes is kept out of git (and
+/// so out of every checkpoint) by a line in info/exclude, never in
+/// .gitignore; uninstall takes exactly that line out again.
+#[test]
+fn the_local_settings_file_stays_out_of_git_and_of_checkpoints() {
+    let r = TestRepo::seeded();
+    let exclude = r.root.join(".git/info/exclude");
+    let before = std::fs::read(&exclude).ok();
+    r.t3(&["install-hooks", "--claude-code"]).ok();
+    let status = r.git(&["status", "--porcelain", "--untracked-files=all"]);
+    assert!(!status.contains("settings.local.json"), "{status}");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    let tree = r.git(&["ls-tree", "-r", "--name-only", &ref_for(THREAD, 0)]);
+    assert!(!tree.contains(".claude"), "{tree}");
+    assert!(
+        !r.root.join(".gitignore").exists()
+            || !std::fs::read_to_string(r.root.join(".gitignore"))
+                .unwrap()
+                .contains(".claude")
+    );
+    r.t3(&["uninstall-hooks", "--claude-code"]).ok();
+    assert_eq!(
+        std::fs::read(&exclude).ok(),
+        before,
+        "info/exclude is not as it was"
+    );
+    // Already ignored: no line is added.
+    r.write(".gitignore", ".claude/\n");
+    r.t3(&["install-hooks", "--claude-code"]).ok();
+    assert_eq!(
+        std::fs::read(&exclude).ok(),
+        before,
+        "a line was added for an ignored file"
+    );
 }
