@@ -295,19 +295,20 @@ impl Ctx<'_, '_> {
         let (mut tracked, base_tree) = self.base(head, cache, cached)?;
         // Ids and stat data hashed under other attributes (a changed
         // `.gitattributes`, or one HEAD brought) are not trusted.
-        if let Some(c) = cache
-            && !self.renormalize.get()
-        {
-            let paths = tracked.entries().iter().map(|e| e.path(&tracked));
-            let untracked = c.untracked.entries().iter().map(|e| e.path(&c.untracked));
-            if c.attrs.as_deref()
-                != Some(attrs::fingerprint(self.repo, self.workdir, paths.chain(untracked)).as_str())
-            {
-                crate::trace::note(|| "the attributes changed with HEAD: every file is hashed again".into());
-                self.renormalize.set(true);
-                return self.run(head, None, None);
+        let checked = match cache {
+            Some(c) if !self.renormalize.get() => {
+                let paths = tracked.entries().iter().map(|e| e.path(&tracked));
+                let untracked = c.untracked.entries().iter().map(|e| e.path(&c.untracked));
+                let now = attrs::fingerprint(self.repo, self.workdir, paths.chain(untracked));
+                if c.attrs.as_deref() != Some(now.as_str()) {
+                    crate::trace::note(|| "the attributes changed: every file is hashed again".into());
+                    self.renormalize.set(true);
+                    return self.run(head, None, None);
+                }
+                Some(now)
             }
-        }
+            _ => None,
+        };
 
         // 1. The status walk: modified tracked files (hashed and written in
         //    the walk's threads) and the untracked, not ignored files.
@@ -343,14 +344,7 @@ impl Ctx<'_, '_> {
         //    derive the tree edits.
         let (mut edits, rehashed) = walk::fold_tracked(self, &mut tracked, found.tracked, incremental)?;
         hashed += rehashed;
-        let removed: Vec<gix::bstr::BString> = edits
-            .iter()
-            .filter_map(|e| match e {
-                tree::Edit::Remove(p) => Some(p.clone()),
-                _ => None,
-            })
-            .collect();
-        hashed += skip_worktree::settle(self, &mut tracked, &removed, head, &mut edits)?;
+        hashed += skip_worktree::settle(self, &mut tracked, head, &mut edits)?;
         gitlinks::settle(self, &mut tracked, head, &mut edits)?;
 
         // 3. Untracked files: what the t3 rules leave out when the walk
@@ -409,15 +403,28 @@ impl Ctx<'_, '_> {
         // 5. The cache, stamped with the walk's start for racy-git.
         let t = crate::trace::span("save cache");
         let dir = self.dir.to_owned();
-        let attrs = attrs::fingerprint(
-            self.repo,
-            self.workdir,
-            tracked
-                .entries()
-                .iter()
-                .map(|e| e.path(&tracked))
-                .chain(untracked.iter().map(|f| f.path.as_ref())),
-        );
+        // The fingerprint taken before the walk holds unless an untracked
+        // `.gitattributes` the cache had is gone (a new one restarted the run).
+        let attr_files = |paths: &mut dyn Iterator<Item = &gix::bstr::BStr>| {
+            paths.filter(|p| attrs::is_attributes_file(p)).count()
+        };
+        let attrs = match (checked, cache) {
+            (Some(fp), Some(c))
+                if attr_files(&mut untracked.iter().map(|f| f.path.as_ref()))
+                    == attr_files(&mut c.untracked.entries().iter().map(|e| e.path(&c.untracked))) =>
+            {
+                fp
+            }
+            _ => attrs::fingerprint(
+                self.repo,
+                self.workdir,
+                tracked
+                    .entries()
+                    .iter()
+                    .map(|e| e.path(&tracked))
+                    .chain(untracked.iter().map(|f| f.path.as_ref())),
+            ),
+        };
         let cache_write = CacheWrite::spawn(
             dir,
             self.walk_started,

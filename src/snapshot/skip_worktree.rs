@@ -52,15 +52,21 @@ impl UserIndex<'_> {
 }
 
 /// Settle the skip-worktree entries of `tracked` after the status walk:
-/// `removed` are the paths the walk found deleted (their edits in `edits`).
+/// The paths the walk found deleted are the `Remove` edits in `edits`.
 /// `head` is HEAD's tree. Returns how many files were hashed.
 pub(super) fn settle(
     ctx: &Ctx<'_, '_>,
     tracked: &mut gix::index::File,
-    removed: &[BString],
     head: ObjectId,
     edits: &mut Vec<Edit>,
 ) -> Result<usize> {
+    let removed: Vec<BString> = edits
+        .iter()
+        .filter_map(|e| match e {
+            Edit::Remove(p) => Some(p.clone()),
+            Edit::Upsert(..) => None,
+        })
+        .collect();
     let mut user = UserIndex {
         repo: ctx.repo,
         index: None,
@@ -109,7 +115,7 @@ pub(super) fn settle(
         }
     }
     // Deleted files the user's index marks skip-worktree: HEAD's entry.
-    for path in removed {
+    for path in &removed {
         if !user.skips(path.as_ref())? {
             continue;
         }

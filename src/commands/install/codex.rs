@@ -323,42 +323,35 @@ mod tests {
     #[test]
     fn feature_flag_is_set_where_it_is_and_restored() {
         let p = Path::new("config.toml");
+        // Uninstall's edit, from what install's edit recorded.
+        let undo = |edit: &FeatureEdit| {
+            restore_feature(
+                p,
+                &edit.text,
+                &edit.key,
+                (edit.previous.as_deref(), edit.migrated.as_deref()),
+                edit.created_table,
+            )
+            .unwrap()
+            .unwrap()
+        };
         let edit = enable_hooks(p, "[features]\nhooks = false # off\n")
             .unwrap()
             .unwrap();
         assert_eq!(edit.key, "hooks");
         assert_eq!(edit.text, "[features]\nhooks = true # off\n");
         assert!(enable_hooks(p, &edit.text).unwrap().is_none());
-        let back = restore_feature(
-            p,
-            &edit.text,
-            &edit.key,
-            (edit.previous.as_deref(), edit.migrated.as_deref()),
-            edit.created_table,
-        )
-        .unwrap()
-        .unwrap();
+        let back = undo(&edit);
         assert_eq!(back, "[features]\nhooks = false # off\n");
         let edit = enable_hooks(p, "model = \"o3\"\n").unwrap().unwrap();
         assert_eq!(edit.text, "model = \"o3\"\n\n[features]\nhooks = true\n");
-        let back = restore_feature(p, &edit.text, &edit.key, (None, None), true)
-            .unwrap()
-            .unwrap();
-        assert_eq!(back, "model = \"o3\"\n");
+        assert_eq!(undo(&edit), "model = \"o3\"\n");
         // The deprecated name is migrated, and put back by uninstall.
         let old = "[features]\ncodex_hooks = true\n";
         let edit = enable_hooks(p, old).unwrap().unwrap();
         assert_eq!(edit.text, "[features]\nhooks = true\n");
         assert_eq!(edit.migrated.as_deref().map(str::trim), Some("true"));
-        let back = restore_feature(
-            p,
-            &edit.text,
-            &edit.key,
-            (edit.previous.as_deref(), edit.migrated.as_deref()),
-            edit.created_table,
-        )
-        .unwrap()
-        .unwrap();
+        let back = undo(&edit);
         assert_eq!(back, old);
         assert!(enable_hooks(p, "features = 3\n").is_err());
         assert!(set_notify(p, "notify = \"x\"\n").is_err());
