@@ -215,17 +215,16 @@ fn add_files(
     if paths.is_empty() {
         return Ok(base);
     }
-    let (mut pipeline, _) = repo
+    let (pipeline, _) = repo
         .filter_pipeline(None)
         .context(|| "could not set up clean filters".into())?;
-    let no_index = gix::index::State::new(repo.object_hash());
+    let mut pipeline = crate::snapshot::Clean::new(repo, pipeline, None);
     let workdir = repo::workdir(repo)?;
     let mut editor = repo::tree_editor(repo, Some(base))?;
     for path in paths {
         // Streamed: a file skipped for its size is kept in bounded memory.
-        let hashed =
-            crate::snapshot::hash_file(repo, rec, &mut pipeline, &no_index, &workdir, path.as_bstr())
-                .context(|| format!("could not keep {} in the safety checkpoint", path.to_str_lossy()))?;
+        let hashed = crate::snapshot::hash_file(repo, rec, &mut pipeline, &workdir, path.as_bstr())
+            .context(|| format!("could not keep {} in the safety checkpoint", path.to_str_lossy()))?;
         if let Some((id, kind)) = hashed {
             rec.note_written([id]);
             editor

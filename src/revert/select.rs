@@ -116,10 +116,10 @@ pub fn worktree(
     force: bool,
 ) -> Result<Selection> {
     let workdir = repo::workdir(repo)?;
-    let (mut pipeline, _) = repo
+    let (pipeline, _) = repo
         .filter_pipeline(None)
         .context(|| "could not set up clean filters".into())?;
-    let no_index = gix::index::State::new(repo.object_hash());
+    let mut pipeline = crate::snapshot::Clean::new(repo, pipeline, None);
     let find = |tree: ObjectId| {
         repo.find_tree(tree)
             .map_err(git_err(format!("could not read tree {tree}")))
@@ -143,7 +143,7 @@ pub fn worktree(
             new: c.new.filter(|_| !gitlink),
             ..c
         };
-        let mut now = now_in_worktree(repo, rec, &mut pipeline, &no_index, &workdir, c.path.as_bstr());
+        let mut now = now_in_worktree(repo, rec, &mut pipeline, &workdir, c.path.as_bstr());
         if now == Now::Dir {
             // A folder is as a side has it when that side has a folder there
             // (its files are compared one by one).
@@ -222,8 +222,7 @@ fn decide(
 fn now_in_worktree(
     repo: &gix::Repository,
     rec: &Recorder<'_>,
-    pipeline: &mut gix::filter::Pipeline<'_>,
-    index: &gix::index::State,
+    pipeline: &mut crate::snapshot::Clean<'_>,
     workdir: &Path,
     rela: &BStr,
 ) -> Now {
@@ -244,7 +243,7 @@ fn now_in_worktree(
         Ok(md) if !(md.is_file() || md.file_type().is_symlink()) => return Now::Other,
         Ok(_) => {}
     }
-    match crate::snapshot::hash_file(repo, rec, pipeline, index, workdir, rela) {
+    match crate::snapshot::hash_file(repo, rec, pipeline, workdir, rela) {
         Ok(Some((id, kind))) => Now::Entry(Side { id, kind }),
         Ok(None) => Now::Absent,
         Err(_) => Now::Other,

@@ -5,22 +5,58 @@
 //! every file is hashed again (`git add` after `--renormalize`), so a new
 //! `eol` or `text` rule reaches every file, tracked or not.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use gix::bstr::BStr;
-
-/// Whether `path` (worktree-relative) is a `.gitattributes` file.
-pub(super) fn is_attributes_file(path: &BStr) -> bool {
-    path == ".gitattributes" || path.ends_with(b"/.gitattributes")
-}
+use gix::bstr::{BStr, BString, ByteSlice as _};
 
 /// The fingerprint of the attribute sources and settings, with the
-/// `.gitattributes` files among `paths` read from the worktree.
+/// `.gitattributes` files of every folder on the way to `paths` read from
+/// the worktree.
 pub(super) fn fingerprint<'a>(
     repo: &gix::Repository,
     workdir: &Path,
     paths: impl Iterator<Item = &'a BStr>,
 ) -> String {
+    read(repo, workdir, paths).id
+}
+
+/// What the attribute sources and settings say, as far as a capture cares.
+pub(super) struct Attributes {
+    /// Their fingerprint.
+    pub(super) id: String,
+    /// Whether line endings may be converted automatically somewhere
+    /// (`core.autocrlf`, or an `auto` value in an attributes file): such a
+    /// conversion of a file with CRLF reads the index's blob (see
+    /// [`super::clean`]), which the cache's ids are not.
+    pub(super) auto_eol: bool,
+    /// The folders whose `.gitattributes` were read (`""`: the root).
+    pub(super) folders: HashSet<BString>,
+}
+
+impl Attributes {
+    /// Whether the `.gitattributes` of every folder on the way to `path`
+    /// were read.
+    pub(super) fn covers(&self, path: &BStr) -> bool {
+        self.folders.contains(parent(path))
+    }
+}
+
+/// The folder `path` is in (`""`: the root).
+fn parent(path: &BStr) -> &BStr {
+    path.rfind_byte(b'/')
+        .map_or(b"".as_bstr(), |i| path[..i].as_bstr())
+}
+
+/// The attribute sources and settings, with the `.gitattributes` of every
+/// folder on the way to `paths` (sorted, or nearly: it only costs more)
+/// read from the worktree — whether tracked, ignored or t3-ignored, as git
+/// reads them.
+pub(super) fn read<'a>(
+    repo: &gix::Repository,
+    workdir: &Path,
+    paths: impl Iterator<Item = &'a BStr>,
+) -> Attributes {
     let keys = [
         "core.autocrlf",
         "core.eol",
@@ -35,13 +71,41 @@ pub(super) fn fingerprint<'a>(
     .into_iter()
     .flatten()
     .collect();
-    let mut found: Vec<&BStr> = paths.filter(|p| is_attributes_file(p)).collect();
-    found.sort();
-    found.dedup();
-    for p in found {
-        if let Ok(rel) = gix::path::from_bstr(p) {
-            files.push(workdir.join(rel));
+    let mut folders: HashSet<BString> = HashSet::new();
+    let mut last: Option<&BStr> = None;
+    for p in paths {
+        let mut dir = parent(p);
+        if last == Some(dir) {
+            continue;
+        }
+        last = Some(dir);
+        // The folder and those above it, up to one seen already.
+        while folders.insert(dir.to_owned()) {
+            if dir.is_empty() {
+                break;
+            }
+            dir = parent(dir);
         }
     }
-    super::fingerprint::of(repo, &keys, &files)
+    let mut sorted: Vec<&BString> = folders.iter().collect();
+    sorted.sort();
+    for dir in sorted {
+        let Ok(rel) = gix::path::from_bstr(dir.as_bstr()) else {
+            continue;
+        };
+        files.push(workdir.join(rel).join(".gitattributes"));
+    }
+    let config = repo.config_snapshot();
+    let autocrlf = config
+        .string("core.autocrlf")
+        .is_some_and(|v| !v.eq_ignore_ascii_case(b"false"));
+    let mut auto_eol = autocrlf;
+    let id = super::fingerprint::of_inspecting(repo, &keys, &files, true, &mut |data| {
+        auto_eol |= data.find(b"auto").is_some();
+    });
+    Attributes {
+        id,
+        auto_eol,
+        folders,
+    }
 }

@@ -136,10 +136,16 @@ impl Cache {
     }
 }
 
-/// A fresh `index.tracked`: an index of the HEAD tree with stat data (and
-/// skip-worktree bits) copied from the old cache and the user's index where
-/// they describe the same content. Its timestamp is the oldest of the
-/// indexes stat data came from, so racy entries stay racy.
+/// A fresh `index.tracked`: an index of the HEAD tree with stat data copied
+/// from the old cache where it describes the same content, and skip-worktree
+/// bits from the user's index. Its timestamp is the oldest of the indexes
+/// stat data came from, so racy entries stay racy.
+///
+/// The user's index lends no stat data: its ids may have been hashed under
+/// settings or attributes since changed (say `core.autocrlf` was true when
+/// git last looked at the file), which `git status` keeps trusting but `git
+/// add -A` into a fresh index does not. The cache's own were hashed under
+/// the attributes its fingerprint names (see [`super::attrs`]).
 ///
 /// With `copy_stat` false (the attributes changed) no stat data is copied:
 /// every file is hashed again.
@@ -182,7 +188,12 @@ pub(super) fn rebuild_tracked(
             if is_user && e.flags.contains(Flags::SKIP_WORKTREE) {
                 entry.flags.insert(Flags::SKIP_WORKTREE | Flags::EXTENDED);
             }
-            if copy_stat && !got_stat && e.id == entry.id && e.mode == entry.mode && e.stat != Stat::default()
+            if copy_stat
+                && !is_user
+                && !got_stat
+                && e.id == entry.id
+                && e.mode == entry.mode
+                && e.stat != Stat::default()
             {
                 entry.stat = e.stat;
                 got_stat = true;

@@ -6,6 +6,19 @@ use std::path::PathBuf;
 /// The hash of the values of `keys` in `repo`'s config and of the contents
 /// of `files` (a missing or non-regular file counts as absent).
 pub(super) fn of(repo: &gix::Repository, keys: &[&str], files: &[PathBuf]) -> String {
+    of_inspecting(repo, keys, files, false, &mut |_| {})
+}
+
+/// [`of`], showing each file's contents to `inspect` on the way; with
+/// `skip_absent`, a missing file counts for nothing, so a longer list of
+/// files that are mostly absent gives the same fingerprint.
+pub(super) fn of_inspecting(
+    repo: &gix::Repository,
+    keys: &[&str],
+    files: &[PathBuf],
+    skip_absent: bool,
+    inspect: &mut dyn FnMut(&[u8]),
+) -> String {
     let mut buf = Vec::new();
     let config = repo.config_snapshot();
     for key in keys {
@@ -17,10 +30,15 @@ pub(super) fn of(repo: &gix::Repository, keys: &[&str], files: &[PathBuf]) -> St
         buf.push(0);
     }
     for f in files {
+        let read = crate::fsread::read_regular(f, true);
+        if skip_absent && read.is_err() {
+            continue;
+        }
         buf.extend_from_slice(f.as_os_str().as_encoded_bytes());
         buf.push(0);
-        match crate::fsread::read_regular(f, true) {
+        match read {
             Ok(data) => {
+                inspect(&data);
                 buf.extend_from_slice(&(data.len() as u64).to_le_bytes());
                 buf.extend_from_slice(&data);
             }

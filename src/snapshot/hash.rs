@@ -9,8 +9,10 @@
 //! - every other file is hashed by the walk itself, in its threads, and its
 //!   blob written when the object database lacks it;
 //! - a file whose kind changed (say, a file that became a symlink) is hashed
-//!   again here, by [`Rehash`]; so would be one the walk reported as having
-//!   shrunk while it was read, though the walk's hasher never reports that;
+//!   again here, by [`Rehash`]; so is every changed file when line endings
+//!   may be converted automatically in an incremental run (the walk's CRLF
+//!   check would read the cached blob, not HEAD's: see [`super::clean`]),
+//!   and one that shrank while the walk read it;
 //! - entries marked skip-worktree are not looked at: they keep HEAD's id;
 //! - a nested repository at a gitlink's path is not hashed: it is recorded by
 //!   its HEAD commit.
@@ -38,6 +40,7 @@ use gix::index::entry::{Mode, Stat};
 use gix::objs::tree::EntryKind;
 
 use super::Ctx;
+use super::clean::Clean;
 use super::tree::{Edit, kind_mode};
 use crate::error::{Context as _, Error, Result, git_err};
 
@@ -62,7 +65,7 @@ pub(super) struct Untracked {
 /// `git add`; the clean-filter pipeline is set up on first use.
 pub(super) struct Rehash<'c, 'a, 'r> {
     ctx: &'c Ctx<'a, 'r>,
-    pipeline: Option<gix::filter::Pipeline<'r>>,
+    pipeline: Option<Clean<'r>>,
     /// How many files were hashed.
     pub(super) hashed: usize,
 }
@@ -89,12 +92,12 @@ impl<'c, 'a, 'r> Rehash<'c, 'a, 'r> {
         self.hashed += 1;
         let ctx = self.ctx;
         if self.pipeline.is_none() {
-            self.pipeline = Some(clean_pipeline(ctx.repo, index)?);
+            self.pipeline = Some(clean_pipeline(ctx.repo, index, ctx.head)?);
         }
         let Some(p) = self.pipeline.as_mut() else {
             return Ok(None);
         };
-        match super::stream::to_object(ctx.repo, ctx.rec, p, index, ctx.workdir, path.as_bstr(), None)
+        match super::stream::to_object(ctx.repo, ctx.rec, p, ctx.workdir, path.as_bstr(), None)
             .context(|| format!("could not hash {}", path.to_str_lossy()))?
         {
             Some((id, kind)) => {
@@ -288,8 +291,9 @@ fn hash_untracked(
     let workdir = ctx.workdir;
     let sink = ctx.rec.sink();
     let stop = ctx.interrupt;
+    let head = ctx.head;
     let results = if paths.len() < PARALLEL_FROM || threads < 2 {
-        hash_paths(ctx.repo, &sink, workdir, index, &paths, stop)?
+        hash_paths(ctx.repo, &sink, workdir, index, ctx.head, &paths, stop)?
     } else {
         let chunk = paths.len().div_ceil(threads);
         let repo = ctx.repo.clone().into_sync();
@@ -299,7 +303,7 @@ fn hash_untracked(
                 .map(|c| {
                     let repo = repo.to_thread_local();
                     let sink = sink.clone();
-                    s.spawn(move || hash_paths(&repo, &sink, workdir, index, c, stop))
+                    s.spawn(move || hash_paths(&repo, &sink, workdir, index, head, c, stop))
                 })
                 .collect();
             let mut all = Vec::with_capacity(paths.len());
@@ -322,10 +326,11 @@ fn hash_paths(
     sink: &crate::repo::objects::ObjectSink,
     workdir: &Path,
     index: &gix::index::State,
+    head: ObjectId,
     paths: &[(BString, Option<Known>)],
     stop: crate::interrupt::Interrupt,
 ) -> Result<Vec<(BString, ObjectId, EntryKind, Stat)>> {
-    let mut pipeline = clean_pipeline(repo, index)?;
+    let mut pipeline = clean_pipeline(repo, index, head)?;
     // This thread's own, writing where the caller's does: the caller
     // records the ids for the flush.
     let rec = crate::repo::Recorder::with_sink(repo, sink.clone());
@@ -334,7 +339,7 @@ fn hash_paths(
         // SIGINT or SIGTERM: stop between files.
         stop.check()?;
         if let Some((id, kind)) =
-            super::stream::to_object(repo, &rec, &mut pipeline, index, workdir, path.as_bstr(), *known)
+            super::stream::to_object(repo, &rec, &mut pipeline, workdir, path.as_bstr(), *known)
                 .context(|| format!("could not hash {}", path.to_str_lossy()))?
         {
             out.push((path.clone(), id, kind, lstat(workdir, path).unwrap_or_default()));
@@ -345,13 +350,15 @@ fn hash_paths(
 
 /// The clean filters (`git add`'s conversions), with `.gitattributes`
 /// read from the worktree, else from `index` (the capture's own index of
-/// HEAD, as `git add` in a private index of HEAD would). gix's
-/// `filter_pipeline` would load the user's index for that: ~30 ms at
-/// 100,000 files, for nothing the capture needs.
+/// HEAD, as `git add` in a private index of HEAD would), and the CRLF check
+/// made against HEAD's tree `head`. gix's `filter_pipeline` would load the
+/// user's index for that: ~30 ms at 100,000 files, for nothing the capture
+/// needs.
 pub(super) fn clean_pipeline<'r>(
     repo: &'r gix::Repository,
     index: &gix::index::State,
-) -> Result<gix::filter::Pipeline<'r>> {
+    head: ObjectId,
+) -> Result<Clean<'r>> {
     let attributes = repo
         .attributes_only(
             index,
@@ -359,7 +366,9 @@ pub(super) fn clean_pipeline<'r>(
         )
         .context(|| "could not read the attributes for the clean filters".into())?
         .detach();
-    gix::filter::Pipeline::new(repo, attributes).context(|| "could not set up clean filters".into())
+    let pipeline =
+        gix::filter::Pipeline::new(repo, attributes).context(|| "could not set up clean filters".into())?;
+    Ok(Clean::new(repo, pipeline, Some(head)))
 }
 
 /// The stat data of the file at `rela` in `workdir`, not following a

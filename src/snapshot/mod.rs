@@ -22,8 +22,9 @@
 //! `index.untracked` as a stat cache for untracked files, and edits the last
 //! captured tree. When HEAD moved, or the cache is missing or inconsistent, it
 //! rebuilds `index.tracked` from the HEAD tree, copying stat data from the old
-//! cache and the user's index where path, id and mode agree, and edits the
-//! HEAD tree instead. The user's index is only ever read.
+//! cache where path, id and mode agree (never from the user's index, whose
+//! ids may predate a settings change), and edits the HEAD tree instead. The
+//! user's index is only ever read.
 //!
 //! # Racy git
 //!
@@ -41,6 +42,10 @@
 //! - `walk.rs`: the status walk, and folding what it found for tracked files
 //!   into `index.tracked` and tree edits;
 //! - `hash.rs`: what a capture hashes, and what it reuses from the last one;
+//!   `clean.rs`: the clean filters, with git's CRLF check against HEAD;
+//!   `attrs.rs`: when the attributes changed, so nothing cached holds;
+//! - `skip_worktree.rs`, `gitlinks.rs`: entries the status walk does not
+//!   settle; `sparse.rs`: untracked files outside the sparse patterns;
 //! - `tree.rs`: the tree edits, applied to the base tree;
 //! - `untracked.rs`: the untracked walk, directory by directory, replaying
 //!   what did not change from `index.dirs`;
@@ -61,13 +66,16 @@ use crate::repo::{self, Recorder};
 
 mod attrs;
 mod cache;
+mod clean;
 mod fingerprint;
 mod focus;
 mod gitlinks;
 mod hash;
+pub use clean::Clean;
 pub mod scope;
 pub mod secrets;
 mod skip_worktree;
+mod sparse;
 mod stream;
 mod tree;
 mod untracked;
@@ -149,6 +157,7 @@ pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
     let ctx = Ctx {
         repo,
         rec,
+        head,
         workdir: &workdir,
         dir: &dir,
         walk_started,
@@ -157,6 +166,7 @@ pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
         excludes: scope::Excludes::of_worktree(repo, &workdir)?,
         sparse,
         renormalize: std::cell::Cell::new(false),
+        auto_eol: std::cell::Cell::new(false),
         dirs: if sparse { None } else { dirs.as_ref() },
         focus: focus.as_ref(),
         watch,
@@ -189,12 +199,11 @@ pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
 pub fn hash_file(
     repo: &gix::Repository,
     rec: &Recorder<'_>,
-    pipeline: &mut gix::filter::Pipeline<'_>,
-    index: &gix::index::State,
+    pipeline: &mut Clean<'_>,
     workdir: &Path,
     rela: &gix::bstr::BStr,
 ) -> gix::Result<Option<(ObjectId, gix::objs::tree::EntryKind)>> {
-    stream::to_object(repo, rec, pipeline, index, workdir, rela, None)
+    stream::to_object(repo, rec, pipeline, workdir, rela, None)
 }
 
 /// What every phase of one capture needs.
@@ -202,6 +211,8 @@ struct Ctx<'a, 'r> {
     repo: &'r gix::Repository,
     /// Writes objects and remembers them for the flush.
     rec: &'a Recorder<'r>,
+    /// HEAD's tree: what the reference's private index is read from.
+    head: ObjectId,
     workdir: &'a Path,
     /// Where the private cache lives.
     dir: &'a Path,
@@ -218,6 +229,11 @@ struct Ctx<'a, 'r> {
     /// The attributes changed since the cache was written: no stat data is
     /// reused, every file is hashed (see [`attrs`]).
     renormalize: std::cell::Cell<bool>,
+    /// The cached ids are the last capture's and line endings may be
+    /// converted automatically: a changed tracked file is hashed by
+    /// [`hash::Rehash`], whose CRLF check reads HEAD's blob, not by the
+    /// status walk, whose check reads the cached id's.
+    auto_eol: std::cell::Cell<bool>,
     /// The last untracked walk's cache (`None`: walk everything; sparse
     /// checkouts always do).
     dirs: Option<&'a untracked::DirFile>,
@@ -292,23 +308,18 @@ impl Ctx<'_, '_> {
         cached: Option<gix::index::File>,
     ) -> Result<Snapshot> {
         let incremental = cached.is_some();
-        let (mut tracked, base_tree) = self.base(head, cache, cached)?;
+        let (mut tracked, base_tree, now) = self.base(head, cache, cached)?;
         // Ids and stat data hashed under other attributes (a changed
         // `.gitattributes`, or one HEAD brought) are not trusted.
-        let checked = match cache {
-            Some(c) if !self.renormalize.get() => {
-                let paths = tracked.entries().iter().map(|e| e.path(&tracked));
-                let untracked = c.untracked.entries().iter().map(|e| e.path(&c.untracked));
-                let now = attrs::fingerprint(self.repo, self.workdir, paths.chain(untracked));
-                if c.attrs.as_deref() != Some(now.as_str()) {
-                    crate::trace::note(|| "the attributes changed: every file is hashed again".into());
-                    self.renormalize.set(true);
-                    return self.run(head, None, None);
-                }
-                Some(now)
-            }
-            _ => None,
-        };
+        if let Some(c) = cache
+            && !self.renormalize.get()
+            && c.attrs.as_deref() != Some(now.id.as_str())
+        {
+            crate::trace::note(|| "the attributes changed: every file is hashed again".into());
+            self.renormalize.set(true);
+            return self.run(head, None, None);
+        }
+        self.auto_eol.set(incremental && now.auto_eol);
 
         // 1. The status walk: modified tracked files (hashed and written in
         //    the walk's threads) and the untracked, not ignored files.
@@ -319,23 +330,13 @@ impl Ctx<'_, '_> {
         if let Some(f) = focus {
             mark_unlisted(&mut tracked, f, true);
         }
+        sparse::mark_walkable(&mut tracked, true);
         let found = walk::status(self, &tracked, dirs);
+        sparse::mark_walkable(&mut tracked, false);
         if let Some(f) = focus {
             mark_unlisted(&mut tracked, f, false);
         }
         let found = found?;
-        // A new `.gitattributes` among the untracked files: the ids the
-        // cache holds may be hashed under other rules; start again.
-        if let Some(c) = cache
-            && !self.renormalize.get()
-            && found.untracked.iter().any(|(p, _)| {
-                attrs::is_attributes_file(p.as_ref()) && c.untracked.entry_by_path(p.as_ref()).is_none()
-            })
-        {
-            crate::trace::note(|| "a new .gitattributes: every file is hashed again".into());
-            self.renormalize.set(true);
-            return self.run(head, None, None);
-        }
         let mut hashed = found.written.len();
         self.rec.note_written(found.written);
         let found_dirs = found.dirs;
@@ -351,7 +352,10 @@ impl Ctx<'_, '_> {
         //    could not apply them, then the size cap; reuse the last
         //    capture's ids where stat agrees.
         let t = crate::trace::span("untracked files");
-        let found_untracked = self.t3_filter(found.untracked)?;
+        let mut found_untracked = self.t3_filter(found.untracked)?;
+        if self.sparse {
+            found_untracked = sparse::in_patterns(self.repo, found_untracked)?;
+        }
         let old_untracked = cache.map(|c| &c.untracked);
         let hash::UntrackedOutcome {
             files: untracked,
@@ -403,18 +407,10 @@ impl Ctx<'_, '_> {
         // 5. The cache, stamped with the walk's start for racy-git.
         let t = crate::trace::span("save cache");
         let dir = self.dir.to_owned();
-        // The fingerprint taken before the walk holds unless an untracked
-        // `.gitattributes` the cache had is gone (a new one restarted the run).
-        let attr_files = |paths: &mut dyn Iterator<Item = &gix::bstr::BStr>| {
-            paths.filter(|p| attrs::is_attributes_file(p)).count()
-        };
-        let attrs = match (checked, cache) {
-            (Some(fp), Some(c))
-                if attr_files(&mut untracked.iter().map(|f| f.path.as_ref()))
-                    == attr_files(&mut c.untracked.entries().iter().map(|e| e.path(&c.untracked))) =>
-            {
-                fp
-            }
+        // The fingerprint taken before the walk holds unless a file was
+        // found in a folder it did not look at.
+        let attrs = match now {
+            fp if untracked.iter().all(|f| fp.covers(f.path.as_ref())) => fp.id,
             _ => attrs::fingerprint(
                 self.repo,
                 self.workdir,
@@ -509,24 +505,36 @@ impl Ctx<'_, '_> {
         Ok(kept)
     }
 
-    /// The next `index.tracked`, to compare the worktree with, and the tree
-    /// to edit: the cached ones in an incremental run, else a fresh index of
-    /// `head` and HEAD's tree.
+    /// The next `index.tracked`, to compare the worktree with, the tree to
+    /// edit, and the attributes over its paths and the cache's untracked
+    /// ones: the cached index and tree in an incremental run, else a fresh
+    /// index of `head` and HEAD's tree.
     fn base(
         &self,
         head: ObjectId,
         cache: Option<&Cache>,
         cached: Option<gix::index::File>,
-    ) -> Result<(gix::index::File, ObjectId)> {
-        let (mut tracked, base_tree) = match (cached, cache) {
-            (Some(tracked), Some(c)) => (tracked, c.tree),
-            _ => (
-                cache::rebuild_tracked(self.repo, head, cache, !self.renormalize.get())?,
-                head,
-            ),
+    ) -> Result<(gix::index::File, ObjectId, attrs::Attributes)> {
+        let read = |tracked: &gix::index::State| {
+            let untracked = cache
+                .into_iter()
+                .flat_map(|c| c.untracked.entries().iter().map(|e| e.path(&c.untracked)));
+            let paths = tracked.entries().iter().map(|e| e.path(tracked));
+            attrs::read(self.repo, self.workdir, paths.chain(untracked))
+        };
+        let (mut tracked, base_tree, attributes) = match (cached, cache) {
+            (Some(tracked), Some(c)) => {
+                let a = read(&tracked);
+                (tracked, c.tree, a)
+            }
+            _ => {
+                let fresh = cache::rebuild_tracked(self.repo, head, cache, !self.renormalize.get())?;
+                let a = read(&fresh);
+                (fresh, head, a)
+            }
         };
         tracked.set_path(cache::next_tracked_path(self.dir, cache));
-        Ok((tracked, base_tree))
+        Ok((tracked, base_tree, attributes))
     }
 }
 

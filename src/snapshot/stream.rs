@@ -13,6 +13,7 @@ use gix::ObjectId;
 use gix::bstr::BStr;
 use gix::objs::tree::EntryKind;
 
+use super::clean::Clean;
 use super::hash::Known;
 
 /// Files up to this size are hashed in memory (fewer system calls).
@@ -55,8 +56,7 @@ impl<R: Read> Read for Exact<R> {
 /// `known` is what an `lstat` taken just before told (else one is taken).
 pub(super) fn large_file(
     repo: &gix::Repository,
-    pipeline: &mut gix::filter::Pipeline<'_>,
-    index: &gix::index::State,
+    pipeline: &mut Clean<'_>,
     workdir: &std::path::Path,
     rela: &BStr,
     known: Option<Known>,
@@ -75,7 +75,7 @@ pub(super) fn large_file(
         return Ok(None);
     }
     let file = std::fs::File::open(&path).map_err(gix::Error::from_error)?;
-    let converted = pipeline.convert_to_git(file, &rel, index)?;
+    let converted = pipeline.convert_to_git(file, &rel)?;
     let ToGitOutcome::Unchanged(file) = converted else {
         return Ok(None);
     };
@@ -95,37 +95,55 @@ pub(super) fn large_file(
 
 /// Hash and write the worktree file `rela` like `git add`: streamed when it
 /// is large ([`large_file`]), in memory through `rec` otherwise
-/// ([`small_file`]); a nested repository (or anything else) the gix way.
+/// ([`small_file`]); a nested repository by its HEAD commit.
 /// `known` is what an `lstat` taken just before told, if any.
 pub(super) fn to_object(
     repo: &gix::Repository,
     rec: &crate::repo::Recorder<'_>,
-    pipeline: &mut gix::filter::Pipeline<'_>,
-    index: &gix::index::State,
+    pipeline: &mut Clean<'_>,
     workdir: &std::path::Path,
     rela: &BStr,
     known: Option<Known>,
 ) -> gix::Result<Option<(ObjectId, EntryKind)>> {
-    if let Some(found) = large_file(repo, pipeline, index, workdir, rela, known)? {
+    if let Some(found) = large_file(repo, pipeline, workdir, rela, known)? {
         return Ok(Some(found));
     }
-    if let Some(found) = small_file(rec, pipeline, index, workdir, rela)? {
+    if let Some(found) = small_file(rec, pipeline, workdir, rela)? {
         return Ok(found);
     }
-    Ok(pipeline
-        .worktree_file_to_object(rela, index)?
-        .map(|(id, kind, _md)| (id, kind)))
+    nested_repository(repo, workdir, rela)
+}
+
+/// The folder at `rela` as `git add` records it: a repository by its HEAD
+/// commit (opened without trusting its configuration), else nothing.
+fn nested_repository(
+    repo: &gix::Repository,
+    workdir: &std::path::Path,
+    rela: &BStr,
+) -> gix::Result<Option<(ObjectId, EntryKind)>> {
+    let rel = gix::path::from_bstr(rela).map_err(gix::Error::from_error)?;
+    if through_symlink(workdir, &rel) {
+        return Ok(None);
+    }
+    let path = workdir.join(&rel);
+    if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
+        return Ok(None);
+    }
+    let options = repo.open_options().clone_without_trust();
+    let Ok(nested) = gix::open_opts(&path, options) else {
+        return Ok(None);
+    };
+    Ok(nested.head_id().ok().map(|id| (id.detach(), EntryKind::Commit)))
 }
 
 /// A regular file or a symlink hashed in memory and written through `rec`
 /// (its writer reuses one zlib stream and skips objects already stored),
 /// as gix's `worktree_file_to_object` would: the same checks (no symlinked
 /// folder on the way), the same clean filters. `Some(None)` when the file
-/// is gone; `None` for a folder (a nested repository), left to gix.
+/// is gone; `None` for a folder (a nested repository).
 fn small_file(
     rec: &crate::repo::Recorder<'_>,
-    pipeline: &mut gix::filter::Pipeline<'_>,
-    index: &gix::index::State,
+    pipeline: &mut Clean<'_>,
     workdir: &std::path::Path,
     rela: &BStr,
 ) -> gix::Result<Option<Option<(ObjectId, EntryKind)>>> {
@@ -164,7 +182,7 @@ fn small_file(
         Err(e) => return Err(gix::Error::from_error(e)),
     };
     let mut buf = Vec::new();
-    let id = match pipeline.convert_to_git(file, &rel, index)? {
+    let id = match pipeline.convert_to_git(file, &rel)? {
         ToGitOutcome::Unchanged(mut f) => {
             f.read_to_end(&mut buf).map_err(gix::Error::from_error)?;
             write(&buf)?

@@ -74,6 +74,7 @@ pub(super) fn status(
         sink: ctx.rec.sink(),
         hash: repo.object_hash(),
         written: written.clone(),
+        defer: ctx.auto_eol.get(),
     };
     let submodules = GitlinkHead {
         workdir: ctx.workdir.to_owned(),
@@ -472,7 +473,8 @@ impl Fold<'_, '_, '_> {
                     mode
                 };
                 match content_change {
-                    // The file shrank while it was read: hash it again.
+                    // Left to the rehash (`Ctx::auto_eol`), or the file
+                    // shrank while it was read: hash it (again).
                     Some(None) => self.rehash.file(&path, tracked, edits)?,
                     other => {
                         let new_id = other.flatten().unwrap_or(id);
@@ -544,6 +546,8 @@ struct HashAndWrite {
     sink: crate::repo::objects::ObjectSink,
     hash: gix::hash::Kind,
     written: Arc<Mutex<Vec<ObjectId>>>,
+    /// Leave every changed file to [`Rehash`] (see `Ctx::auto_eol`).
+    defer: bool,
 }
 
 impl CompareBlobs for HashAndWrite {
@@ -558,6 +562,9 @@ impl CompareBlobs for HashAndWrite {
     ) -> gix::Result<Option<Self::Output>> {
         use gix::objs::{Exists as _, Write as _};
         use std::io::Read as _;
+        if self.defer {
+            return Ok(Some(None));
+        }
         let mut stream = data.stream_worktree_file()?;
         // A large file with a known size is written while it is hashed, in
         // bounded memory (it is written even when unchanged: git add does too).

@@ -362,3 +362,173 @@ fn replacing_a_file_never_removes_through_a_symlinked_folder() {
         "outside, must stay\n"
     );
 }
+
+#[test]
+fn automatic_line_endings_check_heads_blob_not_the_last_captures() {
+    let r = TestRepo::seeded();
+    // HEAD holds CRLF (committed before the rule), so `text=auto` leaves
+    // CRLF alone for this path: git's "safe autocrlf" reads the index's
+    // blob, HEAD's in a fresh private index.
+    r.write_bytes("dos.txt", b"a\r\n");
+    r.commit_all("crlf in HEAD");
+    r.write(".gitattributes", "* text=auto\n");
+    r.commit_all("auto");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    // The last capture's blob has no CRLF...
+    r.write("dos.txt", "b\n");
+    assert_eq!(captured_tree(&r), r.oracle_tree());
+    // ...but HEAD's has: CRLF is kept, warm and cold.
+    r.write_bytes("dos.txt", b"c\r\n");
+    let warm = captured_tree(&r);
+    assert_eq!(warm, r.oracle_tree(), "warm capture");
+    let kept = r.hash_object(&["--no-filters"], b"c\r\n");
+    assert_eq!(r.git(&["rev-parse", &format!("{warm}:dos.txt")]), kept);
+    cold(&r);
+    assert_eq!(captured_tree(&r), warm, "cold capture");
+    // And the other way round, with core.autocrlf instead of an attribute.
+    r.remove(".gitattributes");
+    r.write("dos.txt", "a\n");
+    r.commit_all("lf in HEAD, no attributes");
+    r.git(&["config", "core.autocrlf", "input"]);
+    r.write_bytes("dos.txt", b"b\r\n");
+    captured_tree(&r);
+    r.write_bytes("dos.txt", b"c\r\nd\r\n");
+    assert_eq!(captured_tree(&r), r.oracle_tree(), "autocrlf, warm");
+}
+
+#[test]
+fn an_ignored_or_t3_ignored_attributes_file_still_applies() {
+    let r = TestRepo::seeded();
+    r.write_bytes("dos.txt", b"a\r\nb\r\n");
+    r.commit_all("crlf in HEAD");
+    std::fs::write(r.root.join(".git/info/exclude"), ".gitattributes\n").unwrap();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    // git reads .gitattributes whether or not it is ignored.
+    r.write(".gitattributes", "*.txt text\n");
+    assert_eq!(captured_tree(&r), r.oracle_tree(), "an ignored .gitattributes");
+    // A t3-ignored one (everything untracked t3-ignored) in a subfolder.
+    r.write_bytes("sub/more.txt", b"x\r\n");
+    r.git(&["add", "sub/more.txt"]);
+    r.commit_all("sub");
+    std::fs::write(r.root.join(".git/info/t3-exclude"), "*\n").unwrap();
+    captured_tree(&r);
+    r.write("sub/.gitattributes", "*.txt -text\n");
+    let ours = captured_tree(&r);
+    // git's tree, with the t3 rule given to git as its own.
+    std::fs::write(r.root.join(".git/info/exclude"), ".gitattributes\n*\n").unwrap();
+    assert_eq!(ours, r.oracle_tree(), "a t3-ignored .gitattributes");
+}
+
+#[test]
+fn a_first_capture_does_not_trust_the_users_index_after_an_attribute_change() {
+    let r = TestRepo::seeded();
+    r.write_bytes("dos.txt", b"a\r\nb\r\n");
+    r.commit_all("crlf in HEAD");
+    // The user's index says dos.txt is clean; the new rule says otherwise
+    // (git status does not see it either: that is what --renormalize is
+    // for), and git add -A into a fresh index converts it.
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let f = std::fs::File::options()
+        .append(true)
+        .open(r.root.join("dos.txt"))
+        .unwrap();
+    f.set_modified(past).unwrap();
+    drop(f);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    r.git(&["update-index", "--refresh"]);
+    r.write(".gitattributes", "*.txt text\n");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    let tree = r.ref_tree(&crate::util::ref_for(THREAD, 0));
+    assert_eq!(tree, r.oracle_tree());
+    assert_eq!(r.git(&["cat-file", "-p", &format!("{tree}:dos.txt")]), "a\nb");
+}
+
+#[test]
+fn untracked_files_outside_the_sparse_patterns_are_left_out_as_git_add_leaves_them() {
+    for cone in [true, false] {
+        let r = TestRepo::seeded();
+        r.write("d/x", "x\n");
+        r.write("e/y", "y\n");
+        r.commit_all("folders");
+        r.write("keep/a.txt", "untracked, outside\n");
+        r.write("top.txt", "untracked, at the root\n");
+        if cone {
+            r.git(&["sparse-checkout", "set", "d"]);
+        } else {
+            r.git(&["sparse-checkout", "set", "--no-cone", "/*", "!/e/", "!/keep/"]);
+        }
+        // An untracked file where the folder's tracked files are gone.
+        r.write("e/new.txt", "untracked, in a skipped folder\n");
+        r.write("d/new.txt", "untracked, inside\n");
+        let ours = captured_tree(&r);
+        let listed = r.git(&["ls-tree", "-r", "--name-only", &ours]);
+        assert!(
+            listed.contains("d/new.txt") && listed.contains("top.txt"),
+            "cone {cone}: {listed}"
+        );
+        assert!(
+            !listed.contains("keep/a.txt") && !listed.contains("e/new.txt"),
+            "cone {cone}: {listed}"
+        );
+        assert!(listed.contains("e/y"), "cone {cone}: HEAD's entry kept: {listed}");
+        cold(&r);
+        assert_eq!(captured_tree(&r), ours, "cone {cone}: cold");
+    }
+}
+
+#[test]
+fn untracked_files_beside_skip_worktree_files_are_captured_without_a_sparse_checkout() {
+    let r = TestRepo::seeded();
+    r.write("s/one", "1\n");
+    r.write("s/two", "2\n");
+    r.commit_all("s");
+    r.git(&["update-index", "--skip-worktree", "s/one", "s/two"]);
+    r.remove("s/one");
+    r.remove("s/two");
+    r.write("s/new.txt", "git add -A takes it\n");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    let tree = r.ref_tree(&crate::util::ref_for(THREAD, 0));
+    // git's add -A takes the new file; the absent marked files keep the
+    // index's entries (DESIGN), where git's fresh index would drop them.
+    let listed = r.git(&["ls-tree", "-r", "--name-only", &tree]);
+    assert_eq!(
+        listed.lines().filter(|l| l.starts_with("s/")).collect::<Vec<_>>(),
+        ["s/new.txt", "s/one", "s/two"]
+    );
+    r.write("s/newer.txt", "and this\n");
+    let warm = captured_tree(&r);
+    assert!(
+        r.git(&["ls-tree", "-r", "--name-only", &warm])
+            .contains("s/newer.txt")
+    );
+    cold(&r);
+    assert_eq!(captured_tree(&r), warm, "cold");
+}
+
+#[test]
+fn a_first_capture_does_not_trust_the_users_index_after_a_line_ending_setting_changed() {
+    let r = TestRepo::seeded();
+    r.write("lf.txt", "one\ntwo\n");
+    r.commit_all("lf");
+    // Checked out under core.autocrlf=true: CRLF on disk, and the user's
+    // index says the file is clean (it is, under that setting).
+    r.git(&["config", "core.autocrlf", "true"]);
+    r.remove("lf.txt");
+    r.git(&["checkout", "--", "lf.txt"]);
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let f = std::fs::File::options()
+        .append(true)
+        .open(r.root.join("lf.txt"))
+        .unwrap();
+    f.set_modified(past).unwrap();
+    drop(f);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    r.git(&["update-index", "--refresh"]);
+    // Without the setting, git add -A into a fresh index records the CRLF.
+    r.git(&["config", "core.autocrlf", "false"]);
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    let tree = r.ref_tree(&crate::util::ref_for(THREAD, 0));
+    assert_eq!(tree, r.oracle_tree());
+    let crlf = r.hash_object(&["--no-filters"], b"one\r\ntwo\r\n");
+    assert_eq!(r.git(&["rev-parse", &format!("{tree}:lf.txt")]), crlf);
+}
