@@ -109,6 +109,23 @@ pub fn plan(repo: &gix::Repository, current: ObjectId, target: ObjectId) -> Resu
             _ => {}
         }
     }
+    // A `.gitattributes` the restore changes changes how files it leaves
+    // alone are recorded: those whose bytes are not the target's are
+    // written again, as a checkout under the new attributes writes them.
+    let attrs: Vec<&BString> = p
+        .write_raw
+        .iter()
+        .chain(&p.delete_raw)
+        .filter(|path| path.as_slice() == b".gitattributes" || path.ends_with(b"/.gitattributes"))
+        .collect();
+    if !attrs.is_empty() {
+        let folders: Vec<BString> = attrs
+            .iter()
+            .map(|a| BString::from(a.rfind_byte(b'/').map_or(&a[..0], |i| &a[..i])))
+            .collect();
+        let more = renormalized(repo, target, &folders, &p.write_raw)?;
+        p.write_raw.extend(more);
+    }
     // Tracked files are captured whatever the rules say: only untracked ones are kept.
     let tracked = index::tracked_paths(repo)?;
     let untracked: Vec<BString> = p
@@ -185,6 +202,87 @@ fn ignored_by(repo: &gix::Repository, tree: ObjectId, paths: &[BString]) -> Resu
     Ok(out)
 }
 
+/// The regular files of `target` below `folders` (worktree-relative; `""`:
+/// all) that are not in `planned` and whose bytes in the worktree are not
+/// the target blob's.
+fn renormalized(
+    repo: &gix::Repository,
+    target: ObjectId,
+    folders: &[BString],
+    planned: &[BString],
+) -> Result<Vec<BString>> {
+    let workdir = repo::workdir(repo)?;
+    let planned: HashSet<&[u8]> = planned.iter().map(|p| p.as_slice()).collect();
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    let mut stack: Vec<(BString, ObjectId)> = Vec::new();
+    for folder in folders {
+        let tree = if folder.is_empty() {
+            Some(target)
+        } else {
+            repo::entry_at(repo, target, folder)?
+                .filter(|(mode, _)| mode.is_tree())
+                .map(|(_, id)| id)
+        };
+        if let Some(tree) = tree.filter(|t| seen.insert(*t)) {
+            stack.push((folder.clone(), tree));
+        }
+    }
+    let mut walked = 0usize;
+    while let Some((dir, tree)) = stack.pop() {
+        let data = repo
+            .find_tree(tree)
+            .context(|| format!("could not read tree {tree}"))?;
+        for entry in
+            gix::objs::TreeRefIter::from_bytes(&data.data, tree.kind()).filter_map(std::result::Result::ok)
+        {
+            walked += 1;
+            if walked > verify::MAX_ENTRIES {
+                return Ok(out);
+            }
+            let mut path = dir.clone();
+            if !path.is_empty() {
+                path.push(b'/');
+            }
+            path.extend_from_slice(entry.filename);
+            if entry.mode.is_tree() {
+                stack.push((path, entry.oid.to_owned()));
+                continue;
+            }
+            if !entry.mode.is_blob() || planned.contains(path.as_slice()) {
+                continue;
+            }
+            let Ok(abs) = abs(&workdir, path.as_bstr()) else {
+                continue;
+            };
+            let Ok(md) = std::fs::symlink_metadata(&abs) else {
+                continue;
+            };
+            let size = repo
+                .find_header(entry.oid)
+                .context(|| format!("could not read the header of blob {}", entry.oid))?
+                .size();
+            if !md.is_file() {
+                continue;
+            }
+            if md.len() != size {
+                out.push(path);
+                continue;
+            }
+            let Ok(now) = crate::fsread::read_regular(&abs, false) else {
+                continue;
+            };
+            let blob = repo
+                .find_blob(entry.oid)
+                .context(|| format!("could not read blob {}", entry.oid))?;
+            if blob.data != now {
+                out.push(path);
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// An index holding only the `.gitignore` files of tree `tree` that apply to
 /// `paths` (in their directories and above): all the ignore stack reads, for
 /// a fraction of the cost of the whole tree as an index.
@@ -250,8 +348,8 @@ pub fn apply(lock: &Locked<'_>, target: ObjectId, plan: &Plan) -> Result<()> {
     }
     for rela in &plan.links_raw {
         let path = abs(&workdir, rela.as_bstr())?;
-        if std::fs::symlink_metadata(&path).is_err() && real_dirs_between(&workdir, &path) {
-            std::fs::create_dir(&path).context(|| format!("could not create {}", path.display()))?;
+        if std::fs::symlink_metadata(&path).is_err() && no_links_between(&workdir, &path) {
+            std::fs::create_dir_all(&path).context(|| format!("could not create {}", path.display()))?;
         }
     }
     if plan.write_raw.is_empty() {
@@ -389,6 +487,28 @@ fn checkout_index(
 
 /// Whether every folder between `workdir` and `path` (exclusive) is a real
 /// directory, not a symlink, a file or missing.
+/// Whether every folder between `workdir` and `path` that exists is a real
+/// one (the missing ones can be made without writing through a symlink).
+fn no_links_between(workdir: &Path, path: &Path) -> bool {
+    let Ok(rel) = path.strip_prefix(workdir) else {
+        return false;
+    };
+    let mut dir = workdir.to_path_buf();
+    let mut parts = rel.components().peekable();
+    while let Some(part) = parts.next() {
+        if parts.peek().is_none() {
+            return true;
+        }
+        dir.push(part);
+        match std::fs::symlink_metadata(&dir) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => return false,
+            Err(_) => return true,
+        }
+    }
+    true
+}
+
 fn real_dirs_between(workdir: &Path, path: &Path) -> bool {
     let Ok(rel) = path.strip_prefix(workdir) else {
         return false;

@@ -322,12 +322,17 @@ fn a_revert_to_a_gitlink_whose_folder_is_gone_makes_the_folder_as_git_does() {
     let r = TestRepo::seeded();
     r.t3(&["baseline", "--thread", THREAD]).ok();
     let n = r.root.join("n");
-    std::fs::create_dir_all(&n).unwrap();
-    r.git_in(&n, &["init", "-q"]).ok();
-    r.git_in(&n, &["commit", "-q", "--allow-empty", "-m", "1"]).ok();
+    // And one whose folders above are gone too.
+    let deep = r.root.join("up/er/n");
+    for repo in [&n, &deep] {
+        std::fs::create_dir_all(repo).unwrap();
+        r.git_in(repo, &["init", "-q"]).ok();
+        r.git_in(repo, &["commit", "-q", "--allow-empty", "-m", "1"]).ok();
+    }
     captured_tree(&r);
     let with_link = r.t3_json(&["show", "--thread", THREAD])["turn"].as_u64().unwrap();
     std::fs::remove_dir_all(&n).unwrap();
+    std::fs::remove_dir_all(r.root.join("up")).unwrap();
     captured_tree(&r);
     r.t3(&[
         "revert",
@@ -340,6 +345,7 @@ fn a_revert_to_a_gitlink_whose_folder_is_gone_makes_the_folder_as_git_does() {
     .ok();
     // git's checkout of a gitlink: an empty folder (the repository is elsewhere).
     assert!(n.is_dir(), "no folder for the gitlink");
+    assert!(deep.is_dir(), "no folder for the deep gitlink");
 }
 
 #[test]
@@ -531,4 +537,35 @@ fn a_first_capture_does_not_trust_the_users_index_after_a_line_ending_setting_ch
     assert_eq!(tree, r.oracle_tree());
     let crlf = r.hash_object(&["--no-filters"], b"one\r\ntwo\r\n");
     assert_eq!(r.git(&["rev-parse", &format!("{tree}:lf.txt")]), crlf);
+}
+
+#[test]
+fn a_revert_that_changes_the_attributes_rewrites_the_files_they_governed() {
+    let r = TestRepo::seeded();
+    r.write_bytes("src/b.txt", b"b\r\nb\r\n");
+    r.commit_all("crlf in HEAD");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    // Under an ignored `*.txt text` rule the turn records b.txt with LF...
+    std::fs::write(r.root.join(".git/info/exclude"), ".gitattributes\n").unwrap();
+    r.write(".gitattributes", "*.txt text\n");
+    let turn = r.t3_json(&["capture", "--thread", THREAD])["turn"]
+        .as_u64()
+        .unwrap();
+    // ...then the rule is seen, captured, and the revert takes it away: the
+    // file must be what that turn recorded, under the attributes it leaves.
+    std::fs::write(r.root.join(".git/info/exclude"), "").unwrap();
+    captured_tree(&r);
+    r.t3(&[
+        "revert",
+        "--thread",
+        THREAD,
+        "--to",
+        &turn.to_string(),
+        "--files-only",
+    ])
+    .ok();
+    assert!(!r.root.join(".gitattributes").exists());
+    assert_eq!(std::fs::read(r.root.join("src/b.txt")).unwrap(), b"b\nb\n");
+    let target = r.ref_tree(&crate::util::ref_for(THREAD, turn));
+    assert_eq!(r.oracle_tree(), target);
 }
