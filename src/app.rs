@@ -468,6 +468,12 @@ fn hook(a: crate::cli::HookArgs, base: &Path, env: &Environment) -> commands::ho
         Some(p) => Ok(p.into_bytes()),
         None => read_stdin(HOOK_STDIN_WAIT).map_err(|problem| Error::BadInput { source_name, problem }),
     };
+    if then.is_none()
+        && let Ok(p) = &payload
+        && let Some(report) = detach_unwaited(&a.agent, p, base)
+    {
+        return report;
+    }
     commands::hook::run(
         commands::hook::Input {
             agent: &a.agent,
@@ -478,6 +484,61 @@ fn hook(a: crate::cli::HookArgs, base: &Path, env: &Environment) -> commands::ho
         },
         &env.settings(HOOK_TIMEOUT),
     )
+}
+
+/// Set in the environment of a hook [`detach_unwaited`] started.
+const DETACHED_ENV: &str = "GIT_T3_HOOK_DETACHED";
+
+/// Claude Code does not wait for its `StopFailure` and `SessionEnd` hooks:
+/// it kills them as it exits (seen with 2.1 in `-p` mode). For those the
+/// capture runs in a copy of this program in a session of its own, fed the
+/// payload, and the hook answers at once (`detached`). `None`: handle it
+/// here.
+fn detach_unwaited(agent: &str, payload: &[u8], base: &Path) -> Option<commands::hook::HookReport> {
+    use std::io::Write as _;
+    use std::os::unix::process::CommandExt as _;
+    if agent != "claude-code" || std::env::var_os(DETACHED_ENV).is_some() {
+        return None;
+    }
+    let v: serde_json::Value = serde_json::from_slice(payload).ok()?;
+    let event = v.get("hook_event_name")?.as_str()?.to_owned();
+    if !matches!(event.as_str(), "StopFailure" | "SessionEnd") {
+        return None;
+    }
+    let exe = std::env::current_exe().ok()?;
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg("-C")
+        .arg(base)
+        .args(["hook", agent])
+        .env(DETACHED_ENV, "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    // SAFETY: setsid(2) is async-signal-safe and touches no memory of ours.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().ok()?;
+    let fed = child.stdin.take().map(|mut w| w.write_all(payload));
+    if !matches!(fed, Some(Ok(()))) {
+        let _ = child.kill();
+        let _ = child.wait();
+        return None;
+    }
+    Some(commands::hook::HookReport {
+        reply: commands::hook::Reply::SystemMessage,
+        result: Ok(commands::hook::HookOutcome {
+            agent: agent.to_owned(),
+            event,
+            action: "detached",
+            thread: None,
+            turn: None,
+            notices: Vec::new(),
+        }),
+    })
 }
 
 /// How long a hook waits for more of its payload on stdin: an agent that

@@ -18,19 +18,23 @@ pub const NO_BASELINE_WARNING: &str = "no baseline: summary unavailable";
 pub enum Status {
     /// The turn completed and its snapshot is there.
     Ready,
-    /// The turn was cancelled or interrupted, or its snapshot was never taken.
+    /// The turn's snapshot was never taken (a placeholder).
     Missing,
-    /// The turn failed.
+    /// The turn failed (the agent's model call or the agent itself); the
+    /// snapshot is the worktree as the failure left it.
     Error,
+    /// The turn was interrupted or cancelled before it finished; the
+    /// snapshot is the worktree as the interruption left it.
+    Interrupted,
 }
 
 impl Status {
     /// Map an agent's turn state to a status: `failed` → error; `cancelled`,
-    /// `interrupted` → missing; anything else → ready.
+    /// `interrupted` → interrupted; anything else → ready.
     pub fn from_turn_state(state: Option<&str>) -> Self {
         match state.map(str::trim).map(str::to_ascii_lowercase).as_deref() {
             Some("failed") => Status::Error,
-            Some("cancelled" | "canceled" | "interrupted") => Status::Missing,
+            Some("cancelled" | "canceled" | "interrupted") => Status::Interrupted,
             _ => Status::Ready,
         }
     }
@@ -41,6 +45,7 @@ impl Status {
             Status::Ready => "ready",
             Status::Missing => "missing",
             Status::Error => "error",
+            Status::Interrupted => "interrupted",
         }
     }
 }
@@ -553,8 +558,8 @@ mod tests {
     #[test]
     fn status_mapping() {
         assert_eq!(Status::from_turn_state(Some("failed")), Status::Error);
-        assert_eq!(Status::from_turn_state(Some("cancelled")), Status::Missing);
-        assert_eq!(Status::from_turn_state(Some("interrupted")), Status::Missing);
+        assert_eq!(Status::from_turn_state(Some("cancelled")), Status::Interrupted);
+        assert_eq!(Status::from_turn_state(Some("interrupted")), Status::Interrupted);
         assert_eq!(Status::from_turn_state(Some("completed")), Status::Ready);
         assert_eq!(Status::from_turn_state(Some("weird")), Status::Ready);
         assert_eq!(Status::from_turn_state(None), Status::Ready);

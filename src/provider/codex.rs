@@ -1,9 +1,13 @@
 //! Codex's session rollout, `~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<session>.jsonl`:
 //! one `{"timestamp", "type", "payload"}` object per line (`session_meta`,
 //! `turn_context`, `response_item`, `compacted`, `event_msg`, …), appended
-//! as the session goes. A turn is the lines from its `event_msg`
-//! `task_started` (`turn_started`) with its `turn_id` to the next one; it
-//! counts as a user turn when it holds a `user_message` event.
+//! as the session goes; from Codex 0.171 each line also carries its
+//! `ordinal` (0, 1, 2, …), and a line appended without the next one makes
+//! Codex refuse to resume the session. A turn is the lines from its
+//! `event_msg` `task_started` (`turn_started`) with its `turn_id` to the
+//! next one; it counts as a user turn when it holds a `user_message` event
+//! (up to 0.16x) or an `item_completed` event of a `UserMessage` item
+//! (0.171 on, which writes no `user_message`).
 //!
 //! Codex rolls a thread back itself by appending
 //! `{"type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":N}}`,
@@ -30,6 +34,10 @@ use super::transcript::{Edit, PlanError};
 struct Line {
     #[serde(rename = "type", default)]
     kind: Option<String>,
+    /// The line's place in the file (Codex 0.171 on): 0, 1, 2, … and a
+    /// line without one after lines with them makes Codex refuse to resume.
+    #[serde(default)]
+    ordinal: Option<u64>,
     #[serde(default)]
     payload: Option<Payload>,
 }
@@ -42,6 +50,15 @@ struct Payload {
     turn_id: Option<String>,
     #[serde(default)]
     num_turns: Option<u64>,
+    /// The item of an `item_completed` event.
+    #[serde(default)]
+    item: Option<Typed>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct Typed {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
 }
 
 /// What the replay sees, in file order.
@@ -68,16 +85,25 @@ fn parse(line: &[u8]) -> Option<Line> {
 pub fn plan(data: &[u8], turn_id: &str, now: &str) -> Result<Edit, PlanError> {
     let lines = lines(data);
     let mut items = Vec::new();
+    let mut last_ordinal = None;
     for (i, line) in lines.iter().enumerate() {
         let Some(l) = parse(line) else { continue };
+        if l.ordinal.is_some() {
+            last_ordinal = last_ordinal.max(l.ordinal);
+        }
         let payload = l.payload.unwrap_or_default();
+        // A user prompt: `user_message` (Codex up to 0.16x), or a completed
+        // `UserMessage` item (0.171 on, which writes no `user_message`).
+        let user_message = payload.kind.as_deref() == Some("user_message")
+            || (payload.kind.as_deref() == Some("item_completed")
+                && payload.item.as_ref().and_then(|i| i.kind.as_deref()) == Some("UserMessage"));
         match (l.kind.as_deref(), payload.kind.as_deref()) {
             (Some("event_msg"), Some("task_started" | "turn_started")) => items.push(Item::Turn {
                 line: i,
                 turn_id: payload.turn_id,
                 user: false,
             }),
-            (Some("event_msg"), Some("user_message")) => {
+            (Some("event_msg"), _) if user_message => {
                 if let Some(Item::Turn { user, .. }) =
                     items.iter_mut().rev().find(|i| matches!(i, Item::Turn { .. }))
                 {
@@ -106,7 +132,7 @@ pub fn plan(data: &[u8], turn_id: &str, now: &str) -> Result<Edit, PlanError> {
         .ok_or(PlanError::PromptNotFound)?;
     if !user {
         return Err(PlanError::Format(format!(
-            "the turn {turn_id} starting at line {} has no user_message event, so Codex would not count it as a turn",
+            "the turn {turn_id} starting at line {} has no user message, so Codex would not count it as a turn",
             start + 1
         )));
     }
@@ -152,9 +178,16 @@ pub fn plan(data: &[u8], turn_id: &str, now: &str) -> Result<Edit, PlanError> {
         });
     }
     let mut after = data.to_vec();
+    if !after.is_empty() && !after.ends_with(b"\n") {
+        after.push(b'\n');
+    }
+    // The next ordinal, where the file numbers its lines.
+    let ordinal = last_ordinal
+        .map(|o| format!("\"ordinal\":{},", o.saturating_add(1)))
+        .unwrap_or_default();
     after.extend_from_slice(
         format!(
-            "{{\"timestamp\":\"{now}\",\"type\":\"event_msg\",\"payload\":{{\"type\":\"thread_rolled_back\",\"num_turns\":{standing}}}}}\n"
+            "{{\"timestamp\":\"{now}\",{ordinal}\"type\":\"event_msg\",\"payload\":{{\"type\":\"thread_rolled_back\",\"num_turns\":{standing}}}}}\n"
         )
         .as_bytes(),
     );
@@ -191,6 +224,26 @@ mod tests {
         let last = lines(&edit.after).last().copied().unwrap();
         let l = parse(last).unwrap();
         assert_eq!(l.payload.unwrap().num_turns, Some(3));
+    }
+
+    /// A rollout Codex 0.171 wrote (three prompts, recorded against a
+    /// scripted model): prompts are `UserMessage` items, lines have ordinals.
+    const REAL_0171: &str = include_str!("../../tests/it/transcripts/codex-0.171-rollout.jsonl");
+
+    #[test]
+    fn a_codex_0171_rollout_gets_a_marker_with_the_next_ordinal() {
+        let data = REAL_0171.as_bytes();
+        // The second prompt's turn (ordinals 0..=53 in the file).
+        let edit = plan(data, "01a24e7c-3d57-7ab3-9245-5bb5c84389b4", NOW).unwrap();
+        assert_eq!(edit.prompts, 2);
+        let appended = &edit.after[data.len()..];
+        // The line Codex 0.171 was seen to resume from with prompts 2 and 3 gone.
+        let want = format!(
+            "{{\"timestamp\":\"{NOW}\",\"ordinal\":54,\"type\":\"event_msg\",\"payload\":{{\"type\":\"thread_rolled_back\",\"num_turns\":2}}}}\n"
+        );
+        assert_eq!(String::from_utf8_lossy(appended), want);
+        let first = plan(data, "01a24e7c-3595-7473-8f45-9da75865c7e9", NOW).unwrap();
+        assert_eq!(first.prompts, 3);
     }
 
     #[test]

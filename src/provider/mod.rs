@@ -29,6 +29,7 @@
 pub mod claude;
 pub mod codex;
 mod helper;
+pub mod outcome;
 pub mod transcript;
 
 use std::path::PathBuf;

@@ -400,8 +400,10 @@ fn checkout(
         // gix's checkout panics on an index without entries.
         return Ok(());
     }
+    // Attributes as git's checkout reads them: the target's `.gitattributes`,
+    // else the worktree's (an ignored one the target does not have).
     let mut options = repo
-        .checkout_options(gix::worktree::stack::state::attributes::Source::IdMapping)
+        .checkout_options(gix::worktree::stack::state::attributes::Source::IdMappingThenWorktree)
         .context(|| "could not read checkout settings".into())?;
     options.overwrite_existing = true;
     options.destination_is_initially_empty = false;

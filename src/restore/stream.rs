@@ -64,7 +64,10 @@ pub(super) fn take_large(repo: &gix::Repository, index: &mut gix::index::State) 
         return Ok(Vec::new());
     }
     let mut attributes = repo
-        .attributes_only(index, gix::worktree::stack::state::attributes::Source::IdMapping)
+        .attributes_only(
+            index,
+            gix::worktree::stack::state::attributes::Source::IdMappingThenWorktree,
+        )
         .context(|| "could not read the attributes".into())?;
     let mut outcome = gix::attrs::search::Outcome::default();
     let mut large = Vec::new();

@@ -21,8 +21,13 @@ struct Hooked {
 }
 
 /// Run `git t3 hook <agent>` from `cwd` with `input` on stdin and `env`.
+/// The hooks Claude Code does not wait for run inline here (as the copy
+/// they detach runs them), so a test sees their capture when this returns;
+/// `the_hooks_claude_code_does_not_wait_for_detach` tests the detaching.
 fn hook_in(r: &TestRepo, cwd: &Path, agent: &str, input: &str, env: &[(&str, &str)]) -> Hooked {
-    let run = r.t3_with(cwd, &["hook", agent], Some(input.as_bytes()), env);
+    let mut env = env.to_vec();
+    env.push(("GIT_T3_HOOK_DETACHED", "1"));
+    let run = r.t3_with(cwd, &["hook", agent], Some(input.as_bytes()), &env);
     Hooked {
         code: run.code,
         out: run.out(),
@@ -414,7 +419,7 @@ fn an_interrupted_turn_is_captured_at_the_next_prompt_and_stale_prompts_are_igno
     hook_ok(&r, "claude-code", &prompt("second", "p2"));
     let n1 = note(&r, &ref_for(CLAUDE, 1));
     assert_eq!(field(&n1, "title"), Some("first"));
-    assert_eq!(field(&n1, "status"), Some("missing"));
+    assert_eq!(field(&n1, "status"), Some("interrupted"));
     assert_eq!(r.ref_tree(&ref_for(CLAUDE, 1)), at_interrupt);
     r.write("b.txt", "second turn\n");
     hook_ok(
@@ -764,4 +769,186 @@ fn what_a_hooks_capture_has_to_say_reaches_the_user() {
     );
     r.write("more.txt", "more\n");
     hook_ok(&r, "claude-code", &payload("claude-stop.json", &sub));
+}
+
+/// A payload recorded from the real agent (Claude Code 2.1.332, Codex
+/// 0.171.0), with its transcript path pointing at `transcript`.
+fn recorded(name: &str, cwd: &Path, transcript: &Path) -> String {
+    payload(name, cwd).replace("TRANSCRIPT", transcript.to_str().unwrap())
+}
+
+#[test]
+fn a_codex_interrupt_captures_the_turn_at_once_as_interrupted() {
+    let r = TestRepo::seeded();
+    let thread = "01a24e7c-106d-7ce1-b41c-baf059f4de37";
+    let t = r.tmp().join("rollout.jsonl");
+    std::fs::write(&t, "").unwrap();
+    hook_ok(
+        &r,
+        "codex",
+        &recorded("codex-0171-user-prompt-submit.json", &r.root, &t),
+    );
+    r.write("half.txt", "the first tool call's edit\n");
+    let at_interrupt = r.oracle_tree();
+    hook_ok(&r, "codex", &recorded("codex-0171-interrupt.json", &r.root, &t));
+    let n1 = note(&r, &ref_for(thread, 1));
+    assert_eq!(field(&n1, "status"), Some("interrupted"));
+    assert_eq!(field(&n1, "title"), Some("PROMPT-INT"));
+    assert_eq!(r.ref_tree(&ref_for(thread, 1)), at_interrupt);
+    // The session's end then has nothing left to capture.
+    hook_ok(&r, "codex", &recorded("codex-0171-session-end.json", &r.root, &t));
+    assert_eq!(r.refs(&ref_for(thread, 2)), Vec::<String>::new());
+}
+
+#[test]
+fn a_turn_whose_model_call_failed_is_captured_at_session_end_as_an_error() {
+    // Codex 0.171 sends no Stop when its model call fails: only SessionEnd,
+    // and the rollout's task_complete carries the error.
+    let r = TestRepo::seeded();
+    let thread = "01a24e7c-106d-7ce1-b41c-baf059f4de37";
+    let t = r.tmp().join("rollout.jsonl");
+    std::fs::write(&t, "").unwrap();
+    hook_ok(
+        &r,
+        "codex",
+        &recorded("codex-0171-user-prompt-submit.json", &r.root, &t),
+    );
+    r.write("partial.txt", "before the failure\n");
+    std::fs::write(
+        &t,
+        r#"{"timestamp":"2026-12-07T03:10:55.377Z","ordinal":9,"type":"event_msg","payload":{"type":"task_complete","turn_id":"01a24e7c-1088-7c33-ad38-d4a3e6fa5dca","last_agent_message":null,"error":{"message":"We're currently experiencing high demand","codex_error_info":"internal_server_error"}}}
+"#,
+    )
+    .unwrap();
+    hook_ok(&r, "codex", &recorded("codex-0171-session-end.json", &r.root, &t));
+    let n1 = note(&r, &ref_for(thread, 1));
+    assert_eq!(field(&n1, "status"), Some("error"));
+    assert_eq!(field(&n1, "title"), Some("PROMPT-INT"));
+    // Claude Code: an interrupt sends only SessionEnd too.
+    let claude = "be180a0b-7a3c-486a-9650-b8980928024b";
+    let ct = r.tmp().join("claude.jsonl");
+    std::fs::write(&ct, "").unwrap();
+    hook_ok(
+        &r,
+        "claude-code",
+        &recorded("claude-2.1-user-prompt-submit.json", &r.root, &ct),
+    );
+    r.write("claude.txt", "interrupted\n");
+    std::fs::write(
+        &ct,
+        "{\"type\":\"user\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"[Request interrupted by user for tool use]\"}]}}\n",
+    )
+    .unwrap();
+    let end = recorded("claude-2.1-session-end.json", &r.root, &ct)
+        .replace("00000006-0000-0000-0000-000000000000", claude);
+    hook_ok(&r, "claude-code", &end);
+    assert_eq!(
+        field(&note(&r, &ref_for(claude, 1)), "status"),
+        Some("interrupted")
+    );
+    // A failed model call, as Claude Code's transcript records it.
+    hook_ok(
+        &r,
+        "claude-code",
+        &recorded("claude-2.1-user-prompt-submit.json", &r.root, &ct),
+    );
+    r.write("claude.txt", "then an API error\n");
+    std::fs::write(
+        &ct,
+        "{\"type\":\"assistant\",\"isApiErrorMessage\":true,\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"API Error: 500\"}]}}\n",
+    )
+    .unwrap();
+    hook_ok(&r, "claude-code", &end);
+    assert_eq!(field(&note(&r, &ref_for(claude, 2)), "status"), Some("error"));
+}
+
+#[test]
+fn a_background_agents_edits_are_its_own_turn_and_a_notification_is_never_a_title() {
+    let r = TestRepo::seeded();
+    let thread = "be180a0b-7a3c-486a-9650-b8980928024b";
+    let t = r.tmp().join("claude.jsonl");
+    std::fs::write(&t, "").unwrap();
+    hook_ok(
+        &r,
+        "claude-code",
+        &recorded("claude-2.1-user-prompt-submit.json", &r.root, &t),
+    );
+    r.write("main.txt", "the main turn\n");
+    hook_ok(&r, "claude-code", &recorded("claude-2.1-stop.json", &r.root, &t));
+    // The background subagent writes after the main turn's Stop.
+    r.write("sub.txt", "the subagent's work\n");
+    hook_ok(
+        &r,
+        "claude-code",
+        &recorded("claude-2.1-task-notification.json", &r.root, &t),
+    );
+    let n2 = note(&r, &ref_for(thread, 2));
+    assert_eq!(field(&n2, "title"), Some("bg helper (background agent's edits)"));
+    assert_eq!(field(&n2, "agent"), Some("claude-code"));
+    let diff = r.t3_json(&["diff", "--thread", thread, "--turn", "2"]);
+    let files: Vec<&str> = diff["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["sub.txt"]);
+    // The turn that answers the notification is titled after it.
+    r.write("after.txt", "the reply\n");
+    hook_ok(
+        &r,
+        "claude-code",
+        &recorded("claude-2.1-stop.json", &r.root, &t).replace(
+            "bd147bcf-6a49-46f8-abe1-03984827fabd",
+            "05e071f7-8202-4e38-ab10-82a41258d243",
+        ),
+    );
+    let n3 = note(&r, &ref_for(thread, 3));
+    assert_eq!(field(&n3, "title"), Some("bg helper finished (background agent)"));
+    assert!(!field(&n3, "title").unwrap().contains('<'));
+}
+
+#[test]
+fn the_hooks_claude_code_does_not_wait_for_detach() {
+    // Claude Code kills its StopFailure and SessionEnd hooks as it exits:
+    // the hook answers at once and a copy in its own session captures.
+    let r = TestRepo::seeded();
+    let thread = "be180a0b-7a3c-486a-9650-b8980928024b";
+    let t = r.tmp().join("claude.jsonl");
+    std::fs::write(&t, "").unwrap();
+    hook_ok(
+        &r,
+        "claude-code",
+        &recorded("claude-2.1-user-prompt-submit.json", &r.root, &t),
+    );
+    r.write("a.txt", "work\n");
+    let end = recorded("claude-2.1-session-end.json", &r.root, &t)
+        .replace("00000006-0000-0000-0000-000000000000", thread);
+    let started = std::time::Instant::now();
+    let run = r.t3_with(r.tmp(), &["hook", "claude-code"], Some(end.as_bytes()), &[]);
+    assert_eq!((run.code, run.out().as_str()), (0, ""), "{}", run.stderr);
+    // The capture lands shortly after, from the detached copy.
+    let want = ref_for(thread, 1);
+    while r.refs(&want).is_empty() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "no capture from the detached hook"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // Its note follows the ref.
+    let status = loop {
+        let n = r.git_in(&r.root, &["notes", "--ref=t3", "show", &want]);
+        if n.code == 0 {
+            break note(&r, &want)["status"].as_str().unwrap_or_default().to_owned();
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "no note from the detached hook"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(status, "interrupted");
+    // Let the detached copy finish before the repository goes.
+    r.t3(&["verify"]).ok();
 }

@@ -569,3 +569,31 @@ fn a_revert_that_changes_the_attributes_rewrites_the_files_they_governed() {
     let target = r.ref_tree(&crate::util::ref_for(THREAD, turn));
     assert_eq!(r.oracle_tree(), target);
 }
+
+#[test]
+fn a_revert_reads_an_ignored_attributes_file_as_gits_checkout_does() {
+    let r = TestRepo::seeded();
+    r.git(&["config", "core.autocrlf", "true"]);
+    std::fs::write(r.root.join(".git/info/exclude"), ".gitattributes\n").unwrap();
+    r.write(".gitattributes", "* -text\n");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("notes.txt", "one\ntwo\n");
+    let turn = r.t3_json(&["capture", "--thread", THREAD])["turn"]
+        .as_u64()
+        .unwrap();
+    r.write("notes.txt", "changed\n");
+    captured_tree(&r);
+    r.t3(&[
+        "revert",
+        "--thread",
+        THREAD,
+        "--to",
+        &turn.to_string(),
+        "--files-only",
+    ])
+    .ok();
+    // `-text` from the worktree's (ignored) .gitattributes: no CRLF, as
+    // git's checkout writes it.
+    assert_eq!(std::fs::read(r.root.join("notes.txt")).unwrap(), b"one\ntwo\n");
+    assert_eq!(r.oracle_tree(), r.ref_tree(&crate::util::ref_for(THREAD, turn)));
+}

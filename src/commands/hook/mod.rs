@@ -233,7 +233,47 @@ fn perform(agent: Agent, ev: Event, default_dir: &Path, settings: &Settings) -> 
                 ..outcome(action, Some(&thread), Some(turn))
             })
         }
+        Action::Close { thread, transcript } => {
+            // A session that ends outside a repository has nothing to close.
+            let Ok(ctx) = open(&dirs, default_dir, settings) else {
+                return Ok(outcome("nothing", Some(&thread), None));
+            };
+            let lock = ctx.lock("hook")?;
+            Ok(match closed(&lock, agent, &thread, transcript)? {
+                Some((action, turn, notices)) => HookOutcome {
+                    notices,
+                    ..outcome(action, Some(&thread), Some(turn))
+                },
+                None => outcome("nothing", Some(&thread), None),
+            })
+        }
     }
+}
+
+/// The session ended: a prompt still pending never got its turn's end;
+/// capture that turn as its transcript tells it ended (interrupted, or
+/// failed), or do nothing.
+fn closed(
+    lock: &Locked<'_>,
+    agent: Agent,
+    thread: &ThreadId,
+    transcript: Option<String>,
+) -> Result<Option<(&'static str, u64, Vec<String>)>> {
+    let repo = lock.repo();
+    let old = prompts::read(repo, thread)?;
+    let Some(pending) = old.fresh(latest(repo, thread)?) else {
+        return Ok(None);
+    };
+    let path = pending.transcript.clone().or(transcript);
+    let state = crate::provider::outcome::unended_turn_state(agent.name(), path.as_deref().map(Path::new));
+    let end = TurnEnd {
+        state,
+        again: false,
+        prompt_id: None,
+        turn_id: None,
+        title: None,
+    };
+    ended(lock, agent, thread, end).map(Some)
 }
 
 /// Refuse a thread whose baseline was taken in another worktree (DESIGN:
@@ -327,6 +367,22 @@ fn submitted(
                 action = "capture";
                 changed = false;
             }
+        }
+        // A background task (a subagent) finished since the last turn:
+        // what changed since is its work, a turn of its own.
+        if changed && let Some(task) = prompt.background.as_deref() {
+            let out = capture::capture_locked(
+                lock,
+                capture::Options {
+                    agent: Some(agent.name().to_owned()),
+                    title: Some(format!("{task} (background agent's edits)")),
+                    ..capture::Options::new(thread.clone())
+                },
+            )?;
+            turn = out.checkpoint.note.turn;
+            keep(&mut new, turn, None);
+            action = "capture";
+            changed = false;
         }
         if changed {
             pre_turn_tree = Some(tree);

@@ -85,6 +85,15 @@ pub enum Action {
         /// How it ended.
         end: TurnEnd,
     },
+    /// The session ended (Claude Code's and Codex's `SessionEnd`): a turn
+    /// still pending never got its end (interrupted, or its model call
+    /// failed): capture it, with what its transcript says.
+    Close {
+        /// The thread.
+        thread: ThreadId,
+        /// The agent's transcript file, when the payload names it.
+        transcript: Option<String>,
+    },
 }
 
 /// What a prompt tells about the turn it starts.
@@ -98,6 +107,31 @@ pub struct PromptInfo {
     pub turn_id: Option<String>,
     /// The agent's transcript file.
     pub transcript: Option<String>,
+    /// A prompt the agent made up itself to say a background task (a
+    /// subagent) finished (Claude Code's `<task-notification>`): the task's
+    /// description. Its edits since the last turn are the agent's.
+    pub background: Option<String>,
+}
+
+/// Claude Code's prompt telling that a background task finished:
+/// `<task-notification>…<summary>Agent "NAME" finished</summary>…`; the
+/// task's name (else its summary, else a generic one).
+fn task_notification(prompt: &str) -> Option<String> {
+    let body = prompt.trim_start().strip_prefix("<task-notification>")?;
+    let summary = body
+        .split_once("<summary>")
+        .and_then(|(_, rest)| rest.split_once("</summary>"))
+        .map(|(s, _)| s.trim());
+    let name = summary.and_then(|s| {
+        let (_, rest) = s.split_once('"')?;
+        let (name, _) = rest.rsplit_once('"')?;
+        Some(name)
+    });
+    let chosen = name
+        .or(summary)
+        .filter(|s| !s.is_empty())
+        .unwrap_or("background task");
+    capture::title_of(chosen).or_else(|| Some("background task".to_owned()))
 }
 
 /// How a turn ended.
@@ -241,14 +275,26 @@ fn claude_code(v: &Value, env: &HookEnv) -> Result<Event> {
     let agent = Agent::ClaudeCode;
     let name = event_name(agent, v);
     let action = match name.as_str() {
-        "UserPromptSubmit" => Action::Prompt {
+        "UserPromptSubmit" => {
+            let background = text(v, "prompt").and_then(task_notification);
+            Action::Prompt {
+                thread: thread(agent, v, "session_id")?,
+                prompt: PromptInfo {
+                    // Never the notification's markup as a title.
+                    title: match &background {
+                        Some(task) => Some(format!("{task} finished (background agent)")),
+                        None => title(v, "prompt"),
+                    },
+                    prompt_id: id(v, "prompt_id"),
+                    turn_id: None,
+                    transcript: path(v, "transcript_path"),
+                    background,
+                },
+            }
+        }
+        "SessionEnd" => Action::Close {
             thread: thread(agent, v, "session_id")?,
-            prompt: PromptInfo {
-                title: title(v, "prompt"),
-                prompt_id: id(v, "prompt_id"),
-                turn_id: None,
-                transcript: path(v, "transcript_path"),
-            },
+            transcript: path(v, "transcript_path"),
         },
         "Stop" | "StopFailure" => Action::End {
             thread: thread(agent, v, "session_id")?,
@@ -307,7 +353,23 @@ fn codex(v: &Value) -> Result<Event> {
                     prompt_id: id(v, "turn_id"),
                     turn_id: id(v, "turn_id"),
                     transcript: path(v, "transcript_path"),
+                    background: None,
                 },
+            },
+            // Ctrl-C (Codex 0.171): the turn ends here, with no Stop.
+            "Interrupt" => Action::End {
+                thread: thread(agent, v, "session_id")?,
+                end: TurnEnd {
+                    state: "interrupted",
+                    again: false,
+                    prompt_id: None,
+                    turn_id: id(v, "turn_id"),
+                    title: None,
+                },
+            },
+            "SessionEnd" => Action::Close {
+                thread: thread(agent, v, "session_id")?,
+                transcript: path(v, "transcript_path"),
             },
             "Stop" | "StopFailure" => Action::End {
                 thread: thread(agent, v, "session_id")?,
@@ -353,6 +415,7 @@ fn opencode(v: &Value) -> Result<Event> {
                 prompt_id: id(v, "messageID"),
                 turn_id: id(v, "messageID"),
                 transcript: None,
+                background: None,
             },
         },
         "session.idle" => Action::End {
@@ -389,6 +452,7 @@ fn cursor(v: &Value, env: &HookEnv) -> Result<Event> {
                 prompt_id: id(v, "generation_id"),
                 turn_id: id(v, "generation_id"),
                 transcript: path(v, "transcript_path"),
+                background: None,
             },
         },
         "stop" => Action::End {
@@ -519,8 +583,50 @@ mod tests {
             Action::Start { .. }
         ));
         assert!(matches!(
-            ev(Agent::ClaudeCode, json!({"hook_event_name": "SessionEnd"})).action,
+            ev(
+                Agent::ClaudeCode,
+                json!({"hook_event_name": "PreToolUse", "session_id": "s"})
+            )
+            .action,
             Action::Nothing
         ));
+        assert!(matches!(
+            ev(
+                Agent::ClaudeCode,
+                json!({"hook_event_name": "SessionEnd", "session_id": "s"})
+            )
+            .action,
+            Action::Close { .. }
+        ));
+        assert!(matches!(
+            ev(
+                Agent::Codex,
+                json!({"hook_event_name": "Interrupt", "session_id": "s", "turn_id": "t"})
+            )
+            .action,
+            Action::End {
+                end: TurnEnd {
+                    state: "interrupted",
+                    ..
+                },
+                ..
+            }
+        ));
+        let note = "<task-notification>\n<task-id>a1</task-id>\n<summary>Agent \"bg helper\" finished</summary>\n</task-notification>";
+        match ev(
+            Agent::ClaudeCode,
+            json!({"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": note}),
+        )
+        .action
+        {
+            Action::Prompt { prompt, .. } => {
+                assert_eq!(prompt.background.as_deref(), Some("bg helper"));
+                assert_eq!(
+                    prompt.title.as_deref(),
+                    Some("bg helper finished (background agent)")
+                );
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }
