@@ -196,6 +196,17 @@ fn open(dirs: &[PathBuf], default_dir: &Path, settings: &Settings) -> Result<Con
     Err(first_error.unwrap_or_else(|| Error::Internal("no directory to open".into())))
 }
 
+/// [`open`], or `None` when no directory is in a repository with a worktree:
+/// a hook installed for the user runs in every folder the agent is started
+/// in, and outside a repository it has nothing to do and nothing to say.
+fn open_here(dirs: &[PathBuf], default_dir: &Path, settings: &Settings) -> Result<Option<Context>> {
+    match open(dirs, default_dir, settings) {
+        Ok(ctx) => Ok(Some(ctx)),
+        Err(e) if e.kind() == crate::error::ErrorKind::NotARepository => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 fn perform(agent: Agent, ev: Event, default_dir: &Path, settings: &Settings) -> Result<HookOutcome> {
     let Event { name, dirs, action } = ev;
     let outcome = |action: &'static str, thread: Option<&ThreadId>, turn: Option<u64>| HookOutcome {
@@ -209,7 +220,9 @@ fn perform(agent: Agent, ev: Event, default_dir: &Path, settings: &Settings) -> 
     match action {
         Action::Nothing => Ok(outcome("nothing", None, None)),
         Action::Start { thread } => {
-            let ctx = open(&dirs, default_dir, settings)?;
+            let Some(ctx) = open_here(&dirs, default_dir, settings)? else {
+                return Ok(outcome("nothing", None, None));
+            };
             let lock = ctx.lock("hook")?;
             let (turn, created) = baseline_if_new(&lock, agent, &thread)?;
             Ok(outcome(
@@ -219,13 +232,17 @@ fn perform(agent: Agent, ev: Event, default_dir: &Path, settings: &Settings) -> 
             ))
         }
         Action::Prompt { thread, prompt } => {
-            let ctx = open(&dirs, default_dir, settings)?;
+            let Some(ctx) = open_here(&dirs, default_dir, settings)? else {
+                return Ok(outcome("nothing", None, None));
+            };
             let lock = ctx.lock("hook")?;
             let (action, turn) = submitted(&lock, agent, &thread, prompt)?;
             Ok(outcome(action, Some(&thread), Some(turn)))
         }
         Action::End { thread, end } => {
-            let ctx = open(&dirs, default_dir, settings)?;
+            let Some(ctx) = open_here(&dirs, default_dir, settings)? else {
+                return Ok(outcome("nothing", None, None));
+            };
             let lock = ctx.lock("hook")?;
             let (action, turn, notices) = ended(&lock, agent, &thread, end)?;
             Ok(HookOutcome {
@@ -234,9 +251,8 @@ fn perform(agent: Agent, ev: Event, default_dir: &Path, settings: &Settings) -> 
             })
         }
         Action::Close { thread, transcript } => {
-            // A session that ends outside a repository has nothing to close.
-            let Ok(ctx) = open(&dirs, default_dir, settings) else {
-                return Ok(outcome("nothing", Some(&thread), None));
+            let Some(ctx) = open_here(&dirs, default_dir, settings)? else {
+                return Ok(outcome("nothing", None, None));
             };
             let lock = ctx.lock("hook")?;
             Ok(match closed(&lock, agent, &thread, transcript)? {
