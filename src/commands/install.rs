@@ -305,7 +305,12 @@ pub struct InstallOutcome {
 const CLAUDE: Spec = Spec {
     agent: "claude-code",
     command: "git t3 hook claude-code",
-    events: &[("UserPromptSubmit", 30), ("Stop", 60), ("StopFailure", 60)],
+    events: &[
+        ("UserPromptSubmit", 30),
+        ("Stop", 60),
+        ("StopFailure", 60),
+        ("SessionEnd", 60),
+    ],
     shape: Shape::Grouped,
     version: false,
 };
@@ -313,7 +318,13 @@ const CLAUDE: Spec = Spec {
 const CODEX: Spec = Spec {
     agent: "codex",
     command: "git t3 hook codex",
-    events: &[("SessionStart", 30), ("UserPromptSubmit", 30), ("Stop", 60)],
+    events: &[
+        ("SessionStart", 30),
+        ("UserPromptSubmit", 30),
+        ("Stop", 60),
+        ("Interrupt", 60),
+        ("SessionEnd", 60),
+    ],
     shape: Shape::Grouped,
     version: false,
 };

@@ -226,7 +226,7 @@ pub fn install(i: &InstallOutcome, quiet: bool, out: &mut dyn Write) -> io::Resu
         match n {
             Notice::CodexTrust => writeln!(
                 out,
-                "Codex runs new or changed hooks only once you trust them: start Codex and type /hooks to review and trust the git t3 hooks."
+                "Codex runs new or changed hooks only once you trust them (and skips them silently until then): start Codex and type /hooks to trust the git t3 hooks; a headless `codex exec` needs --dangerously-bypass-hook-trust."
             )?,
             Notice::Elsewhere {
                 agent,

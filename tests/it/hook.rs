@@ -963,6 +963,10 @@ fn a_hook_outside_a_repository_is_silent() {
     ] {
         let input = payload(name, &outside).replace("TRANSCRIPT", "/nonexistent");
         let h = hook_in(&r, &outside, agent, &input, &[]);
-        assert_eq!((h.code, h.out.as_str(), h.err.as_str()), (0, "", ""), "{agent} {name}");
+        assert_eq!(
+            (h.code, h.out.as_str(), h.err.as_str()),
+            (0, "", ""),
+            "{agent} {name}"
+        );
     }
 }

@@ -81,7 +81,7 @@ fn claude_default_scope_is_local_and_leaves_the_teams_file_alone() {
     assert!(out.contains("settings.local.json"), "{out}");
     assert_eq!(read(&r.root.join(".claude/settings.json")), TEAM_SETTINGS);
     let settings = json(&read(&local));
-    for event in ["UserPromptSubmit", "Stop", "StopFailure"] {
+    for event in ["UserPromptSubmit", "Stop", "StopFailure", "SessionEnd"] {
         assert_eq!(commands(&settings, event), ["git t3 hook claude-code"], "{event}");
     }
     assert_eq!(
@@ -300,7 +300,13 @@ fn codex_lifecycle_hooks_and_the_feature_flag() {
     let hooks = r.home.join(".codex/hooks.json");
     assert_eq!(read(&hooks), include_str!("../../hooks/codex/hooks.json"));
     let v = json(&read(&hooks));
-    for event in ["SessionStart", "UserPromptSubmit", "Stop"] {
+    for event in [
+        "SessionStart",
+        "UserPromptSubmit",
+        "Stop",
+        "Interrupt",
+        "SessionEnd",
+    ] {
         assert_eq!(commands(&v, event), ["git t3 hook codex"], "{event}");
     }
     let text = read(&config);
