@@ -7,7 +7,9 @@
 //!   `.gitignore` files or its t3 rules (`.t3ignore`, `info/t3-exclude`)
 //!   (the snapshot it is compared with leaves out what the current rules
 //!   ignore, and the files over `t3.maxFileSize`, so neither set of rules'
-//!   ignored files nor a skipped file is touched);
+//!   ignored files nor a skipped file is touched); a `.t3ignore` the target
+//!   lacks but that stays (its rules keep it, or it was never captured)
+//!   keeps its rules in force for this decision, as they are after;
 //! - write a path that is skip-worktree in the user's index and absent from
 //!   the worktree (a sparse checkout's out-of-cone files), or drop that bit;
 //! - delete a nested repository (a gitlink only names its commit).
@@ -134,7 +136,23 @@ pub fn plan(repo: &gix::Repository, current: ObjectId, target: ObjectId) -> Resu
         .filter(|path| !tracked.contains(path.as_slice()))
         .cloned()
         .collect();
-    let ignored = ignored_by(repo, target, &untracked)?;
+    let t3_rules = crate::snapshot::scope::Excludes::of_tree(repo, target)?;
+    let mut ignored = ignored_by(repo, target, t3_rules.as_ref(), &untracked)?;
+    // A `.t3ignore` the target lacks but whose rules keep it stays, and its
+    // rules with it: what they keep is kept too (else a file the revert
+    // leaves would be captured right after it, as if the revert forgot it).
+    let t3ignore = crate::snapshot::scope::T3IGNORE.as_bytes();
+    let deleted_now = p.delete_raw.iter().any(|d| d.as_slice() == t3ignore) && !ignored.contains(t3ignore);
+    let workdir = repo::workdir(repo)?;
+    let stays = !deleted_now
+        && repo::entry_at(repo, target, t3ignore)?.is_none()
+        && std::fs::symlink_metadata(workdir.join(crate::snapshot::scope::T3IGNORE))
+            .is_ok_and(|m| m.is_file());
+    if stays {
+        let now = crate::snapshot::scope::Excludes::of_worktree(repo, &workdir)?;
+        ignored = ignored_by(repo, target, now.as_ref(), &untracked)?;
+        ignored.insert(BString::from(t3ignore));
+    }
     let (kept, deleted): (Vec<_>, Vec<_>) = std::mem::take(&mut p.delete_raw)
         .into_iter()
         .partition(|path| ignored.contains(path));
@@ -155,12 +173,17 @@ pub fn plan(repo: &gix::Repository, current: ObjectId, target: ObjectId) -> Resu
 /// included; or its t3 rules (its `.t3ignore`, plus `info/t3-exclude`),
 /// matched on their own so that a `!` line in them never takes back what
 /// git's rules ignore.
-fn ignored_by(repo: &gix::Repository, tree: ObjectId, paths: &[BString]) -> Result<HashSet<BString>> {
+fn ignored_by(
+    repo: &gix::Repository,
+    tree: ObjectId,
+    t3_rules: Option<&crate::snapshot::scope::Excludes>,
+    paths: &[BString],
+) -> Result<HashSet<BString>> {
     let mut out = HashSet::new();
     if paths.is_empty() {
         return Ok(out);
     }
-    if let Some(t3) = crate::snapshot::scope::Excludes::of_tree(repo, tree)? {
+    if let Some(t3) = t3_rules {
         let mut matcher = t3.matcher(repo);
         for path in paths {
             if matcher.is_excluded(path.as_bstr(), false)? {

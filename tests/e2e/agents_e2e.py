@@ -10,8 +10,11 @@ git-t3 records and what its revert does to the files and to the conversation.
         --agents-dir ~/.cache/git-t3-e2e --install [--only claude,codex] [--require]
 
 Prints each agent's version, `PASS name (time)` / `FAIL name: why` /
-`SKIP name: reason` per scenario, the hook latency per agent and a summary;
-exits 1 on a failure (or a skip, with --require).
+`SKIP name: reason` per scenario, the hook latency per agent (from git's
+trace2 events) and a summary. Exits 1 on a failure, and with --require on a
+skip for want of an agent or npm (a scenario an agent has no feature for, such
+as opencode's conversation rollback, is a SKIP either way). Needs node and npm,
+Python 3.11 and git; the whole run takes a few minutes.
 """
 import argparse
 import glob
@@ -43,6 +46,11 @@ class Fail(Exception):
 
 class Skip(Exception):
     pass
+
+
+class NotApplicable(Skip):
+    """The agent has no such feature: reported as SKIP, not a failure with
+    --require (which fails on skips for lack of an agent or of npm)."""
 
 
 def poll(fn, timeout, every=0.25):
@@ -81,9 +89,12 @@ def shell(op):
 
 
 class Agent:
+    """How to drive one agent: its tools, config, command line, session id
+    and transcript."""
     name = ""
     flag = ""          # install-hooks option
     scope = []         # extra install-hooks options
+    error_status = 500  # the HTTP status of the failing model call (scenario 5)
 
     def __init__(self, run):
         self.run = run
@@ -95,13 +106,19 @@ class Agent:
             out += self.op_steps(op)
         return out + [{"text": answer}]
 
+    def op_steps(self, op):
+        """The tool calls making one op."""
+        raise NotImplementedError
+
     def configure(self):
-        pass
+        """Write the agent's own config (the model server) into the run's HOME."""
 
     def command(self, prompt, session):
+        """The command line for a prompt, resuming `session` when given."""
         raise NotImplementedError
 
     def session_id(self, out, err, session):
+        """The session id, from the agent's stdout/stderr."""
         raise NotImplementedError
 
     def transcripts(self, session):
@@ -110,8 +127,7 @@ class Agent:
 
 
 class Claude(Agent):
-    name, flag = "claude", "--claude-code"
-    sticky_error = 500
+    name, flag = "claude", "--claude-code"   # the default scope: settings.local.json
 
     def op_steps(self, op):
         path = os.path.join(self.run.repo, op[1])
@@ -124,12 +140,11 @@ class Claude(Agent):
         return [{"tool": "Bash", "input": {"command": shell(op), "description": op[0]}}]
 
     def command(self, prompt, session):
+        if not session:
+            self.new_id = str(uuid.uuid4())
         resume = ["--resume", session] if session else ["--session-id", self.new_id]
         return ["claude", "-p", prompt, "--output-format", "json",
                 "--permission-mode", "bypassPermissions"] + resume
-
-    def start_session(self):
-        self.new_id = str(uuid.uuid4())
 
     def session_id(self, out, err, session):
         return session or self.new_id
@@ -139,8 +154,7 @@ class Claude(Agent):
 
 
 class Codex(Agent):
-    name, flag, scope = "codex", "--codex", ["--scope", "user"]
-    sticky_error = 500
+    name, flag, scope = "codex", "--codex", ["--scope", "user"]  # the run's CODEX_HOME
 
     def op_steps(self, op):
         if op[0] == "write":
@@ -188,7 +202,7 @@ stream_max_retries = 0
 
 class OpenCode(Agent):
     name, flag, scope = "opencode", "--opencode", ["--scope", "user"]
-    sticky_error = 400  # opencode retries a 500 for ~80 s and has no switch for it
+    error_status = 400  # opencode retries a 500 for ~80 s, with no switch to stop it
 
     def op_steps(self, op):
         path = os.path.join(self.run.repo, op[1])
@@ -272,8 +286,8 @@ class Run:
             f.write("[user]\n\tname = e2e\n\temail = e2e@example.invalid\n"
                     "[init]\n\tdefaultBranch = main\n")
         self.env = {
-            "PATH": os.pathsep.join([harness.bindir, harness.agent_bin, "/usr/local/bin",
-                                     "/usr/bin", "/bin"]),
+            "PATH": os.pathsep.join([harness.bindir, harness.agent_bin, harness.node_bin,
+                                     "/usr/local/bin", "/usr/bin", "/bin"]),
             "HOME": self.home, "LANG": "C.UTF-8", "TMPDIR": self.dir,
             "XDG_CONFIG_HOME": f"{self.home}/.config", "XDG_DATA_HOME": f"{self.home}/.local/share",
             "XDG_CACHE_HOME": f"{self.home}/.cache", "XDG_STATE_HOME": f"{self.home}/.local/state",
@@ -295,7 +309,9 @@ class Run:
         self.agent = AGENTS[agent_name](self)
         self.agent.configure()
         self.git("init", "-q")
-        self.write_files(self.INITIAL)
+        for name, text in self.INITIAL.items():
+            with open(os.path.join(self.repo, name), "w") as f:
+                f.write(text)
         self.git("add", "-A")
         self.git("commit", "-qm", "initial")
         self.t3("install-hooks", self.agent.flag, *self.agent.scope)
@@ -342,17 +358,10 @@ class Run:
                     out[name] = f.read()
         return out
 
-    def write_files(self, files):
-        for name, text in files.items():
-            with open(os.path.join(self.repo, name), "w") as f:
-                f.write(text)
-
     # -- the agent --
     def start(self, prompt, steps, session=None):
         """Start the agent on a prompt with a fresh script; returns the process."""
         self.server.script(steps)
-        if not session and hasattr(self.agent, "start_session"):
-            self.agent.start_session()
         k = len(self.procs)
         out = open(os.path.join(self.dir, f"agent{k}.out"), "w+")
         err = open(os.path.join(self.dir, f"agent{k}.err"), "w+")
@@ -520,7 +529,7 @@ def revert_conversation(h, agent, ctx):
     """2. `revert --to 1` puts turn 1's files back; the resumed session then
     sends the model prompt 1 but not prompts 2 and 3."""
     if agent == "opencode":
-        raise Skip(NO_CONVERSATION_ROLLBACK)
+        raise NotApplicable(NO_CONVERSATION_ROLLBACK)
     run, sid = need_session(ctx)
     p = run.t3("revert", "--thread", sid, "--to", "1", check=False)
     if p.returncode:
@@ -545,7 +554,7 @@ def revert_undo(h, agent, ctx):
     """3. `revert --undo` after a fresh revert: the files and the agent's
     transcript byte for byte as before the revert."""
     if agent == "opencode":
-        raise Skip(NO_CONVERSATION_ROLLBACK)
+        raise NotApplicable(NO_CONVERSATION_ROLLBACK)
     run, sid = need_session(ctx)
     paths = run.agent.transcripts(sid)
     if not paths:
@@ -603,7 +612,7 @@ def model_error(h, agent, ctx):
     turn is captured with status `error`."""
     run = ctx["run"] = Run(h, agent)
     steps = run.agent.op_steps(("write", "err.txt", "err\n"))
-    steps.append({"error": run.agent.sticky_error, "sticky": True,
+    steps.append({"error": run.agent.error_status, "sticky": True,
                   "message": "scripted failure"})
     rc, out, err, sid = run.finish(run.start("PROMPT-ERR write err.txt", steps))
     if not sid:
@@ -612,7 +621,7 @@ def model_error(h, agent, ctx):
     if not turn:
         raise Fail(f"no turn 1 captured within 15s after the failed model call (agent "
                    f"exit {rc}; turns: {[(t['turn'], t['status']) for t in run.turns(sid)]})")
-    expect(f"status of the failed turn (HTTP {run.agent.sticky_error})", turn["status"], "error")
+    expect(f"status of the failed turn (HTTP {run.agent.error_status})", turn["status"], "error")
     expect("files of the failed turn", sorted(summary(turn["files"])), ["err.txt"])
 
 
@@ -621,7 +630,7 @@ def background_agent(h, agent, ctx):
     Stop: the file is in a turn titled "<task> (background agent's edits)"
     and no title holds the <task-notification>."""
     if agent != "claude":
-        raise Skip("background subagents with <task-notification> are Claude Code's")
+        raise NotApplicable("background subagents with <task-notification> are Claude Code's")
     run = ctx["run"] = Run(h, agent)
     task = "bg helper"
     steps = [
@@ -642,10 +651,9 @@ def background_agent(h, agent, ctx):
     bad = [t for t in titles if t[1] and "<task-notification>" in t[1]]
     if bad:
         raise Fail(f"titles hold <task-notification>: {bad}")
-    holding = [(t["turn"], t.get("title")) for t in turns
-               if "sub.txt" in [f["path"] for f in t["files"]]]
-    expect(f"turns holding the subagent's sub.txt (all turns: {titles})", holding,
-           [(holding[0][0] if holding else None, f"{task} (background agent's edits)")])
+    holding = [t.get("title") for t in turns if "sub.txt" in [f["path"] for f in t["files"]]]
+    expect(f"titles of the turns holding the subagent's sub.txt (all turns: {titles})",
+           holding, [f"{task} (background agent's edits)"])
 
 
 def two_sessions(h, agent, ctx):
@@ -693,16 +701,18 @@ SCENARIOS = [[("three-prompts", three_prompts), ("revert-conversation", revert_c
 class Harness:
     def __init__(self, args):
         self.args = args
-        self.results = []   # (outcome, name)
+        self.results = []   # (outcome, name, counts as missing with --require)
         self.latency = {}
         self.tmp = tempfile.mkdtemp(prefix="git-t3-agents-e2e-")
         self.bindir = os.path.join(self.tmp, "bin")
         os.makedirs(self.bindir)
         os.symlink(os.path.abspath(args.bin), os.path.join(self.bindir, "git-t3"))
         self.agent_bin = os.path.join(os.path.abspath(args.agents_dir), "node_modules", ".bin")
+        node = shutil.which("node")  # Codex's launcher is a node script
+        self.node_bin = os.path.dirname(node) if node else "/usr/bin"
 
-    def report(self, outcome, name, detail):
-        self.results.append((outcome, name))
+    def report(self, outcome, name, detail, applicable=True):
+        self.results.append((outcome, name, applicable))
         print(f"{outcome} {name}{detail}", flush=True)
 
     def installed_version(self, agent):
@@ -729,7 +739,10 @@ class Harness:
                                capture_output=True, text=True, timeout=480)
         except (OSError, subprocess.TimeoutExpired) as e:
             return str(e)
-        return tail(p.stderr or p.stdout, 200) if p.returncode else None
+        if p.returncode == 0:
+            return None
+        errors = [line[10:] for line in p.stderr.splitlines() if line.startswith("npm error ")]
+        return "; ".join(errors[:2]) or tail(p.stderr or p.stdout, 200)
 
     def version(self, agent):
         exe = os.path.join(self.agent_bin, PINS[agent][2])
@@ -761,7 +774,8 @@ class Harness:
                         self.report("PASS", f"{agent}/{name}",
                                     f" ({time.monotonic() - start:.1f}s)")
                     except Skip as e:
-                        self.report("SKIP", f"{agent}/{name}", f": {e}")
+                        self.report("SKIP", f"{agent}/{name}", f": {e}",
+                                    not isinstance(e, NotApplicable))
                     except Fail as e:
                         self.report("FAIL", f"{agent}/{name}",
                                     f": {e} ({time.monotonic() - start:.1f}s)")
@@ -787,10 +801,11 @@ class Harness:
                 ms = sorted(t * 1000 for t in times)
                 print(f"hooks {agent}: {len(ms)} calls, median {statistics.median(ms):.0f} ms, "
                       f"max {ms[-1]:.0f} ms")
-        count = {k: sum(1 for o, _ in self.results if o == k) for k in ("PASS", "FAIL", "SKIP")}
+        count = {k: sum(1 for o, *_ in self.results if o == k) for k in ("PASS", "FAIL", "SKIP")}
+        missing = sum(1 for o, _, applicable in self.results if o == "SKIP" and applicable)
         print(f"SUMMARY: {count['PASS']} passed, {count['FAIL']} failed, {count['SKIP']} skipped "
-              f"in {time.monotonic() - start:.1f}s")
-        return 1 if count["FAIL"] or (self.args.require and count["SKIP"]) else 0
+              f"({count['SKIP'] - missing} not applicable) in {time.monotonic() - start:.1f}s")
+        return 1 if count["FAIL"] or (self.args.require and missing) else 0
 
 
 def main():

@@ -597,3 +597,22 @@ fn a_revert_reads_an_ignored_attributes_file_as_gits_checkout_does() {
     assert_eq!(std::fs::read(r.root.join("notes.txt")).unwrap(), b"one\ntwo\n");
     assert_eq!(r.oracle_tree(), r.ref_tree(&crate::util::ref_for(THREAD, turn)));
 }
+
+#[test]
+fn a_t3ignore_a_revert_keeps_keeps_its_rules_for_what_else_it_keeps() {
+    let r = TestRepo::seeded();
+    std::fs::write(r.root.join(".git/info/t3-exclude"), "*\n").unwrap();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    // `.t3ignore` takes back the .txt files; it is itself t3-ignored.
+    r.write(".t3ignore", "!*.txt\n");
+    r.write("notes.txt", "captured\n");
+    let tree = captured_tree(&r);
+    assert!(r.git(&["ls-tree", "--name-only", &tree]).contains("notes.txt"));
+    r.t3(&["revert", "--thread", THREAD, "--to", "0", "--files-only"])
+        .ok();
+    // `.t3ignore` stays (the turn's rules ignore it), so its rules still
+    // hold: notes.txt, captured by them, is the turn's to take away.
+    assert!(r.root.join(".t3ignore").exists());
+    assert!(!r.root.join("notes.txt").exists(), "left behind");
+    assert_eq!(captured_tree(&r), r.ref_tree(&crate::util::ref_for(THREAD, 0)));
+}
