@@ -29,6 +29,7 @@ import tempfile
 import time
 import uuid
 
+sys.dont_write_bytecode = True  # no __pycache__ next to the tests
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from model_server import ModelServer, user_texts  # noqa: E402
 
