@@ -540,7 +540,7 @@ impl HookArgs {
 /// the agents or `--git`.
 #[derive(Debug, Args)]
 pub struct InstallArgs {
-    /// Claude Code: UserPromptSubmit, Stop and StopFailure hooks in its settings (scope: local, project or user)
+    /// Claude Code: UserPromptSubmit, Stop, StopFailure and SessionEnd hooks in its settings (scope: local, project or user)
     #[arg(long)]
     pub claude_code: bool,
     /// Codex: lifecycle hooks in hooks.json (scope: user or project) and the hooks feature in ~/.codex/config.toml
