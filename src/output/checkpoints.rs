@@ -54,7 +54,7 @@ pub fn turns(t: &TurnsOutcome, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "thread {}", safe(&t.thread))?;
     writeln!(
         out,
-        " TURN  STATUS    FILES        +        -  WHEN                       TITLE"
+        " TURN  STATUS       FILES        +        -  WHEN                       TITLE"
     )?;
     for cp in &t.turns {
         let n = &cp.note;
@@ -67,7 +67,7 @@ pub fn turns(t: &TurnsOutcome, out: &mut dyn Write) -> io::Result<()> {
         let when = super::review::local_and_relative(&n.completed_at, t.view.time_zone.as_ref(), None);
         let title = n.title.as_deref().map(safe).unwrap_or_default();
         let line = format!(
-            "{:>5}  {:<8} {:>6} {:>8} {:>8}  {:<25}  {title}",
+            "{:>5}  {:<11} {:>6} {:>8} {:>8}  {:<25}  {title}",
             n.turn,
             status,
             n.files.len(),

@@ -589,6 +589,27 @@ fn opencode_plugin_events() {
     assert_eq!(field(&n1, "prompt_id"), Some("msg_7a9c2f3b1001XyZ987654321"));
     assert_eq!(field(&n1, "agent"), Some("opencode"));
     assert_eq!(r.ref_tree(&ref_for(OPENCODE, 1)), r.oracle_tree());
+    assert_eq!(field(&n1, "status"), Some("ready"));
+    // A turn whose session.error the plugin passes on: aborted, or failed.
+    for (n, error, status) in [
+        (2, "MessageAbortedError", "interrupted"),
+        (3, "APIError", "error"),
+    ] {
+        hook_ok(
+            &r,
+            "opencode",
+            &at("opencode-chat-message.json").replace("msg_7a9c2f3b1001XyZ987654321", &format!("m{n}")),
+        );
+        r.write("o.txt", error);
+        let idle = at("opencode-session-idle.json")
+            .replace("\"directory\"", &format!("\"error\":\"{error}\",\"directory\""));
+        hook_ok(&r, "opencode", &idle);
+        assert_eq!(
+            field(&note(&r, &ref_for(OPENCODE, n)), "status"),
+            Some(status),
+            "{error}"
+        );
+    }
 }
 
 /// An agent we do not know: a line on stderr, nothing on stdout, exit 0.

@@ -398,8 +398,10 @@ fn codex(v: &Value) -> Result<Event> {
 ///   "directory", "parentID"?}` from the `chat.message` hook: the prompt
 ///   (`messageID` is the user message, the turn's id and where opencode's
 ///   own revert starts);
-/// - `{"event": "session.idle", "sessionID", "directory", "parentID"?}`
-///   from the `event` hook: the turn ended.
+/// - `{"event": "session.idle", "sessionID", "directory", "parentID"?,
+///   "error"?}` from the `event` hook: the turn ended; `error` is the name
+///   of the `session.error` the turn had (`MessageAbortedError`: it was
+///   interrupted; any other: it failed).
 ///
 /// A session with a `parentID` is a subagent's (the task tool): nothing.
 fn opencode(v: &Value) -> Result<Event> {
@@ -421,7 +423,12 @@ fn opencode(v: &Value) -> Result<Event> {
         "session.idle" => Action::End {
             thread: thread(agent, v, "sessionID")?,
             end: TurnEnd {
-                state: "completed",
+                // The plugin names the session's error, if the turn had one.
+                state: match text(v, "error") {
+                    None => "completed",
+                    Some("MessageAbortedError") => "interrupted",
+                    Some(_) => "failed",
+                },
                 again: false,
                 prompt_id: None,
                 turn_id: None,
