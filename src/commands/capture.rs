@@ -20,6 +20,9 @@ pub struct Options {
     pub turn: Option<u64>,
     /// The agent's turn state (`completed`, `failed`, …).
     pub state: Option<String>,
+    /// The status to record, when the caller knows it better than the
+    /// state's mapping (a hook that saw the turn interrupted).
+    pub status: Option<Status>,
     /// The agent's turn id.
     pub turn_id: Option<String>,
     /// The assistant message id.
@@ -48,6 +51,7 @@ impl Options {
             thread,
             turn: None,
             state: None,
+            status: None,
             turn_id: None,
             message_id: None,
             replace: false,
@@ -125,6 +129,7 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
         thread,
         turn,
         state,
+        status,
         turn_id,
         message_id,
         replace,
@@ -254,7 +259,7 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
     notices.extend(snapshot.notices.iter().cloned());
     let (worktree, branch, head) = whereabouts(repo)?;
     let note = Note {
-        status: Status::from_turn_state(state.as_deref()),
+        status: status.unwrap_or_else(|| Status::from_turn_state(state.as_deref())),
         turn_id,
         assistant_message_id: message_id,
         provider,

@@ -29,13 +29,24 @@ pub enum Status {
 }
 
 impl Status {
-    /// Map an agent's turn state to a status: `failed` → error; `cancelled`,
-    /// `interrupted` → interrupted; anything else → ready.
+    /// Map an agent's turn state to a status as DESIGN's contract says
+    /// (`capture --state`): `failed` → error; `cancelled`, `interrupted` →
+    /// missing; anything else → ready.
     pub fn from_turn_state(state: Option<&str>) -> Self {
         match state.map(str::trim).map(str::to_ascii_lowercase).as_deref() {
             Some("failed") => Status::Error,
-            Some("cancelled" | "canceled" | "interrupted") => Status::Interrupted,
+            Some("cancelled" | "canceled" | "interrupted") => Status::Missing,
             _ => Status::Ready,
+        }
+    }
+
+    /// The status a hook records for a turn that ended in `state`: as
+    /// [`Status::from_turn_state`], except that a turn the hook saw
+    /// interrupted or cancelled, with its snapshot taken, is `interrupted`.
+    pub fn from_hook_state(state: &str) -> Self {
+        match state {
+            "cancelled" | "canceled" | "interrupted" => Status::Interrupted,
+            other => Status::from_turn_state(Some(other)),
         }
     }
 
@@ -558,8 +569,12 @@ mod tests {
     #[test]
     fn status_mapping() {
         assert_eq!(Status::from_turn_state(Some("failed")), Status::Error);
-        assert_eq!(Status::from_turn_state(Some("cancelled")), Status::Interrupted);
-        assert_eq!(Status::from_turn_state(Some("interrupted")), Status::Interrupted);
+        assert_eq!(Status::from_turn_state(Some("cancelled")), Status::Missing);
+        assert_eq!(Status::from_turn_state(Some("interrupted")), Status::Missing);
+        assert_eq!(Status::from_hook_state("interrupted"), Status::Interrupted);
+        assert_eq!(Status::from_hook_state("cancelled"), Status::Interrupted);
+        assert_eq!(Status::from_hook_state("failed"), Status::Error);
+        assert_eq!(Status::from_hook_state("completed"), Status::Ready);
         assert_eq!(Status::from_turn_state(Some("completed")), Status::Ready);
         assert_eq!(Status::from_turn_state(Some("weird")), Status::Ready);
         assert_eq!(Status::from_turn_state(None), Status::Ready);

@@ -118,8 +118,8 @@ fn states_map_to_statuses() {
     let want = [
         ("completed", "ready"),
         ("failed", "error"),
-        ("cancelled", "interrupted"),
-        ("interrupted", "interrupted"),
+        ("cancelled", "missing"),
+        ("interrupted", "missing"),
         ("something-else", "ready"),
     ];
     for (i, (state, status)) in want.iter().enumerate() {

@@ -28,6 +28,7 @@ use serde::Serialize;
 
 use crate::commands::{Context, Settings, baseline, capture};
 use crate::error::{Error, Result};
+use crate::model::note::Status;
 use crate::model::thread::ThreadId;
 use crate::prompts::{self, Pending, Prompts};
 use crate::repo::{self, Locked, NotesReader, Recorder};
@@ -375,6 +376,7 @@ fn submitted(
                     lock,
                     capture::Options {
                         state: Some("interrupted".into()),
+                        status: Some(Status::from_hook_state("interrupted")),
                         ..from_pending(thread, agent, &stale, None)
                     },
                 )?;
@@ -460,10 +462,12 @@ fn ended(
     new.pending = None;
     let latest = refs.last().map(|t| (t.turn, t.commit));
     let state = Some(end.state.to_owned());
+    let status = Some(Status::from_hook_state(end.state));
     let (opts, action) = match old.fresh(latest) {
         Some(p) => (
             capture::Options {
                 state,
+                status,
                 ..from_pending(thread, agent, p, end.turn_id.clone())
             },
             "capture",
@@ -476,6 +480,7 @@ fn ended(
                         turn: Some(note.turn),
                         replace: true,
                         state,
+                        status,
                         agent: Some(agent.name().to_owned()),
                         turn_id: note.turn_id.or(end.turn_id),
                         title: note.title,
@@ -492,6 +497,7 @@ fn ended(
             None => (
                 capture::Options {
                     state,
+                    status,
                     agent: Some(agent.name().to_owned()),
                     turn_id: end.turn_id,
                     prompt_id: end.prompt_id,
