@@ -512,9 +512,19 @@ fn checkout_index(
 
 /// Whether every folder between `workdir` and `path` (exclusive) is a real
 /// directory, not a symlink, a file or missing.
+fn real_dirs_between(workdir: &Path, path: &Path) -> bool {
+    dirs_between(workdir, path, false)
+}
+
 /// Whether every folder between `workdir` and `path` that exists is a real
 /// one (the missing ones can be made without writing through a symlink).
 fn no_links_between(workdir: &Path, path: &Path) -> bool {
+    dirs_between(workdir, path, true)
+}
+
+/// Whether the folders between `workdir` and `path` (exclusive) are real
+/// directories, up to the first missing one when `missing_ok`.
+fn dirs_between(workdir: &Path, path: &Path, missing_ok: bool) -> bool {
     let Ok(rel) = path.strip_prefix(workdir) else {
         return false;
     };
@@ -527,26 +537,8 @@ fn no_links_between(workdir: &Path, path: &Path) -> bool {
         dir.push(part);
         match std::fs::symlink_metadata(&dir) {
             Ok(m) if m.is_dir() => {}
-            Ok(_) => return false,
-            Err(_) => return true,
-        }
-    }
-    true
-}
-
-fn real_dirs_between(workdir: &Path, path: &Path) -> bool {
-    let Ok(rel) = path.strip_prefix(workdir) else {
-        return false;
-    };
-    let mut dir = workdir.to_path_buf();
-    let mut parts = rel.components().peekable();
-    while let Some(part) = parts.next() {
-        if parts.peek().is_none() {
-            return true;
-        }
-        dir.push(part);
-        if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
-            return false;
+            Err(_) if missing_ok => return true,
+            _ => return false,
         }
     }
     true

@@ -12,6 +12,19 @@ fn captured_tree(r: &TestRepo) -> String {
     out["tree"].as_str().expect("capture reports its tree").to_owned()
 }
 
+/// `git t3 revert --to <turn> --files-only` on the test thread.
+fn revert_files(r: &TestRepo, turn: u64) {
+    r.t3(&[
+        "revert",
+        "--thread",
+        THREAD,
+        "--to",
+        &turn.to_string(),
+        "--files-only",
+    ])
+    .ok();
+}
+
 /// Forget the capture caches, so the next capture is a cold one.
 fn cold(r: &TestRepo) {
     for e in std::fs::read_dir(r.root.join(".git/t3"))
@@ -334,15 +347,7 @@ fn a_revert_to_a_gitlink_whose_folder_is_gone_makes_the_folder_as_git_does() {
     std::fs::remove_dir_all(&n).unwrap();
     std::fs::remove_dir_all(r.root.join("up")).unwrap();
     captured_tree(&r);
-    r.t3(&[
-        "revert",
-        "--thread",
-        THREAD,
-        "--to",
-        &with_link.to_string(),
-        "--files-only",
-    ])
-    .ok();
+    revert_files(&r, with_link);
     // git's checkout of a gitlink: an empty folder (the repository is elsewhere).
     assert!(n.is_dir(), "no folder for the gitlink");
     assert!(deep.is_dir(), "no folder for the deep gitlink");
@@ -555,15 +560,7 @@ fn a_revert_that_changes_the_attributes_rewrites_the_files_they_governed() {
     // file must be what that turn recorded, under the attributes it leaves.
     std::fs::write(r.root.join(".git/info/exclude"), "").unwrap();
     captured_tree(&r);
-    r.t3(&[
-        "revert",
-        "--thread",
-        THREAD,
-        "--to",
-        &turn.to_string(),
-        "--files-only",
-    ])
-    .ok();
+    revert_files(&r, turn);
     assert!(!r.root.join(".gitattributes").exists());
     assert_eq!(std::fs::read(r.root.join("src/b.txt")).unwrap(), b"b\nb\n");
     let target = r.ref_tree(&crate::util::ref_for(THREAD, turn));
@@ -583,15 +580,7 @@ fn a_revert_reads_an_ignored_attributes_file_as_gits_checkout_does() {
         .unwrap();
     r.write("notes.txt", "changed\n");
     captured_tree(&r);
-    r.t3(&[
-        "revert",
-        "--thread",
-        THREAD,
-        "--to",
-        &turn.to_string(),
-        "--files-only",
-    ])
-    .ok();
+    revert_files(&r, turn);
     // `-text` from the worktree's (ignored) .gitattributes: no CRLF, as
     // git's checkout writes it.
     assert_eq!(std::fs::read(r.root.join("notes.txt")).unwrap(), b"one\ntwo\n");
