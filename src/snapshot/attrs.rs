@@ -30,6 +30,10 @@ pub(super) struct Attributes {
     /// conversion of a file with CRLF reads the index's blob (see
     /// [`super::clean`]), which the cache's ids are not.
     pub(super) auto_eol: bool,
+    /// Whether any file may be converted at all (line endings, filters,
+    /// `ident`, encodings): if not, an id hashed under other settings is
+    /// still the one `git add` gives now, when the size agrees.
+    pub(super) converts: bool,
     /// The folders whose `.gitattributes` were read (`""`: the root).
     pub(super) folders: HashSet<BString>,
 }
@@ -47,6 +51,9 @@ fn parent(path: &BStr) -> &BStr {
     path.rfind_byte(b'/')
         .map_or(b"".as_bstr(), |i| path[..i].as_bstr())
 }
+
+/// Words in an attributes file that may make `git add` change a file.
+const CONVERTING: &[&[u8]] = &[b"text", b"eol", b"crlf", b"filter", b"ident", b"encoding"];
 
 /// The attribute sources and settings, with the `.gitattributes` of every
 /// folder on the way to `paths` (sorted, or nearly: it only costs more)
@@ -99,13 +106,15 @@ pub(super) fn read<'a>(
     let autocrlf = config
         .string("core.autocrlf")
         .is_some_and(|v| !v.eq_ignore_ascii_case(b"false"));
-    let mut auto_eol = autocrlf;
+    let (mut auto_eol, mut converts) = (autocrlf, autocrlf);
     let id = super::fingerprint::of_inspecting(repo, &keys, &files, true, &mut |data| {
         auto_eol |= data.find(b"auto").is_some();
+        converts |= CONVERTING.iter().any(|w| data.find(w).is_some());
     });
     Attributes {
         id,
         auto_eol,
+        converts,
         folders,
     }
 }

@@ -137,15 +137,19 @@ impl Cache {
 }
 
 /// A fresh `index.tracked`: an index of the HEAD tree with stat data copied
-/// from the old cache where it describes the same content, and skip-worktree
-/// bits from the user's index. Its timestamp is the oldest of the indexes
-/// stat data came from, so racy entries stay racy.
+/// from the old cache and the user's index where it describes the same
+/// content, and skip-worktree bits from the user's index. Its timestamp is
+/// the oldest of the indexes stat data came from, so racy entries stay racy.
 ///
-/// The user's index lends no stat data: its ids may have been hashed under
+/// The cache's ids were hashed under the attributes its fingerprint names
+/// (see [`super::attrs`]). The user's index may hold ids hashed under
 /// settings or attributes since changed (say `core.autocrlf` was true when
 /// git last looked at the file), which `git status` keeps trusting but `git
-/// add -A` into a fresh index does not. The cache's own were hashed under
-/// the attributes its fingerprint names (see [`super::attrs`]).
+/// add -A` into a fresh index does not: its stat data is copied only when
+/// `trust_user`, asked about the fresh index, says nothing can convert a
+/// file now, and only where the size it recorded is the blob's own (a file
+/// written through a conversion — line endings, `ident`, a filter, an
+/// encoding — is almost never the size of its blob).
 ///
 /// With `copy_stat` false (the attributes changed) no stat data is copied:
 /// every file is hashed again.
@@ -154,10 +158,12 @@ pub(super) fn rebuild_tracked(
     head: ObjectId,
     cache: Option<&Cache>,
     copy_stat: bool,
+    trust_user: impl FnOnce(&gix::index::State) -> bool,
 ) -> Result<gix::index::File> {
     let mut fresh = repo
         .index_from_tree(&head)
         .context(|| format!("could not read the HEAD tree {head}"))?;
+    let trust_user = copy_stat && trust_user(&fresh);
     let user = match repo.index_path() {
         p if p.is_file() => Some(
             repo.open_index()
@@ -189,11 +195,11 @@ pub(super) fn rebuild_tracked(
                 entry.flags.insert(Flags::SKIP_WORKTREE | Flags::EXTENDED);
             }
             if copy_stat
-                && !is_user
                 && !got_stat
                 && e.id == entry.id
                 && e.mode == entry.mode
                 && e.stat != Stat::default()
+                && (!is_user || (trust_user && blob_size(repo, e.id) == Some(u64::from(e.stat.size))))
             {
                 entry.stat = e.stat;
                 got_stat = true;
@@ -209,6 +215,11 @@ pub(super) fn rebuild_tracked(
         fresh.set_timestamp(ts);
     }
     Ok(fresh)
+}
+
+/// The size of the object `id`, when it can be read.
+fn blob_size(repo: &gix::Repository, id: ObjectId) -> Option<u64> {
+    repo.find_header(id).ok().map(|h| h.size())
 }
 
 /// What the meta file names besides the indexes.

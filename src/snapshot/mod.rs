@@ -22,9 +22,10 @@
 //! `index.untracked` as a stat cache for untracked files, and edits the last
 //! captured tree. When HEAD moved, or the cache is missing or inconsistent, it
 //! rebuilds `index.tracked` from the HEAD tree, copying stat data from the old
-//! cache where path, id and mode agree (never from the user's index, whose
-//! ids may predate a settings change), and edits the HEAD tree instead. The
-//! user's index is only ever read.
+//! cache where path, id and mode agree (from the user's index only when no
+//! attribute or setting can convert a file now and the size it recorded is
+//! the blob's: its ids may predate a settings change), and edits the HEAD
+//! tree instead. The user's index is only ever read.
 //!
 //! # Racy git
 //!
@@ -528,8 +529,18 @@ impl Ctx<'_, '_> {
                 (tracked, c.tree, a)
             }
             _ => {
-                let fresh = cache::rebuild_tracked(self.repo, head, cache, !self.renormalize.get())?;
-                let a = read(&fresh);
+                let mut a = None;
+                let fresh =
+                    cache::rebuild_tracked(self.repo, head, cache, !self.renormalize.get(), |fresh| {
+                        let now = read(fresh);
+                        let quiet = !now.converts;
+                        a = Some(now);
+                        quiet
+                    })?;
+                let a = match a {
+                    Some(a) => a,
+                    None => read(&fresh),
+                };
                 (fresh, head, a)
             }
         };
