@@ -488,12 +488,16 @@ fn hook(a: crate::cli::HookArgs, base: &Path, env: &Environment) -> commands::ho
 
 /// Set in the environment of a hook [`detach_unwaited`] started.
 const DETACHED_ENV: &str = "GIT_T3_HOOK_DETACHED";
+/// How long a hook waits for the copy it detached (within the hook's own
+/// time limit in the agent's settings).
+const DETACHED_WAIT: Duration = Duration::from_secs(50);
 
 /// Claude Code does not wait for its `StopFailure` and `SessionEnd` hooks:
 /// it kills them as it exits (seen with 2.1 in `-p` mode). For those the
 /// capture runs in a copy of this program in a session of its own, fed the
-/// payload, and the hook answers at once (`detached`). `None`: handle it
-/// here.
+/// payload; this hook waits for it (so an agent that does wait sees the
+/// capture done) and, killed meanwhile, leaves it to finish (`detached`).
+/// `None`: handle it here.
 fn detach_unwaited(agent: &str, payload: &[u8], base: &Path) -> Option<commands::hook::HookReport> {
     use std::io::Write as _;
     use std::os::unix::process::CommandExt as _;
@@ -527,6 +531,10 @@ fn detach_unwaited(agent: &str, payload: &[u8], base: &Path) -> Option<commands:
         let _ = child.kill();
         let _ = child.wait();
         return None;
+    }
+    let until = std::time::Instant::now() + DETACHED_WAIT;
+    while std::time::Instant::now() < until && matches!(child.try_wait(), Ok(None)) {
+        std::thread::sleep(Duration::from_millis(5));
     }
     Some(commands::hook::HookReport {
         reply: commands::hook::Reply::SystemMessage,

@@ -926,45 +926,58 @@ fn a_background_agents_edits_are_its_own_turn_and_a_notification_is_never_a_titl
 #[test]
 fn the_hooks_claude_code_does_not_wait_for_detach() {
     // Claude Code kills its StopFailure and SessionEnd hooks as it exits:
-    // the hook answers at once and a copy in its own session captures.
+    // the capture runs in a copy in its own session, which the hook waits
+    // for, and which finishes when the hook is killed.
+    use std::time::{Duration, Instant};
     let r = TestRepo::seeded();
     let thread = "be180a0b-7a3c-486a-9650-b8980928024b";
     let t = r.tmp().join("claude.jsonl");
     std::fs::write(&t, "").unwrap();
-    hook_ok(
-        &r,
-        "claude-code",
-        &recorded("claude-2.1-user-prompt-submit.json", &r.root, &t),
-    );
-    r.write("a.txt", "work\n");
+    let prompt = recorded("claude-2.1-user-prompt-submit.json", &r.root, &t);
     let end = recorded("claude-2.1-session-end.json", &r.root, &t)
         .replace("00000006-0000-0000-0000-000000000000", thread);
-    let started = std::time::Instant::now();
+    let status = |turn: u64| {
+        let want = ref_for(thread, turn);
+        (r.git_in(&r.root, &["notes", "--ref=t3", "show", &want]).code == 0)
+            .then(|| note(&r, &want)["status"].as_str().unwrap_or_default().to_owned())
+    };
+    // Waited for: the capture is there when the hook returns.
+    hook_ok(&r, "claude-code", &prompt);
+    r.write("a.txt", "work\n");
     let run = r.t3_with(r.tmp(), &["hook", "claude-code"], Some(end.as_bytes()), &[]);
     assert_eq!((run.code, run.out().as_str()), (0, ""), "{}", run.stderr);
-    // The capture lands shortly after, from the detached copy.
-    let want = ref_for(thread, 1);
-    while r.refs(&want).is_empty() {
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(30),
-            "no capture from the detached hook"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
+    assert_eq!(status(1).as_deref(), Some("interrupted"));
+    // Killed: the repository lock held here stalls the copy; the hook is
+    // killed; the copy captures once the lock goes.
+    hook_ok(&r, "claude-code", &prompt);
+    r.write("b.txt", "more work\n");
+    let lock = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .open(r.root.join(".git/t3/lock"))
+        .unwrap();
+    lock.lock().unwrap();
+    let mut hook = spawn_claude_hook(&r);
+    {
+        use std::io::Write as _;
+        let mut stdin = hook.stdin.take().unwrap();
+        stdin.write_all(end.as_bytes()).unwrap();
     }
-    // Its note follows the ref.
-    let status = loop {
-        let n = r.git_in(&r.root, &["notes", "--ref=t3", "show", &want]);
-        if n.code == 0 {
-            break note(&r, &want)["status"].as_str().unwrap_or_default().to_owned();
-        }
+    std::thread::sleep(Duration::from_millis(500));
+    hook.kill().unwrap();
+    hook.wait().unwrap();
+    assert_eq!(status(2), None, "captured while the lock was held");
+    lock.unlock().unwrap();
+    let started = Instant::now();
+    while status(2).is_none() {
         assert!(
-            started.elapsed() < std::time::Duration::from_secs(30),
-            "no note from the detached hook"
+            started.elapsed() < Duration::from_secs(30),
+            "the detached copy did not capture"
         );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    };
-    assert_eq!(status, "interrupted");
-    // Let the detached copy finish before the repository goes.
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(status(2).as_deref(), Some("interrupted"));
+    // Let the copy finish before the repository goes.
     r.t3(&["verify"]).ok();
 }
 
