@@ -1004,3 +1004,28 @@ fn a_hook_outside_a_repository_is_silent() {
         );
     }
 }
+
+#[test]
+fn an_interrupt_without_a_running_turn_changes_nothing() {
+    let r = TestRepo::seeded();
+    let thread = "01a24e7c-106d-7ce1-b41c-baf059f4de37";
+    let t = r.tmp().join("rollout.jsonl");
+    std::fs::write(&t, "").unwrap();
+    hook_ok(
+        &r,
+        "codex",
+        &recorded("codex-0171-user-prompt-submit.json", &r.root, &t),
+    );
+    r.write("done.txt", "finished\n");
+    let stop = recorded("codex-0171-interrupt.json", &r.root, &t).replace("\"Interrupt\"", "\"Stop\"");
+    hook_ok(&r, "codex", &stop);
+    assert_eq!(field(&note(&r, &ref_for(thread, 1)), "status"), Some("ready"));
+    let before = r.refs("refs/t3/");
+    // An interrupt after the turn ended, with its turn id or without one.
+    hook_ok(&r, "codex", &recorded("codex-0171-interrupt.json", &r.root, &t));
+    let no_id = recorded("codex-0171-interrupt.json", &r.root, &t)
+        .replace("\"turn_id\": \"01a24e7c-1088-7c33-ad38-d4a3e6fa5dca\", ", "");
+    hook_ok(&r, "codex", &no_id);
+    assert_eq!(field(&note(&r, &ref_for(thread, 1)), "status"), Some("ready"));
+    assert_eq!(r.refs("refs/t3/"), before);
+}

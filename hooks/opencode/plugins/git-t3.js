@@ -44,6 +44,7 @@ export const GitT3 = async ({ $, directory }) => {
     "chat.message": async (input, output) => {
       if (children.has(input.sessionID)) return
       running.add(input.sessionID)
+      errors.delete(input.sessionID)
       const text = (output.parts || []).find((p) => p.type === "text" && !p.synthetic)
       await hook({
         event: "chat.message",
@@ -60,7 +61,7 @@ export const GitT3 = async ({ $, directory }) => {
         // An abort (MessageAbortedError) or a failed model call: told with
         // the turn's end, which follows.
         const p = event.properties || {}
-        if (p.sessionID && !children.has(p.sessionID)) {
+        if (p.sessionID && running.has(p.sessionID)) {
           errors.set(p.sessionID, String((p.error && p.error.name) || "error"))
         }
       } else if (event.type === "session.idle") {

@@ -245,6 +245,11 @@ fn perform(agent: Agent, ev: Event, default_dir: &Path, settings: &Settings) -> 
                 return Ok(outcome("nothing", None, None));
             };
             let lock = ctx.lock("hook")?;
+            // An interrupt ends the turn that is running, if one is: never
+            // one already captured, nor a new empty one.
+            if end.state == "interrupted" && !pending_fresh(lock.repo(), &thread)? {
+                return Ok(outcome("nothing", Some(&thread), None));
+            }
             let (action, turn, notices) = ended(&lock, agent, &thread, end)?;
             Ok(HookOutcome {
                 notices,
@@ -265,6 +270,13 @@ fn perform(agent: Agent, ev: Event, default_dir: &Path, settings: &Settings) -> 
             })
         }
     }
+}
+
+/// Whether a prompt of `thread` is pending whose turn has not ended.
+fn pending_fresh(repo: &gix::Repository, thread: &ThreadId) -> Result<bool> {
+    Ok(prompts::read(repo, thread)?
+        .fresh(latest(repo, thread)?)
+        .is_some())
 }
 
 /// The session ended: a prompt still pending never got its turn's end;
