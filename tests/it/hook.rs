@@ -21,13 +21,8 @@ struct Hooked {
 }
 
 /// Run `git t3 hook <agent>` from `cwd` with `input` on stdin and `env`.
-/// The hooks Claude Code does not wait for run inline here (as the copy
-/// they detach runs them), so a test sees their capture when this returns;
-/// `the_hooks_claude_code_does_not_wait_for_detach` tests the detaching.
 fn hook_in(r: &TestRepo, cwd: &Path, agent: &str, input: &str, env: &[(&str, &str)]) -> Hooked {
-    let mut env = env.to_vec();
-    env.push(("GIT_T3_HOOK_DETACHED", "1"));
-    let run = r.t3_with(cwd, &["hook", agent], Some(input.as_bytes()), &env);
+    let run = r.t3_with(cwd, &["hook", agent], Some(input.as_bytes()), env);
     Hooked {
         code: run.code,
         out: run.out(),
@@ -786,6 +781,13 @@ fn what_a_hooks_capture_has_to_say_reaches_the_user() {
     hook_ok(&r, "claude-code", &payload("claude-stop.json", &sub));
 }
 
+/// An empty file in the test's scratch folder (a transcript to be).
+fn empty_file(r: &TestRepo, name: &str) -> std::path::PathBuf {
+    let path = r.tmp().join(name);
+    std::fs::write(&path, "").unwrap();
+    path
+}
+
 /// A payload recorded from the real agent (Claude Code 2.1.332, Codex
 /// 0.171.0), with its transcript path pointing at `transcript`.
 fn recorded(name: &str, cwd: &Path, transcript: &Path) -> String {
@@ -796,8 +798,7 @@ fn recorded(name: &str, cwd: &Path, transcript: &Path) -> String {
 fn a_codex_interrupt_captures_the_turn_at_once_as_interrupted() {
     let r = TestRepo::seeded();
     let thread = "01a24e7c-106d-7ce1-b41c-baf059f4de37";
-    let t = r.tmp().join("rollout.jsonl");
-    std::fs::write(&t, "").unwrap();
+    let t = empty_file(&r, "rollout.jsonl");
     hook_ok(
         &r,
         "codex",
@@ -821,8 +822,7 @@ fn a_turn_whose_model_call_failed_is_captured_at_session_end_as_an_error() {
     // and the rollout's task_complete carries the error.
     let r = TestRepo::seeded();
     let thread = "01a24e7c-106d-7ce1-b41c-baf059f4de37";
-    let t = r.tmp().join("rollout.jsonl");
-    std::fs::write(&t, "").unwrap();
+    let t = empty_file(&r, "rollout.jsonl");
     hook_ok(
         &r,
         "codex",
@@ -841,8 +841,7 @@ fn a_turn_whose_model_call_failed_is_captured_at_session_end_as_an_error() {
     assert_eq!(field(&n1, "title"), Some("PROMPT-INT"));
     // Claude Code: an interrupt sends only SessionEnd too.
     let claude = "be180a0b-7a3c-486a-9650-b8980928024b";
-    let ct = r.tmp().join("claude.jsonl");
-    std::fs::write(&ct, "").unwrap();
+    let ct = empty_file(&r, "claude.jsonl");
     hook_ok(
         &r,
         "claude-code",
@@ -881,8 +880,7 @@ fn a_turn_whose_model_call_failed_is_captured_at_session_end_as_an_error() {
 fn a_background_agents_edits_are_its_own_turn_and_a_notification_is_never_a_title() {
     let r = TestRepo::seeded();
     let thread = "be180a0b-7a3c-486a-9650-b8980928024b";
-    let t = r.tmp().join("claude.jsonl");
-    std::fs::write(&t, "").unwrap();
+    let t = empty_file(&r, "claude.jsonl");
     hook_ok(
         &r,
         "claude-code",
@@ -931,8 +929,7 @@ fn the_hooks_claude_code_does_not_wait_for_detach() {
     use std::time::{Duration, Instant};
     let r = TestRepo::seeded();
     let thread = "be180a0b-7a3c-486a-9650-b8980928024b";
-    let t = r.tmp().join("claude.jsonl");
-    std::fs::write(&t, "").unwrap();
+    let t = empty_file(&r, "claude.jsonl");
     let prompt = recorded("claude-2.1-user-prompt-submit.json", &r.root, &t);
     let end = recorded("claude-2.1-session-end.json", &r.root, &t)
         .replace("00000006-0000-0000-0000-000000000000", thread);
@@ -1009,8 +1006,7 @@ fn a_hook_outside_a_repository_is_silent() {
 fn an_interrupt_without_a_running_turn_changes_nothing() {
     let r = TestRepo::seeded();
     let thread = "01a24e7c-106d-7ce1-b41c-baf059f4de37";
-    let t = r.tmp().join("rollout.jsonl");
-    std::fs::write(&t, "").unwrap();
+    let t = empty_file(&r, "rollout.jsonl");
     hook_ok(
         &r,
         "codex",
