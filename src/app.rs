@@ -63,6 +63,7 @@ impl Environment {
                 home: places.home.clone(),
                 claude_config_dir: places.claude_config_dir.clone(),
                 codex_home: places.codex_home.clone(),
+                search_path: std::env::var_os("PATH"),
             },
             terminal: crate::output::pager::Terminal {
                 stdout_is_terminal: std::io::IsTerminal::is_terminal(&std::io::stdout()),

@@ -8,8 +8,9 @@
 //! 2. `git-t3-provider-<name>` on PATH;
 //! 3. a provider built into git-t3: `claude-code` and `codex` roll the
 //!    conversation back themselves by editing the agent's transcript
-//!    ([`transcript`], [`claude`], [`codex`]); `opencode` and `cursor` say
-//!    that their conversation cannot be rolled back from outside.
+//!    ([`transcript`], [`claude`], [`codex`]), `opencode` through opencode's
+//!    own export, database and import commands ([`opencode`]); `cursor`
+//!    says that its conversation cannot be rolled back from outside.
 //!
 //! The built-in ones are dispatched by name in-process rather than shipped
 //! as `git-t3-provider-*` programs: they need the revert's notes (the
@@ -29,6 +30,7 @@
 pub mod claude;
 pub mod codex;
 mod helper;
+pub mod opencode;
 pub mod outcome;
 pub mod transcript;
 
@@ -128,11 +130,6 @@ pub fn resolve(repo: &gix::Repository, name: Option<&str>, settings: &Settings) 
         return Ok(builtin);
     }
     let problem = match name {
-        "opencode" => "cannot roll back opencode's conversation from outside: it lives in opencode's \
-                       running server and database, and its own revert also rewrites the files; revert \
-                       the files with --files-only and take the conversation back in opencode with /undo \
-                       (or install a git-t3-provider-opencode helper that asks your server)"
-            .to_owned(),
         "cursor" => "cannot roll back Cursor's conversation from outside: its chats are kept in a closed \
                      format; revert the files with --files-only and take the conversation back in Cursor \
                      (edit and resubmit the earlier message, or /rewind in cursor-agent)"
@@ -149,7 +146,7 @@ pub fn resolve(repo: &gix::Repository, name: Option<&str>, settings: &Settings) 
 }
 
 /// The provider built into git-t3 under `name`, if there is one that can
-/// roll back (`claude-code`, `codex`).
+/// roll back (`claude-code`, `codex`, `opencode`).
 pub fn builtin(name: &str, settings: &Settings) -> Option<Provider> {
     Agent::from_name(name).map(|agent| Provider::Builtin {
         agent,

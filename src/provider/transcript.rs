@@ -38,6 +38,9 @@ pub enum Agent {
     ClaudeCode,
     /// Codex: `~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<session>.jsonl`.
     Codex,
+    /// opencode: a session in opencode's database, reached through the
+    /// `opencode` program ([`super::opencode`]).
+    OpenCode,
 }
 
 /// The directories the agents' data directories hang from, read from the
@@ -50,6 +53,8 @@ pub struct AgentHomes {
     pub claude_config_dir: Option<PathBuf>,
     /// `CODEX_HOME` (Codex's `~/.codex`).
     pub codex_home: Option<PathBuf>,
+    /// `PATH`, where the `opencode` program is found.
+    pub search_path: Option<std::ffi::OsString>,
 }
 
 impl Agent {
@@ -58,6 +63,7 @@ impl Agent {
         match name {
             "claude-code" => Some(Agent::ClaudeCode),
             "codex" => Some(Agent::Codex),
+            "opencode" => Some(Agent::OpenCode),
             _ => None,
         }
     }
@@ -67,6 +73,7 @@ impl Agent {
         match self {
             Agent::ClaudeCode => "claude-code",
             Agent::Codex => "codex",
+            Agent::OpenCode => "opencode",
         }
     }
 
@@ -75,6 +82,7 @@ impl Agent {
         match self {
             Agent::ClaudeCode => "Claude Code",
             Agent::Codex => "Codex",
+            Agent::OpenCode => "opencode",
         }
     }
 
@@ -89,6 +97,7 @@ impl Agent {
             Agent::Codex => own(&homes.codex_home)
                 .or_else(|| home().map(|h| h.join(".codex")))
                 .map(|d| d.join("sessions")),
+            Agent::OpenCode => None,
         }
     }
 
@@ -97,6 +106,7 @@ impl Agent {
         match self {
             Agent::ClaudeCode => "with /rewind in Claude Code",
             Agent::Codex => "with Codex's own backtrack or /fork",
+            Agent::OpenCode => "with /undo in opencode",
         }
     }
 
@@ -113,6 +123,7 @@ impl Agent {
                     && name.starts_with("rollout-")
                     && name.ends_with(&format!("-{thread}.jsonl"))
             }
+            Agent::OpenCode => false,
         }
     }
 }
@@ -157,6 +168,19 @@ pub enum RollbackError {
         agent: Agent,
         /// The turn.
         turn: u64,
+    },
+    /// The agent's program is not on `PATH`.
+    #[error(
+        "cannot roll back {agent}'s conversation: `{program}` is not on PATH (git t3 changes \
+         the conversation through it); revert the files with --files-only and the conversation {rewind}",
+        agent = .agent.label(),
+        rewind = .agent.own_rewind()
+    )]
+    NoProgram {
+        /// The agent.
+        agent: Agent,
+        /// The program.
+        program: &'static str,
     },
     /// The data directory cannot be found (no `HOME`).
     #[error(
@@ -276,15 +300,22 @@ impl RollbackError {
 /// A transcript path that passed the checks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Located {
-    /// The file (below the data directory with symlinks resolved).
+    /// The file (below the data directory with symlinks resolved); for
+    /// opencode, the session as [`super::opencode::handle`] names it.
     pub path: PathBuf,
-    /// Whether it exists (as a regular file).
+    /// Whether it exists (as a regular file; for opencode, whether the
+    /// program was found, the session's existence is learnt by reading it).
     pub exists: bool,
+    /// opencode: the program and the session id.
+    pub opencode: Option<(PathBuf, String)>,
 }
 
 /// Check that `raw` (from a note or an op) names the conversation file of
 /// `thread` under `agent`'s data directory, as the module says.
 pub fn locate(agent: Agent, raw: &str, thread: &str, homes: &AgentHomes) -> Result<Located, RollbackError> {
+    if agent == Agent::OpenCode {
+        return locate_opencode(raw, thread, homes);
+    }
     let root = agent.data_root(homes).ok_or(RollbackError::NoDataDir { agent })?;
     let refuse = |why: &str| RollbackError::Untrusted {
         path: raw.to_owned(),
@@ -322,6 +353,7 @@ pub fn locate(agent: Agent, raw: &str, thread: &str, homes: &AgentHomes) -> Resu
         return Err(refuse(match agent {
             Agent::ClaudeCode => "it is not <project>/<this thread's session id>.jsonl",
             Agent::Codex => "it is not a rollout-…-<this thread's session id>.jsonl file",
+            Agent::OpenCode => "it is not this thread's session",
         }));
     }
     let mut path = canonical;
@@ -351,14 +383,48 @@ pub fn locate(agent: Agent, raw: &str, thread: &str, homes: &AgentHomes) -> Resu
         Ok(m) if m.file_type().is_symlink() => Err(refuse("it is a symbolic link")),
         Ok(m) if !m.is_file() => Err(refuse("it is not a regular file")),
         Ok(m) if !owned_by_me(&m) => Err(refuse("it belongs to another user")),
-        Ok(_) => Ok(Located { path, exists: true }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Located { path, exists: false }),
+        Ok(_) => Ok(Located {
+            path,
+            exists: true,
+            opencode: None,
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Located {
+            path,
+            exists: false,
+            opencode: None,
+        }),
         Err(source) => Err(RollbackError::Io {
             context: "could not read",
             path,
             source,
         }),
     }
+}
+
+/// opencode's session `thread`, named `raw` (by an op), reached through
+/// the `opencode` program on `PATH`.
+fn locate_opencode(raw: &str, thread: &str, homes: &AgentHomes) -> Result<Located, RollbackError> {
+    let handle = super::opencode::handle(thread);
+    let refuse = |why: &str| RollbackError::Untrusted {
+        path: raw.chars().filter(|c| !c.is_control()).take(200).collect(),
+        why: why.to_owned(),
+        root: PathBuf::from("opencode's database"),
+    };
+    if !super::opencode::is_plain_id(thread) {
+        return Err(refuse("the thread is not an opencode session id"));
+    }
+    if raw != handle {
+        return Err(refuse("it is not this thread's session"));
+    }
+    let program = super::opencode::program(homes.search_path.as_deref()).ok_or(RollbackError::NoProgram {
+        agent: Agent::OpenCode,
+        program: "opencode",
+    })?;
+    Ok(Located {
+        path: PathBuf::from(handle),
+        exists: true,
+        opencode: Some((program, thread.to_owned())),
+    })
 }
 
 fn owned_by_me(meta: &std::fs::Metadata) -> bool {
@@ -371,6 +437,17 @@ fn owned_by_me(meta: &std::fs::Metadata) -> bool {
 /// following a symbolic link, at most [`MAX_TRANSCRIPT_BYTES`].
 pub fn read(agent: Agent, at: &Located) -> Result<Option<Vec<u8>>, RollbackError> {
     use std::os::unix::fs::OpenOptionsExt as _;
+    if let Some(session) = opencode_session(at) {
+        return match session.read() {
+            Ok(data) => Ok(Some(data)),
+            Err(super::opencode::Failure::NoSession) => Ok(None),
+            Err(super::opencode::Failure::Other(problem)) => Err(RollbackError::Format {
+                agent,
+                path: at.path.clone(),
+                problem,
+            }),
+        };
+    }
     let io = |context, source| RollbackError::Io {
         context,
         path: at.path.clone(),
@@ -410,8 +487,29 @@ pub fn read(agent: Agent, at: &Located) -> Result<Option<Vec<u8>>, RollbackError
     Ok(Some(data))
 }
 
-/// Replace the located file with `data` atomically (`None`: remove it).
+fn opencode_session(at: &Located) -> Option<super::opencode::Session<'_>> {
+    at.opencode
+        .as_ref()
+        .map(|(program, id)| super::opencode::Session { program, id })
+}
+
+/// Replace the located file with `data` atomically (`None`: remove it; for
+/// opencode, the session is left without messages).
 fn write(at: &Located, data: Option<&[u8]>) -> Result<()> {
+    if let Some(session) = opencode_session(at) {
+        return session.write(data.unwrap_or(b"[]")).map_err(|f| {
+            let problem = match f {
+                super::opencode::Failure::NoSession => format!("the session {} is gone", at.path.display()),
+                super::opencode::Failure::Other(p) => p,
+            };
+            RollbackError::Format {
+                agent: Agent::OpenCode,
+                path: at.path.clone(),
+                problem,
+            }
+            .into_error(Agent::OpenCode)
+        });
+    }
     match data {
         Some(bytes) => crate::atomic::write(
             &at.path,
@@ -492,7 +590,11 @@ pub fn plan(
     let Some(first) = turns.iter().filter(|t| t.turn > target).min_by_key(|t| t.turn) else {
         return Ok(None);
     };
-    let raw = transcript_of(agent, turns, target)?;
+    let raw = if agent == Agent::OpenCode {
+        super::opencode::handle(thread)
+    } else {
+        transcript_of(agent, turns, target)?
+    };
     let prompt = first
         .prompt_id
         .as_deref()
@@ -510,7 +612,7 @@ pub fn plan(
         return Err(missing());
     }
     let before = read(agent, &at)?.ok_or_else(missing)?;
-    if !before.is_empty() && !before.ends_with(b"\n") {
+    if agent != Agent::OpenCode && !before.is_empty() && !before.ends_with(b"\n") {
         return Err(RollbackError::MidLine { agent, path: at.path });
     }
     let not_found = || RollbackError::PromptNotFound {
@@ -527,6 +629,7 @@ pub fn plan(
     let edit = match agent {
         Agent::ClaudeCode => super::claude::plan(&before, prompt),
         Agent::Codex => super::codex::plan(&before, prompt, &now_with_millis()),
+        Agent::OpenCode => super::opencode::plan(&before, prompt),
     };
     let edit = match edit {
         Ok(e) => e,

@@ -13,7 +13,7 @@ Prints each agent's version, `PASS name (time)` / `FAIL name: why` /
 `SKIP name: reason` per scenario, the hook latency per agent (from git's
 trace2 events) and a summary. Exits 1 on a failure, and with --require on a
 skip for want of an agent or npm (a scenario an agent has no feature for, such
-as opencode's conversation rollback, is a SKIP either way). Needs node and npm,
+as a background subagent outside Claude Code, is a SKIP either way). Needs node and npm,
 Python 3.11 and git; the whole run takes a few minutes.
 """
 import argparse
@@ -125,6 +125,13 @@ class Agent:
     def transcripts(self, session):
         """The agent's conversation files for a session."""
         return []
+
+    def conversation(self, session):
+        """The session's conversation as the agent keeps it: its files' bytes."""
+        paths = self.transcripts(session)
+        if not paths:
+            raise Fail(f"no transcript of session {session} found")
+        return read_all(paths)
 
 
 class Claude(Agent):
@@ -253,6 +260,16 @@ class OpenCode(Agent):
             except (ValueError, KeyError, TypeError):
                 pass
         return session
+
+    def conversation(self, session):
+        """The session's messages as `opencode export` prints them, parsed:
+        opencode keeps them in its database, and its import (what a put-back
+        uses) writes the same messages with their keys in another order."""
+        p = subprocess.run(["opencode", "export", session], cwd=self.run.repo, env=self.run.env,
+                           text=True, capture_output=True, timeout=60)
+        if p.returncode:
+            raise Fail(f"`opencode export {session}` exited {p.returncode}: {tail(p.stderr)}")
+        return {f"opencode export {session} (messages)": json.loads(p.stdout)["messages"]}
 
 
 AGENTS = {"claude": Claude, "codex": Codex, "opencode": OpenCode}
@@ -501,8 +518,6 @@ DIFFS = [  # what `git t3 diff --turn N --json` must list for prompts 1-3
     {"b2.txt": ("modified", 1, 0, None), "renamed.txt": ("renamed", 0, 0, "new.txt"),
      "two.txt": ("deleted", 0, 2, None)},
 ]
-NO_CONVERSATION_ROLLBACK = ("opencode's conversation cannot be rolled back from outside "
-                            "(README, Providers): revert refuses without --files-only")
 
 
 def three_prompts(h, agent, ctx):
@@ -529,8 +544,6 @@ def three_prompts(h, agent, ctx):
 def revert_conversation(h, agent, ctx):
     """2. `revert --to 1` puts turn 1's files back; the resumed session then
     sends the model prompt 1 but not prompts 2 and 3."""
-    if agent == "opencode":
-        raise NotApplicable(NO_CONVERSATION_ROLLBACK)
     run, sid = need_session(ctx)
     p = run.t3("revert", "--thread", sid, "--to", "1", check=False)
     if p.returncode:
@@ -553,30 +566,26 @@ def revert_conversation(h, agent, ctx):
 
 def revert_undo(h, agent, ctx):
     """3. `revert --undo` after a fresh revert: the files and the agent's
-    transcript byte for byte as before the revert."""
-    if agent == "opencode":
-        raise NotApplicable(NO_CONVERSATION_ROLLBACK)
+    transcript byte for byte as before the revert (opencode: the messages it
+    exports)."""
     run, sid = need_session(ctx)
-    paths = run.agent.transcripts(sid)
-    if not paths:
-        raise Fail(f"no transcript of session {sid} found")
-    files, transcript = run.files(), read_all(paths)
+    files, transcript = run.files(), run.agent.conversation(sid)
     p = run.t3("revert", "--thread", sid, "--to", "1", check=False)
     if p.returncode:
         raise Fail(f"`git t3 revert --thread {sid} --to 1` exited {p.returncode}: "
                    f"{p.stderr.strip()}")
-    if run.files() == files or read_all(paths) == transcript:
+    if run.files() == files or run.agent.conversation(sid) == transcript:
         raise Fail("the revert changed nothing to undo (files or transcript unchanged)")
     p = run.t3("revert", "--thread", sid, "--undo", check=False)
     if p.returncode:
         raise Fail(f"`git t3 revert --thread {sid} --undo` exited {p.returncode}: "
                    f"{p.stderr.strip()}")
     expect("files after revert --undo", run.files(), files)
-    after = read_all(paths)
-    for path in paths:
-        if after[path] != transcript[path]:
-            raise Fail(f"transcript {path} after --undo: {len(after[path])} bytes, "
-                       f"expected the {len(transcript[path])} bytes from before the revert")
+    after = run.agent.conversation(sid)
+    for path, was in transcript.items():
+        if after.get(path) != was:
+            raise Fail(f"transcript {path} after --undo: {len(after.get(path) or '')} "
+                       f"bytes/messages, expected the {len(was)} from before the revert")
 
 
 def interrupted(h, agent, ctx):

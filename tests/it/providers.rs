@@ -1,5 +1,6 @@
 //! The built-in providers: Claude Code's and Codex's conversations rolled
-//! back on transcripts shaped like theirs (tests/it/transcripts/), the
+//! back on transcripts shaped like theirs (tests/it/transcripts/),
+//! opencode's through a stand-in of its commands (tests/it/fakes/), the
 //! backup kept with the revert and put back by `op undo`, `revert --undo`
 //! and `revert --abort`, and every transcript path a note may name that is
 //! not this thread's conversation file refused before anything changes.
@@ -388,26 +389,137 @@ fn what_a_revert_cannot_find_stops_it_unless_files_only() {
 }
 
 #[test]
-fn opencode_and_cursor_threads_stop_before_changing_anything() {
-    for (agent, hint) in [("opencode", "/undo"), ("cursor", "Cursor")] {
-        let r = TestRepo::seeded();
-        r.t3(&["baseline", "--thread", "t", "--provider", agent]).ok();
-        r.write("a.txt", "a\n");
-        r.t3(&["capture", "--thread", "t"]).ok();
-        let before = state(&r);
-        let out = r.t3(&["revert", "--thread", "t", "--to", "0"]).fails(1);
-        assert!(
-            out.stderr.contains("from outside")
-                && out.stderr.contains("--files-only")
-                && out.stderr.contains(hint),
-            "{agent}: {}",
-            out.stderr
-        );
-        assert_eq!(state(&r), before);
-        r.t3(&["revert", "--thread", "t", "--to", "0", "--files-only"])
-            .ok();
-        assert!(!r.root.join("a.txt").exists());
+fn cursor_threads_stop_before_changing_anything() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", "t", "--provider", "cursor"]).ok();
+    r.write("a.txt", "a\n");
+    r.t3(&["capture", "--thread", "t"]).ok();
+    let before = state(&r);
+    let out = r.t3(&["revert", "--thread", "t", "--to", "0"]).fails(1);
+    assert!(
+        out.stderr.contains("from outside")
+            && out.stderr.contains("--files-only")
+            && out.stderr.contains("Cursor"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(state(&r), before);
+    r.t3(&["revert", "--thread", "t", "--to", "0", "--files-only"])
+        .ok();
+    assert!(!r.root.join("a.txt").exists());
+}
+
+/// The opencode session `OPENCODE` of three prompts, kept by the stand-in
+/// opencode (tests/it/fakes/opencode, first on PATH), and a thread of three
+/// turns whose notes name the prompts' message ids. Returns the session's
+/// file.
+const OPENCODE: &str = "ses_4c1e9a530d6f3e2b8a11Demo";
+
+fn opencode_thread(r: &TestRepo) -> PathBuf {
+    let message = |id: &str, role: &str| {
+        serde_json::json!({"info": {"id": id, "sessionID": OPENCODE, "role": role, "time": {"created": 1}},
+                           "parts": [{"id": format!("prt_{id}"), "type": "text", "text": id}]})
+    };
+    let mut messages = Vec::new();
+    for turn in 1..=3 {
+        messages.push(message(&format!("msg_{turn}0"), "user"));
+        messages.push(message(&format!("msg_{turn}1"), "assistant"));
+        messages.push(message(&format!("msg_{turn}2"), "assistant"));
     }
+    let doc = serde_json::json!({"info": {"id": OPENCODE, "directory": r.root}, "messages": messages});
+    let file = r.tmp().join("opencode-session.json");
+    std::fs::write(&file, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let fakes = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/fakes");
+    r.extra_env_set(
+        "PATH",
+        &format!(
+            "{}:{}",
+            fakes.display(),
+            std::env::var("PATH").unwrap_or_default()
+        ),
+    );
+    r.extra_env_set("T3_FAKE_OPENCODE", file.to_str().unwrap());
+    r.t3(&["baseline", "--thread", OPENCODE, "--provider", "opencode"])
+        .ok();
+    for turn in 1..=3u64 {
+        r.write(&format!("t{turn}.txt"), &format!("turn {turn}\n"));
+        r.t3(&["capture", "--thread", OPENCODE, "--agent", "opencode"])
+            .ok();
+        set_note(r, OPENCODE, turn, &[("prompt_id", &format!("msg_{turn}0"))]);
+    }
+    file
+}
+
+fn opencode_messages(file: &Path) -> Vec<String> {
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+    doc["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["info"]["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn opencode_revert_deletes_the_turns_messages_and_undo_imports_them_back() {
+    let r = TestRepo::seeded();
+    let file = opencode_thread(&r);
+    let all = opencode_messages(&file);
+    let out = r.t3_json(&["revert", "--thread", OPENCODE, "--to", "1"]);
+    assert_eq!(out["rolled_back_turns"], 2, "{out}");
+    assert_eq!(opencode_messages(&file), ["msg_10", "msg_11", "msg_12"]);
+    assert!(!r.root.join("t2.txt").exists());
+    // Only the messages of turns 2 and 3 were named in the query.
+    let log = std::fs::read_to_string(file.with_extension("json.log")).unwrap();
+    let query = log.lines().find(|l| l.contains("DELETE")).unwrap();
+    assert!(
+        query.contains("'msg_20'") && query.contains("'msg_32'") && !query.contains("'msg_12'"),
+        "{query}"
+    );
+    r.t3(&["revert", "--thread", OPENCODE, "--undo"]).ok();
+    assert_eq!(opencode_messages(&file), all);
+    assert!(r.root.join("t3.txt").exists());
+}
+
+#[test]
+fn opencode_without_its_program_or_with_a_hostile_session_stops_before_changing_anything() {
+    let r = TestRepo::seeded();
+    let file = opencode_thread(&r);
+    let before = state(&r);
+    let bytes = std::fs::read(&file).unwrap();
+    // No opencode on PATH.
+    r.extra_env_set("PATH", "/usr/bin:/bin");
+    let out = r.t3(&["revert", "--thread", OPENCODE, "--to", "1"]).fails(1);
+    assert!(
+        out.stderr.contains("`opencode` is not on PATH") && out.stderr.contains("--files-only"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(state(&r), before);
+    // A message id that is not a plain id, after the cut.
+    let fakes = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/fakes");
+    r.extra_env_set(
+        "PATH",
+        &format!(
+            "{}:{}",
+            fakes.display(),
+            std::env::var("PATH").unwrap_or_default()
+        ),
+    );
+    let hostile = String::from_utf8(bytes.clone())
+        .unwrap()
+        .replace("msg_31", "msg_31') OR ('1'='1");
+    std::fs::write(&file, &hostile).unwrap();
+    let out = r.t3(&["revert", "--thread", OPENCODE, "--to", "1"]).fails(1);
+    assert!(out.stderr.contains("no plain id"), "{}", out.stderr);
+    assert_eq!(state(&r), before);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), hostile);
+    // The prompt is not in the session (cleared in opencode).
+    std::fs::write(&file, &bytes).unwrap();
+    set_note(&r, OPENCODE, 2, &[("prompt_id", "msg_99")]);
+    let out = r.t3(&["revert", "--thread", OPENCODE, "--to", "1"]).fails(1);
+    assert!(out.stderr.contains("is not in"), "{}", out.stderr);
+    assert_eq!(opencode_messages(&file).len(), 9);
 }
 
 #[test]
