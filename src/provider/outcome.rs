@@ -10,7 +10,10 @@
 //! - Codex (0.171): the turn's `task_complete` event carries an `error`
 //!   when the model call failed; `turn_aborted` when it was interrupted.
 //!
-//! Only the end of the file is read (the last [`TAIL`] bytes).
+//! Only the end of the file is read (the last [`TAIL`] bytes), and only
+//! what belongs to the turn: Claude Code's lines from the first that
+//! carries the turn's `promptId` on, Codex's events of the turn's
+//! `turn_id` (an earlier turn's failure is not this one's).
 
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::Path;
@@ -20,21 +23,48 @@ use serde_json::Value;
 /// How much of a transcript's end is read.
 const TAIL: u64 = 4 << 20;
 
+/// The agent's ids of the turn asked about (from its prompt's hook).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Turn<'a> {
+    /// Claude Code's `prompt_id`.
+    pub prompt_id: Option<&'a str>,
+    /// Codex's `turn_id`.
+    pub turn_id: Option<&'a str>,
+}
+
 /// The agent's turn state of a turn that ended without its end event:
 /// `failed` when the transcript says the model call failed, else
 /// `interrupted`. `agent` is the agent's name (`claude-code`, `codex`).
-pub fn unended_turn_state(agent: &str, transcript: Option<&Path>) -> &'static str {
-    let data = transcript.and_then(|p| tail(p).ok()).unwrap_or_default();
+pub fn unended_turn_state(agent: &str, transcript: Option<&Path>, turn: Turn<'_>) -> &'static str {
+    let (data, whole) = transcript.and_then(|p| tail(p).ok()).unwrap_or_default();
     let failed = match agent {
-        "claude-code" => claude_failed(&data),
-        "codex" => codex_failed(&data),
+        "claude-code" => claude_failed(turn_lines(&data, turn.prompt_id, whole)),
+        "codex" => codex_failed(&data, turn.turn_id),
         _ => false,
     };
     if failed { "failed" } else { "interrupted" }
 }
 
-/// The last [`TAIL`] bytes of the regular file at `path`, from a line start.
-fn tail(path: &Path) -> std::io::Result<Vec<u8>> {
+/// Claude Code's lines of the turn `prompt_id`: from the first line that
+/// carries it; none when no line does and `whole` (the turn wrote nothing
+/// yet); all when the file's start was not read (the turn began before).
+fn turn_lines<'a>(data: &'a [u8], prompt_id: Option<&str>, whole: bool) -> &'a [u8] {
+    let Some(prompt) = prompt_id else { return data };
+    let mut at = 0;
+    for line in data.split_inclusive(|b| *b == b'\n') {
+        let ours = serde_json::from_slice::<Value>(line.trim_ascii())
+            .is_ok_and(|v| v.get("promptId").and_then(Value::as_str) == Some(prompt));
+        if ours {
+            return data.get(at..).unwrap_or_default();
+        }
+        at += line.len();
+    }
+    if whole { &[] } else { data }
+}
+
+/// The last [`TAIL`] bytes of the regular file at `path`, from a line
+/// start, and whether that is the whole file.
+fn tail(path: &Path) -> std::io::Result<(Vec<u8>, bool)> {
     let mut file = crate::fsread::open_regular(path, true)?;
     let len = file.metadata()?.len();
     let start = len.saturating_sub(TAIL);
@@ -48,7 +78,7 @@ fn tail(path: &Path) -> std::io::Result<Vec<u8>> {
             .map_or(data.len(), |i| i + 1);
         data.drain(..cut);
     }
-    Ok(data)
+    Ok((data, start == 0))
 }
 
 /// The JSON objects of `data`'s lines, last first.
@@ -64,10 +94,15 @@ fn claude_failed(data: &[u8]) -> bool {
         .is_some_and(|v| v.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true))
 }
 
-fn codex_failed(data: &[u8]) -> bool {
+fn codex_failed(data: &[u8], turn_id: Option<&str>) -> bool {
     objects_from_the_end(data)
         .filter(|v| v.get("type").and_then(Value::as_str) == Some("event_msg"))
         .filter_map(|v| v.get("payload").cloned())
+        // An event of another turn says nothing of this one.
+        .filter(|p| match (turn_id, p.get("turn_id").and_then(Value::as_str)) {
+            (Some(ours), Some(theirs)) => ours == theirs,
+            _ => true,
+        })
         .find(|p| {
             matches!(
                 p.get("type").and_then(Value::as_str),
@@ -96,13 +131,27 @@ mod tests {
 "#;
         assert!(!claude_failed(claude_int));
         let codex_err = br#"{"ordinal":9,"type":"event_msg","payload":{"type":"task_complete","turn_id":"t","error":{"message":"x"}}}"#;
-        assert!(codex_failed(codex_err));
+        assert!(codex_failed(codex_err, None));
+        assert!(codex_failed(codex_err, Some("t")));
+        // The failure of an earlier turn is not this turn's.
+        assert!(!codex_failed(codex_err, Some("t2")));
         let codex_ok = br#"{"ordinal":9,"type":"event_msg","payload":{"type":"task_complete","turn_id":"t","error":null}}"#;
-        assert!(!codex_failed(codex_ok));
+        assert!(!codex_failed(codex_ok, None));
         let codex_int =
             br#"{"ordinal":15,"type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}"#;
-        assert!(!codex_failed(codex_int));
-        assert_eq!(unended_turn_state("codex", None), "interrupted");
+        assert!(!codex_failed(codex_int, None));
+        assert_eq!(unended_turn_state("codex", None, Turn::default()), "interrupted");
         assert!(!claude_failed(b"\xff\xfe not json\n"));
+        // Claude Code: an earlier turn's API error, then this turn's prompt
+        // and nothing else yet.
+        let earlier = br#"{"type":"user","promptId":"p1","message":{"content":"go"}}
+{"type":"assistant","isApiErrorMessage":true,"promptId":"p1","message":{"content":[]}}
+{"type":"user","promptId":"p2","message":{"content":"again"}}
+"#;
+        assert!(!claude_failed(turn_lines(earlier, Some("p2"), true)));
+        assert!(claude_failed(turn_lines(earlier, Some("p1"), true)));
+        // A turn whose prompt is not in the file wrote nothing yet.
+        assert!(!claude_failed(turn_lines(earlier, Some("p3"), true)));
+        assert!(claude_failed(turn_lines(earlier, None, true)));
     }
 }

@@ -869,11 +869,51 @@ fn a_turn_whose_model_call_failed_is_captured_at_session_end_as_an_error() {
     r.write("claude.txt", "then an API error\n");
     std::fs::write(
         &ct,
-        "{\"type\":\"assistant\",\"isApiErrorMessage\":true,\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"API Error: 500\"}]}}\n",
+        "{\"type\":\"user\",\"promptId\":\"bd147bcf-6a49-46f8-abe1-03984827fabd\",\"message\":{\"content\":\"go\"}}\n\
+         {\"type\":\"assistant\",\"isApiErrorMessage\":true,\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"API Error: 500\"}]}}\n",
     )
     .unwrap();
     hook_ok(&r, "claude-code", &end);
     assert_eq!(field(&note(&r, &ref_for(claude, 2)), "status"), Some("error"));
+    // The next prompt is interrupted before it wrote anything: the API error
+    // above is the turn before's, not this one's.
+    let mut next: serde_json::Value =
+        serde_json::from_str(&recorded("claude-2.1-user-prompt-submit.json", &r.root, &ct)).unwrap();
+    next["prompt_id"] = "p-next".into();
+    hook_ok(&r, "claude-code", &next.to_string());
+    r.write("claude.txt", "interrupted at once\n");
+    hook_ok(&r, "claude-code", &end);
+    assert_eq!(
+        field(&note(&r, &ref_for(claude, 3)), "status"),
+        Some("interrupted")
+    );
+}
+
+#[test]
+fn a_failure_without_ids_after_the_sessions_end_marks_that_turn_failed() {
+    // An older Claude Code's StopFailure carries no prompt id; detached, it
+    // may run after SessionEnd captured the turn as unended.
+    let r = TestRepo::seeded();
+    let claude = "be180a0b-7a3c-486a-9650-b8980928024b";
+    let ct = empty_file(&r, "claude.jsonl");
+    hook_ok(
+        &r,
+        "claude-code",
+        &recorded("claude-2.1-user-prompt-submit.json", &r.root, &ct),
+    );
+    r.write("claude.txt", "edit\n");
+    let end = recorded("claude-2.1-session-end.json", &r.root, &ct)
+        .replace("00000006-0000-0000-0000-000000000000", claude);
+    hook_ok(&r, "claude-code", &end);
+    assert_eq!(
+        field(&note(&r, &ref_for(claude, 1)), "status"),
+        Some("interrupted")
+    );
+    let failure = serde_json::json!({"hook_event_name": "StopFailure", "session_id": claude,
+                                     "transcript_path": ct, "cwd": r.root});
+    hook_ok(&r, "claude-code", &failure.to_string());
+    assert_eq!(field(&note(&r, &ref_for(claude, 1)), "status"), Some("error"));
+    assert_eq!(r.refs(&ref_for(claude, 2)), Vec::<String>::new());
 }
 
 #[test]

@@ -294,7 +294,14 @@ fn closed(
         return Ok(None);
     };
     let path = pending.transcript.clone().or(transcript);
-    let state = crate::provider::outcome::unended_turn_state(agent.name(), path.as_deref().map(Path::new));
+    let state = crate::provider::outcome::unended_turn_state(
+        agent.name(),
+        path.as_deref().map(Path::new),
+        crate::provider::outcome::Turn {
+            prompt_id: pending.prompt_id.as_deref(),
+            turn_id: pending.turn_id.as_deref(),
+        },
+    );
     let end = TurnEnd {
         state,
         again: false,
@@ -550,6 +557,14 @@ fn again(
     };
     let note = &cp.note;
     let same = |ours: &Option<String>, theirs: &Option<String>| ours.is_some() && ours == theirs;
-    let repeated = end.again || same(&end.prompt_id, &note.prompt_id) || same(&end.turn_id, &note.turn_id);
+    // A failure without ids (an older Claude Code's StopFailure) that comes
+    // after the session's end captured its turn as unended: that turn, now
+    // known to have failed.
+    let unended = end.state == "failed"
+        && end.prompt_id.is_none()
+        && end.turn_id.is_none()
+        && matches!(note.status, Status::Interrupted | Status::Error);
+    let repeated =
+        end.again || unended || same(&end.prompt_id, &note.prompt_id) || same(&end.turn_id, &note.turn_id);
     Ok((repeated && !note.placeholder && note.agent.as_deref() == Some(agent.name())).then_some(cp))
 }
