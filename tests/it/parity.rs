@@ -605,3 +605,23 @@ fn a_t3ignore_a_revert_keeps_keeps_its_rules_for_what_else_it_keeps() {
     assert!(!r.root.join("notes.txt").exists(), "left behind");
     assert_eq!(captured_tree(&r), r.ref_tree(&crate::util::ref_for(THREAD, 0)));
 }
+
+#[test]
+fn a_deleted_attributes_file_no_longer_applies_as_in_git() {
+    let r = TestRepo::seeded();
+    r.write(".gitattributes", "*.txt ident\n");
+    r.write("sub/.gitattributes", "*.md ident\n");
+    r.commit_all("attributes");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    // git add -A stages the deletions first: the rules are gone for the
+    // files hashed after them, cold or warm.
+    std::fs::remove_file(r.root.join(".gitattributes")).unwrap();
+    std::fs::remove_dir_all(r.root.join("sub")).unwrap();
+    std::fs::create_dir(r.root.join("sub")).unwrap();
+    r.write("new.txt", "$Id: kept as written $\n");
+    r.write("sub/new.md", "$Id: kept as written $\n");
+    assert_eq!(captured_tree(&r), r.oracle_tree(), "warm");
+    cold(&r);
+    r.write("more.txt", "$Id: also kept $\n");
+    assert_eq!(captured_tree(&r), r.oracle_tree(), "cold");
+}
