@@ -251,6 +251,25 @@ fn repository_command(
             };
             Outcome::Checkpoint(commands::placeholder::run(&open()?, opts)?)
         }
+        Command::List(crate::cli::ListArgs {
+            thread,
+            remote: Some(remote),
+        }) => {
+            commands::sync::check_remote(Some(&remote))?;
+            let ctx = open()?;
+            let thread = optional(thread.as_deref())?;
+            Outcome::Remote(commands::list::remote(&ctx.repo, &remote, thread.as_ref())?)
+        }
+        Command::Log(crate::cli::LogArgs {
+            thread: crate::cli::ThreadArg { thread },
+            remote: Some(remote),
+            ..
+        }) => {
+            commands::sync::check_remote(Some(&remote))?;
+            let ctx = open()?;
+            let thread = crate::model::thread::ThreadId::parse(&thread)?;
+            Outcome::Remote(commands::list::remote(&ctx.repo, &remote, Some(&thread))?)
+        }
         Command::List(a) => match optional(a.thread.as_deref())? {
             Some(t) => {
                 let ctx = open()?;
@@ -377,7 +396,9 @@ fn review(command: Command, edge: &Edge<'_>, open: &dyn Fn() -> Result<Context>)
                 paths: a.paths,
                 cwd: edge.base.to_owned(),
                 force: a.force,
+                remote: a.remote,
             };
+            commands::sync::check_remote(opts.remote.as_deref())?;
             Outcome::Restore(commands::restore::run(&ctx, opts)?)
         }
         _ => {

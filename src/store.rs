@@ -60,22 +60,48 @@ pub fn thread_refs(repo: &gix::Repository, thread: &ThreadId) -> Result<Vec<Turn
     Ok(turns)
 }
 
-/// The turn a new checkpoint takes by default: one above every turn ref of
-/// the thread, also those that are not checkpoints (a ref at a blob is in
-/// the way of its number all the same); 1 for a new thread.
+/// The turn a new checkpoint takes by default: one above the thread's
+/// highest checkpoint this repository accepts (a commit whose note names
+/// the thread and the turn, no further than a fetch takes above the turn
+/// below it), skipping numbers a ref that is not one holds
+/// (a ref at a blob, or fetched with a forged number, is in the way of its
+/// number, but never moves the count); 1 for a new thread.
 pub fn next_turn(repo: &gix::Repository, thread: &ThreadId) -> Result<u64> {
     let prefix = thread.checkpoints_prefix();
-    let highest = repo::list_refs(repo, &prefix)?
+    let mut numbered: Vec<(u64, Option<ObjectId>)> = repo::list_refs(repo, &prefix)?
         .into_iter()
-        .filter_map(|r| parse_turn(r.name.strip_prefix(prefix.as_bytes())?.to_str().ok()?))
-        .max();
-    match highest {
-        None => Ok(1),
-        Some(t) if t >= crate::model::thread::MAX_TURN => Err(Error::usage(format!(
-            "thread '{thread}' has reached turn {t}, the highest turn number"
-        ))),
-        Some(t) => Ok(t + 1),
+        .filter_map(|r| {
+            let turn = parse_turn(r.name.strip_prefix(prefix.as_bytes())?.to_str().ok()?)?;
+            Some((turn, r.target))
+        })
+        .collect();
+    numbered.sort_by_key(|t| std::cmp::Reverse(t.0));
+    let occupied: std::collections::HashSet<u64> = numbered.iter().map(|(t, _)| *t).collect();
+    let mut notes = NotesReader::open(repo)?;
+    // A turn far above every other number (more than a fetch takes) does
+    // not count, whatever its note says.
+    let gap = crate::model::thread::MAX_FETCHED_TURN_GAP;
+    let near = |turn: u64| turn <= gap || numbered.iter().any(|(t, _)| *t < turn && turn - t <= gap);
+    let accepted = numbered.iter().find_map(|(turn, target)| {
+        if !near(*turn) {
+            return None;
+        }
+        let commit = target.filter(|id| is_commit(repo, *id))?;
+        load(repo, &mut notes, thread, TurnRef { turn: *turn, commit })
+            .ok()
+            .map(|_| *turn)
+    });
+    let mut next = accepted.map_or(1, |t| t + 1);
+    while occupied.contains(&next) {
+        next += 1;
     }
+    if next > crate::model::thread::MAX_TURN {
+        return Err(Error::usage(format!(
+            "thread '{thread}' has reached turn {}, the highest turn number",
+            next - 1
+        )));
+    }
+    Ok(next)
 }
 
 /// Whether `id` names a commit object.

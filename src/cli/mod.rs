@@ -153,6 +153,9 @@ pub struct ListArgs {
     /// Only this thread's turns
     #[arg(long, env = "T3_THREAD", value_name = "ID", add = thread_completer())]
     pub thread: Option<String>,
+    /// The turns `fetch` kept apart from this remote (threads it has otherwise than here)
+    #[arg(long, value_name = "NAME")]
+    pub remote: Option<String>,
 }
 
 /// Arguments of `show`.
@@ -175,6 +178,9 @@ pub struct LogArgs {
     /// One line per turn
     #[arg(long)]
     pub oneline: bool,
+    /// The thread's turns that `fetch` kept apart from this remote
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["patch", "paths"])]
+    pub remote: Option<String>,
     /// Show each turn's patch (against the turn before it, whitespace ignored)
     #[arg(short = 'p', long = "patch")]
     pub patch: bool,
@@ -195,6 +201,9 @@ pub struct RestoreArgs {
     /// The turn to take the paths from
     #[arg(long, value_name = "N")]
     pub turn: u64,
+    /// Take the turn from those `fetch` kept apart from this remote (`list --remote NAME`)
+    #[arg(long, value_name = "NAME")]
+    pub remote: Option<String>,
     /// Restore a thread of another worktree here; move nested repositories in the way aside instead of refusing
     #[arg(long)]
     pub force: bool,

@@ -119,3 +119,101 @@ pub fn threads(repo: &gix::Repository) -> Result<ThreadsOutcome> {
         },
     })
 }
+
+/// One turn a remote has that fetch kept apart.
+#[derive(Debug, Serialize)]
+pub struct RemoteTurn {
+    /// The turn number.
+    pub turn: u64,
+    /// The ref.
+    pub reference: String,
+    /// Its commit.
+    pub commit: String,
+    /// Its note's title, status and time, when it has a readable note.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The note's status.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// The note's completion time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<String>,
+}
+
+/// One thread whose turns a remote has otherwise than here.
+#[derive(Debug, Serialize)]
+pub struct RemoteThread {
+    /// The thread id.
+    pub thread: String,
+    /// The remote's turns kept apart, by number.
+    pub turns: Vec<RemoteTurn>,
+}
+
+/// `list --remote NAME` (and `log --remote NAME`): what fetch kept apart
+/// from `NAME` under `refs/t3/remotes/`.
+#[derive(Debug, Serialize)]
+pub struct RemoteOutcome {
+    /// The remote.
+    pub remote: String,
+    /// Its threads kept apart.
+    pub threads: Vec<RemoteThread>,
+}
+
+/// The turns fetch kept apart from `remote` (of `thread`, or all).
+pub fn remote(repo: &gix::Repository, remote: &str, thread: Option<&ThreadId>) -> Result<RemoteOutcome> {
+    use gix::bstr::ByteSlice as _;
+    let component = crate::model::thread::remote_component(remote);
+    let prefix = format!("{}{component}/", crate::model::thread::REMOTES_PREFIX);
+    let mut notes = NotesReader::open(repo)?;
+    let mut threads: std::collections::BTreeMap<ThreadId, Vec<RemoteTurn>> = Default::default();
+    for r in crate::repo::list_refs(repo, &prefix)? {
+        let (Ok(name), Some(id)) = (r.name.to_str(), r.target) else {
+            continue;
+        };
+        let Some(rest) = name.strip_prefix(&prefix) else {
+            continue;
+        };
+        let Ok(parsed) = crate::model::thread::parse_checkpoint_ref(&format!(
+            "{}{rest}",
+            crate::model::thread::CHECKPOINTS_PREFIX
+        )) else {
+            continue;
+        };
+        if thread.is_some_and(|t| *t != parsed.thread) {
+            continue;
+        }
+        let note = notes
+            .get(id)
+            .ok()
+            .flatten()
+            .and_then(|d| crate::model::note::Note::parse(&d).ok());
+        threads.entry(parsed.thread).or_default().push(RemoteTurn {
+            turn: parsed.turn,
+            reference: name.to_owned(),
+            commit: id.to_string(),
+            title: note.as_ref().and_then(|n| n.title.clone()),
+            status: note.as_ref().map(|n| n.status.as_str().to_owned()),
+            completed_at: note.map(|n| n.completed_at),
+        });
+    }
+    if let Some(t) = thread
+        && !threads.contains_key(t)
+    {
+        return Err(Error::usage(format!(
+            "{remote} has no turns of thread '{t}' kept apart here (`git t3 list --remote {remote}` lists them)"
+        )));
+    }
+    Ok(RemoteOutcome {
+        remote: remote.to_owned(),
+        threads: threads
+            .into_iter()
+            .map(|(thread, mut turns)| {
+                turns.sort_by_key(|t| t.turn);
+                RemoteThread {
+                    thread: thread.to_string(),
+                    turns,
+                }
+            })
+            .collect(),
+    })
+}

@@ -40,6 +40,8 @@ pub enum Outcome {
     Turns(list::TurnsOutcome),
     /// `list`.
     Threads(list::ThreadsOutcome),
+    /// `list --remote NAME`, `log --remote NAME`.
+    Remote(list::RemoteOutcome),
     /// `show`.
     Show(show::ShowOutcome),
     /// `diff`.

@@ -28,6 +28,8 @@ pub struct Options {
     pub cwd: PathBuf,
     /// Move nested repositories in the way aside instead of refusing.
     pub force: bool,
+    /// Take the turn from what `fetch` kept apart from this remote.
+    pub remote: Option<String>,
 }
 
 /// What `restore` did.
@@ -57,6 +59,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<RestoreOutcome> {
             turn: opts.turn,
             paths,
             force: opts.force,
+            remote: opts.remote,
             homes: ctx.settings.provider.homes.clone(),
         },
     )?;

@@ -331,6 +331,19 @@ pub fn run(ctx: &Context, opts: Options) -> Result<VerifyOutcome> {
         };
         if name.starts_with(CHECKPOINTS_PREFIX) {
             check.checkpoint(&name, id);
+        } else if let Some(rest) = name.strip_prefix(crate::model::thread::REMOTES_PREFIX) {
+            // A remote's turns kept apart by fetch: `<remote>/<b64>/turn/<n>`.
+            let layout = rest.split_once('/').is_some_and(|(remote, rest)| {
+                !remote.is_empty() && parse_checkpoint_ref(&format!("{CHECKPOINTS_PREFIX}{rest}")).is_ok()
+            });
+            if !layout {
+                check.error(
+                    &name,
+                    "not of the form refs/t3/remotes/<remote>/<base64url thread>/turn/<n>",
+                );
+            } else {
+                check.commit_shape(&name, id, false);
+            }
         } else if name.starts_with("refs/t3/reverts/") {
             check.journal(&name, id, Some(max_journal_age_secs));
         } else if name.starts_with("refs/t3/undo/") {
@@ -348,7 +361,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<VerifyOutcome> {
         } else {
             check.error(
                 &name,
-                "is not a ref git t3 writes (checkpoints/, reverts/, undo/, prompts/, ops, pending)",
+                "is not a ref git t3 writes (checkpoints/, remotes/, reverts/, undo/, prompts/, ops, pending)",
             );
         }
     }

@@ -15,6 +15,35 @@ pub const CHECKPOINTS_PREFIX: &str = "refs/t3/checkpoints/";
 pub const T3_PREFIX: &str = "refs/t3/";
 /// The notes ref holding checkpoint metadata.
 pub const NOTES_REF: &str = "refs/notes/t3";
+/// Where turns a remote has for a local thread, that do not continue it,
+/// are kept: `refs/t3/remotes/<remote>/<b64 thread>/turn/<n>`.
+pub const REMOTES_PREFIX: &str = "refs/t3/remotes/";
+/// How far above a thread's latest turn a fetched turn may be.
+pub const MAX_FETCHED_TURN_GAP: u64 = 100_000;
+
+/// The ref-name component for `remote` (a configured name, else a URL or
+/// path made one): letters, digits, `.`, `_`, `-`, not starting with `.`
+/// or `-`, at most 64 bytes.
+pub fn remote_component(remote: &str) -> String {
+    let mut out: String = remote
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    while out.contains("..") {
+        out = out.replace("..", ".");
+    }
+    let out = out.trim_start_matches(['.', '-']);
+    let out = out.strip_suffix(".lock").unwrap_or(out).trim_end_matches('.');
+    let out: String = out.chars().take(64).collect();
+    if out.is_empty() { "remote".to_owned() } else { out }
+}
+
 /// The highest turn number: far beyond any conversation, far below
 /// overflow (a ref named `turn/18446744073709551615` is not a checkpoint).
 pub const MAX_TURN: u64 = 1_000_000_000;
@@ -76,6 +105,17 @@ impl ThreadId {
     /// The checkpoint ref of `turn`.
     pub fn checkpoint_ref(&self, turn: u64) -> String {
         format!("{}{turn}", self.checkpoints_prefix())
+    }
+
+    /// `refs/t3/remotes/<remote>/<b64>/turn/`: where turns of this thread
+    /// fetched from `remote` (see [`remote_component`]) that do not continue
+    /// the local thread are kept.
+    pub fn remote_prefix(&self, remote: &str) -> String {
+        format!(
+            "{REMOTES_PREFIX}{}/{}/turn/",
+            remote_component(remote),
+            self.encoded()
+        )
     }
 
     /// The journal ref of a revert in progress.
@@ -156,6 +196,17 @@ pub fn parse_turn(s: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_remote_becomes_one_safe_ref_component() {
+        assert_eq!(remote_component("origin"), "origin");
+        assert_eq!(remote_component("/srv/git/a b.git"), "srv-git-a-b.git");
+        assert_eq!(remote_component("https://h/x/../y"), "https---h-x-.-y");
+        assert_eq!(remote_component("..lock"), "lock");
+        assert_eq!(remote_component("..."), "remote");
+        assert_eq!(remote_component("-x.lock"), "x");
+        assert_eq!(remote_component(""), "remote");
+    }
 
     #[test]
     fn encodes_without_padding_and_round_trips() {

@@ -8,7 +8,7 @@ use super::safe;
 
 use super::quote_path;
 use crate::commands::capture::CaptureOutcome;
-use crate::commands::list::{RevertInProgress, ThreadsOutcome, TurnsOutcome};
+use crate::commands::list::{RemoteOutcome, RevertInProgress, ThreadsOutcome, TurnsOutcome};
 use crate::commands::show::ShowOutcome;
 use crate::model::note::{ChangeKind, FileChange};
 
@@ -82,6 +82,38 @@ pub fn turns(t: &TurnsOutcome, out: &mut dyn Write) -> io::Result<()> {
     }
     if let Some(r) = &t.revert_in_progress {
         revert_line(r, &t.thread, out)?;
+    }
+    Ok(())
+}
+
+/// `list --remote NAME`: per thread kept apart, its turns from the remote
+/// (turn, short commit, status, title).
+pub fn remote(r: &RemoteOutcome, out: &mut dyn Write) -> io::Result<()> {
+    if r.threads.is_empty() {
+        return writeln!(
+            out,
+            "no turns of {} kept apart (every thread fetched from it continues one here)",
+            safe(&r.remote)
+        );
+    }
+    for t in &r.threads {
+        writeln!(
+            out,
+            "thread {} ({} turn(s) of {} kept apart):",
+            safe(&t.thread),
+            t.turns.len(),
+            safe(&r.remote)
+        )?;
+        for turn in &t.turns {
+            writeln!(
+                out,
+                "  turn {:<4} {}  {:<11} {}",
+                turn.turn,
+                turn.commit.get(..12).unwrap_or(&turn.commit),
+                turn.status.as_deref().unwrap_or("no note"),
+                safe(turn.title.as_deref().unwrap_or(""))
+            )?;
+        }
     }
     Ok(())
 }

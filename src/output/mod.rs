@@ -57,7 +57,8 @@ pub fn finish(
             eprintln!("git t3: {}", safe(&w.to_string()));
         }
     }
-    let failed = matches!(outcome, Outcome::Verify(v) if !v.ok);
+    let failed =
+        matches!(outcome, Outcome::Verify(v) if !v.ok) || matches!(outcome, Outcome::Sync(s) if s.failed());
     if let Outcome::Diff(d) = outcome
         && d.exit_code
     {
@@ -83,6 +84,22 @@ pub fn finish(
             if let Outcome::Verify(v) = outcome {
                 let errors = v.findings.iter().filter(|f| f.severity == "error").count();
                 eprintln!("git t3: verify found {errors} problem(s) under refs/t3/");
+            }
+            if let Outcome::Sync(s) = outcome {
+                let dir = if s.action == "push" { "to" } else { "from" };
+                let mut why = Vec::new();
+                if !s.refused.is_empty() {
+                    why.push(format!("{} ref(s) refused", s.refused.len()));
+                }
+                if let Some(t) = &s.transport_error {
+                    why.push(format!("git took only part of the refs: {t}"));
+                }
+                eprintln!(
+                    "git t3: {} {dir} {}: {}",
+                    s.action,
+                    safe(&s.remote),
+                    safe(&why.join("; "))
+                );
             }
             EXIT_FAILED
         }
@@ -202,6 +219,7 @@ pub fn render(outcome: &Outcome, format: Format, quiet: bool, out: &mut dyn Writ
         Outcome::Checkpoint(c) => checkpoints::captured(c, out),
         Outcome::Turns(t) => checkpoints::turns(t, out),
         Outcome::Threads(t) => checkpoints::threads(t, out),
+        Outcome::Remote(r) => checkpoints::remote(r, out),
         Outcome::Show(s) => checkpoints::show(s, out),
         Outcome::Diff(d) => diff::render(d, out),
         Outcome::Log(l) => review::log(l, out),

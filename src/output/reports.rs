@@ -295,6 +295,9 @@ pub fn sync(s: &SyncOutcome, quiet: bool, out: &mut dyn Write) -> io::Result<()>
     for r in &s.refused {
         writeln!(out, "  refused {r}")?;
     }
+    for d in &s.diverged {
+        writeln!(out, "  diverged {d}")?;
+    }
     for c in &s.note_conflicts {
         writeln!(
             out,

@@ -23,16 +23,21 @@ pub struct NotesReader<'r> {
 impl<'r> NotesReader<'r> {
     /// Open the current notes tree of `refs/notes/t3`.
     pub fn open(repo: &'r gix::Repository) -> Result<Self> {
-        let state = match find_ref(repo, NOTES_REF)? {
+        Self::open_ref(repo, NOTES_REF)
+    }
+
+    /// Open the notes tree of the notes ref `name` (absent: no notes).
+    pub fn open_ref(repo: &'r gix::Repository, name: &str) -> Result<Self> {
+        let state = match find_ref(repo, name)? {
             None => None,
             Some(commit) => {
                 let tree = commit_tree(repo, commit).map_err(|e| Error::BadMetadata {
-                    reference: NOTES_REF.into(),
+                    reference: name.into(),
                     problem: format!("does not point at a commit: {e}"),
                 })?;
                 Some(
                     gix::note::plumbing::State::new(tree, repo)
-                        .context(|| format!("could not read the notes tree of {NOTES_REF}"))?,
+                        .context(|| format!("could not read the notes tree of {name}"))?,
                 )
             }
         };

@@ -35,6 +35,9 @@ pub struct Options {
     pub paths: Vec<BString>,
     /// Move nested repositories in the way aside instead of refusing.
     pub force: bool,
+    /// Take the turn the remote of this name has, that `fetch` kept apart
+    /// (`refs/t3/remotes/<remote>/…`), instead of the thread's own.
+    pub remote: Option<String>,
     /// Where agents keep their conversations (an interrupted undo that
     /// puts a transcript back is finished first).
     pub homes: crate::provider::AgentHomes,
@@ -79,6 +82,7 @@ pub fn restore_paths(lock: &Locked<'_>, opts: Options) -> Result<Restored> {
         turn,
         paths,
         force,
+        remote,
         homes: _,
     } = opts;
     if let Some(j) = super::in_progress(repo, &thread)? {
@@ -88,14 +92,17 @@ pub fn restore_paths(lock: &Locked<'_>, opts: Options) -> Result<Restored> {
             step: j.step.as_str().into(),
         });
     }
-    let source = source_tree(repo, &thread, turn)?;
+    let (source, source_ref) = match &remote {
+        None => (source_tree(repo, &thread, turn)?, thread.checkpoint_ref(turn)),
+        Some(remote) => remote_tree(repo, &thread, turn, remote)?,
+    };
     let rec = Recorder::new(repo);
     let build = |current| overlay(repo, &rec, current, source, &paths, (&thread, turn));
     let (safety, plan, target) = safety::take_with(lock, &rec, build, force)?;
     let mut done = Restored {
         thread: thread.to_string(),
         turn,
-        source: thread.checkpoint_ref(turn),
+        source: source_ref,
         files: Plan::default(),
         safety_commit: None,
         op: None,
@@ -110,7 +117,12 @@ pub fn restore_paths(lock: &Locked<'_>, opts: Options) -> Result<Restored> {
     }
     // Two agents in one worktree: another thread's files are overwritten
     // only with --force (the safety checkpoint keeps them).
-    let since = super::owners::Since::target(repo, store::turn_ref(repo, &thread, turn)?)?;
+    let own = match remote {
+        None => store::turn_ref(repo, &thread, turn)?,
+        // A remote's turn: the thread's files are its own since its latest turn here.
+        Some(_) => store::thread_refs(repo, &thread)?.last().copied(),
+    };
+    let since = super::owners::Since::target(repo, own)?;
     let others = super::owners::foreign(repo, &thread, since, safety.tree, &plan)?;
     if !force {
         super::owners::refuse("restore", &others)?;
@@ -146,6 +158,35 @@ pub fn restore_paths(lock: &Locked<'_>, opts: Options) -> Result<Restored> {
     done.safety_commit = Some(commit.to_string());
     done.op = Some(id.to_string());
     Ok(done)
+}
+
+/// The tree of turn `turn` of `thread` that `remote` has and `fetch` kept
+/// apart, and its ref; refused, like any checkpoint, when it holds a path
+/// git could not write safely.
+fn remote_tree(
+    repo: &gix::Repository,
+    thread: &ThreadId,
+    turn: u64,
+    remote: &str,
+) -> Result<(ObjectId, String)> {
+    let reference = format!("{}{turn}", thread.remote_prefix(remote));
+    let commit = repo::find_direct_ref(repo, &reference)?.ok_or_else(|| {
+        Error::usage(format!(
+            "{remote} has no turn {turn} of thread '{thread}' kept apart here \
+             (`git t3 list --remote {remote}` lists what fetch kept)"
+        ))
+    })?;
+    let tree = repo::commit_tree(repo, commit).map_err(|e| Error::BadMetadata {
+        reference: reference.clone(),
+        problem: format!("does not point at a checkpoint commit ({e})"),
+    })?;
+    if let Some(first) = restore::verify::check_tree(repo, tree, repo::head_tree(repo)?, 1).first() {
+        return Err(Error::BadMetadata {
+            reference,
+            problem: format!("refused, nothing was changed: it holds {first}"),
+        });
+    }
+    Ok((tree, reference))
 }
 
 /// The tree of turn `turn`, refused when it is a placeholder or holds a

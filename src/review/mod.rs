@@ -403,7 +403,10 @@ impl Runner {
             directory: Some(self.base.clone()),
             json: true,
             quiet: false,
-            command: Command::List(ListArgs { thread: None }),
+            command: Command::List(ListArgs {
+                thread: None,
+                remote: None,
+            }),
         };
         self.run(cli, Format::Json)
     }

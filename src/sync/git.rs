@@ -35,6 +35,17 @@ pub fn run_git(workdir: &Path, args: &[String], interrupt: Interrupt) -> Result<
 
 /// What `git` printed on stdout, or git's reason for failing.
 pub fn git_output(workdir: &Path, args: &[String], interrupt: Interrupt) -> Result<Vec<u8>> {
+    git_output_with(workdir, args, None, interrupt)
+}
+
+/// What `git` printed on stdout given `input` on stdin, or git's reason
+/// for failing.
+pub fn git_output_with(
+    workdir: &Path,
+    args: &[String],
+    input: Option<Vec<u8>>,
+    interrupt: Interrupt,
+) -> Result<Vec<u8>> {
     let mut command = Command::new("git");
     command
         .current_dir(workdir)
@@ -46,6 +57,7 @@ pub fn git_output(workdir: &Path, args: &[String], interrupt: Interrupt) -> Resu
         .env("LC_MESSAGES", "C");
     let options = child::Options {
         stdout: true,
+        input,
         ..Default::default()
     };
     let done = child::run(&mut command, options, interrupt).map_err(|e| match e {

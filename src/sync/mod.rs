@@ -4,20 +4,25 @@
 //!
 //! Both respect local history, which the operation log knows:
 //! - `fetch` brings the other side's checkpoints into a staging namespace
-//!   (`refs/t3-incoming/`), then creates only the local refs that do not
-//!   exist and that the local log did not remove (a turn reverted or dropped
-//!   here never comes back); a local checkpoint is never overwritten. The
-//!   refs it created are one `fetch` op.
+//!   (`refs/t3-incoming/`), checks them as `verify` would, then takes new
+//!   threads and fast-forwards local ones only; a thread the remote has
+//!   otherwise is kept apart under `refs/t3/remotes/<remote>/` ([`adopt`]).
+//!   A turn reverted or dropped here never comes back; a local checkpoint
+//!   is never overwritten. The refs it created are one `fetch` op. When git
+//!   takes only part of the refs, the rest is done and git's reason
+//!   reported (the command fails).
 //! - `push` sends each thread's exact state: turns the local log removed
 //!   are deleted on the remote (or replaced by the new turn of that number),
 //!   with a lease, so only when the remote still has the commit we removed.
 //!
 //! Notes are merged as a union ([`notes`]).
 //!
-//! Before anything is sent, `push` scans the checkpoints the remote does
-//! not have for paths that look like secrets ([`secrets`]) and refuses
-//! (nothing sent, nothing changed) unless `--allow-secrets`.
+//! Before anything is sent, `push` scans what the remote does not have
+//! (against every ref `ls-remote` shows) for paths that look like secrets
+//! ([`secrets`]) and refuses (nothing sent, nothing changed) unless
+//! `--allow-secrets`.
 
+mod adopt;
 pub mod git;
 pub mod notes;
 pub mod secrets;
@@ -30,8 +35,8 @@ use gix::bstr::ByteSlice;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::model::thread::{CHECKPOINTS_PREFIX, NOTES_REF, ThreadId, parse_checkpoint_ref};
-use crate::oplog::{self, Kind, Op, RefChange};
+use crate::model::thread::{CHECKPOINTS_PREFIX, NOTES_REF, ThreadId};
+use crate::oplog::{self, Kind};
 use crate::repo::{self, Expect, Locked, RefUpdate};
 use git::{fetch_args, git_output, run_git};
 
@@ -54,8 +59,22 @@ pub struct Report {
     /// Checkpoints the remote has that the local operation log removed (fetch:
     /// not brought back).
     pub kept_removed: Vec<String>,
-    /// Refs not taken, with the reason (a local checkpoint differs).
+    /// Refs not taken, with the reason (not a checkpoint, a note that
+    /// names another thread or turn, a turn number out of bounds).
     pub refused: Vec<String>,
+    /// Threads the remote has otherwise than here (fetch): kept apart under
+    /// `refs/t3/remotes/<remote>/`, with the reason.
+    pub diverged: Vec<String>,
+    /// git's reason when the transport took only part of the refs.
+    pub transport_error: Option<String>,
+}
+
+impl Report {
+    /// Whether the command fails (exit 1) after doing the rest: a ref was
+    /// refused, or git took only part of them.
+    pub fn failed(&self) -> bool {
+        !self.refused.is_empty() || self.transport_error.is_some()
+    }
 }
 
 impl Report {
@@ -68,6 +87,8 @@ impl Report {
             refs_changed: Vec::new(),
             kept_removed: Vec::new(),
             refused: Vec::new(),
+            diverged: Vec::new(),
+            transport_error: None,
         }
     }
 }
@@ -136,23 +157,35 @@ pub fn fetch(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>) -> Resu
     let refs = format!("+{prefix}*:{staged}*");
     let notes = format!("+{NOTES_REF}:{}", notes::INCOMING);
     let interrupt = lock.interrupt();
+    let mut report = Report::new("fetch", remote);
+    // What an interrupted fetch left staged is not this fetch's.
+    clear_staging(lock)?;
     // A remote without notes yet is not an error: retry without the notes.
-    match run_git(&dir, &fetch_args(remote, [refs.clone(), notes]), interrupt) {
+    // A fetch that took part of the refs goes on with those (git's reason
+    // is reported, and the command fails after doing the rest).
+    let mut fetched = run_git(&dir, &fetch_args(remote, [refs.clone(), notes]), interrupt);
+    if let Err(Error::Remote { message, .. }) = &fetched
+        && message.contains(NOTES_REF)
+        && !staged_anything(repo)?
+    {
+        fetched = run_git(&dir, &fetch_args(remote, [refs]), interrupt);
+    }
+    match fetched {
         Ok(()) => {}
         Err(e @ Error::Interrupted { .. }) => {
             clear_staging(lock)?;
             return Err(e);
         }
-        Err(_) => {
-            let fetched = run_git(&dir, &fetch_args(remote, [refs]), interrupt);
-            if fetched.is_err() {
-                clear_staging(lock)?;
-            }
-            fetched?;
+        Err(Error::Remote { message, .. }) if staged_anything(repo)? => {
+            report.transport_error = Some(message);
+        }
+        Err(e) => {
+            clear_staging(lock)?;
+            return Err(e);
         }
     }
-    let mut report = Report::new("fetch", remote);
-    let adopted = adopt(lock, &mut report);
+    let removed = removed_by_log(repo, true);
+    let adopted = removed.and_then(|removed| adopt::adopt(lock, remote, &removed, &mut report));
     let merged = notes::merge_incoming(lock);
     clear_staging(lock)?;
     adopted?;
@@ -160,58 +193,9 @@ pub fn fetch(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>) -> Resu
     Ok(report)
 }
 
-/// Create the local refs for staged checkpoints that are new here and not
-/// removed by the local log; record them as one `fetch` op.
-fn adopt(lock: &Locked<'_>, report: &mut Report) -> Result<()> {
-    let repo = lock.repo();
-    let removed = removed_by_log(repo, true)?;
-    let mut updates = Vec::new();
-    let mut op = Op::new(Kind::Fetch, None);
-    lock.interrupt().check()?;
-    for r in repo::list_refs(repo, STAGING)? {
-        let (Ok(name), Some(id)) = (r.name.to_str(), r.target) else {
-            continue;
-        };
-        let local = format!("{CHECKPOINTS_PREFIX}{}", &name[STAGING.len()..]);
-        // Only what is a checkpoint: a canonical name, a commit.
-        let is_commit = repo
-            .find_header(id)
-            .is_ok_and(|h| h.kind() == gix::objs::Kind::Commit);
-        if parse_checkpoint_ref(&local).is_err() || !is_commit {
-            report
-                .refused
-                .push(format!("{local}: not a checkpoint (name or object); not taken"));
-            continue;
-        }
-        match repo::find_direct_ref(repo, &local)? {
-            Some(mine) if mine == id => {}
-            Some(_) => report
-                .refused
-                .push(format!("{local}: a different local checkpoint exists (kept)")),
-            None if removed.contains(&(local.clone(), id)) => report.kept_removed.push(local),
-            None => {
-                op.refs.push(RefChange {
-                    reference: local.clone(),
-                    old: None,
-                    new: Some(id.to_string()),
-                });
-                updates.push(RefUpdate {
-                    name: local.clone(),
-                    new: Some(id),
-                    expect: Expect::Absent,
-                });
-                report.refs_changed.push(local);
-            }
-        }
-    }
-    if updates.is_empty() {
-        return Ok(());
-    }
-    // The last point to stop: from here the refs and their op are written.
-    lock.interrupt().check()?;
-    repo::update_refs(lock, &updates, "t3: fetch")?;
-    oplog::record(lock, &op, &[])?;
-    Ok(())
+/// Whether a fetch brought anything: staged refs or the other side's notes.
+fn staged_anything(repo: &gix::Repository) -> Result<bool> {
+    Ok(!repo::list_refs(repo, STAGING)?.is_empty() || repo::find_ref(repo, notes::INCOMING)?.is_some())
 }
 
 fn clear_staging(lock: &Locked<'_>) -> Result<()> {
@@ -245,15 +229,20 @@ pub fn push(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>, opts: Pu
     let prefix = prefix_of(thread);
     let interrupt = lock.interrupt();
     let removed = removed_by_log(repo, false)?;
-    // What the remote has under the prefix: for the scan and the leases.
+    // What the remote has (all its refs): for the scan and the leases.
     let listing = if !opts.allow_secrets || !removed.is_empty() {
-        Some(ls_remote(&dir, remote, &prefix, interrupt)?)
+        Some(ls_remote(&dir, remote, interrupt)?)
     } else {
         None
     };
     if !opts.allow_secrets {
-        let remote_has = secrets::remote_commits(listing.as_deref().unwrap_or_default());
-        let found = secrets::scan(repo, &prefix, &remote_has, interrupt)?;
+        let found = secrets::scan(
+            repo,
+            &dir,
+            &prefix,
+            listing.as_deref().unwrap_or_default(),
+            interrupt,
+        )?;
         if !found.is_empty() {
             return Err(Error::SecretsInPush {
                 remote: remote.to_owned(),
@@ -304,13 +293,8 @@ pub fn push(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>, opts: Pu
     Ok(report)
 }
 
-/// `git ls-remote` of the refs under `prefix` on `remote`.
-fn ls_remote(
-    dir: &std::path::Path,
-    remote: &str,
-    prefix: &str,
-    interrupt: crate::interrupt::Interrupt,
-) -> Result<Vec<u8>> {
+/// `git ls-remote` of every ref on `remote`.
+fn ls_remote(dir: &std::path::Path, remote: &str, interrupt: crate::interrupt::Interrupt) -> Result<Vec<u8>> {
     git_output(
         dir,
         &[
@@ -318,7 +302,6 @@ fn ls_remote(
             "--refs".into(),
             "--end-of-options".into(),
             remote.to_owned(),
-            format!("{prefix}*"),
         ],
         interrupt,
     )

@@ -4,16 +4,19 @@
 //! `--allow-secrets`.
 //!
 //! What is scanned, and what is not:
-//! - only checkpoints the remote does not have (a commit its refs under the
-//!   pushed prefix already point at was sent before);
-//! - of those, only the paths new or changed against the thread's previous
-//!   checkpoint here (which is either sent too, and scanned, or already on
-//!   the remote); the first checkpoint of a thread is scanned whole. Each
-//!   comparison is gix's tree diff, which skips equal subtrees, and is
-//!   bounded like every diff ([`crate::diff::changes::MAX_CHANGES`]);
-//! - a path whose content is the same as in the commit that was HEAD when
-//!   the checkpoint was taken (its note's `head`) is part of the user's own
-//!   history, not something git-t3 adds: not reported;
+//! - what the remote does not have: the checkpoints it lacks (`git
+//!   rev-list` of the checkpoints, not of the refs the remote has as
+//!   `ls-remote` reports them at push time, all of them: branches, tags,
+//!   checkpoints), and of what they record, the blobs not reachable from
+//!   those refs. A blob the remote already has is not reported; one that
+//!   only a local commit holds (a key committed by mistake, then reset
+//!   away) is, whatever the note's `head` says;
+//! - of each checkpoint sent, the paths new or changed against the thread's
+//!   previous checkpoint here (which is either sent too, and scanned, or
+//!   already on the remote, so its blobs are not sent); the first
+//!   checkpoint of a thread is scanned whole. Each comparison is gix's tree
+//!   diff, which skips equal subtrees, and is bounded like every diff
+//!   ([`crate::diff::changes::MAX_CHANGES`]);
 //! - at most [`MAX_FINDINGS`] are collected: one is enough to stop.
 
 use std::collections::{BTreeMap, HashSet};
@@ -24,9 +27,9 @@ use gix::objs::tree::EntryKind;
 
 use crate::diff::changes;
 use crate::error::Result;
-use crate::model::note::{ChangeKind, Note};
+use crate::model::note::ChangeKind;
 use crate::model::thread::{ThreadId, parse_checkpoint_ref};
-use crate::repo::{self, NotesReader};
+use crate::repo;
 use crate::snapshot::secrets::Secrets;
 
 /// Findings collected before the scan stops.
@@ -43,21 +46,24 @@ pub struct Finding {
     pub path: BString,
 }
 
-/// The secret-looking paths that pushing the checkpoints under `prefix`
-/// would send, given the commits the remote's refs already point at.
+/// The secret-looking paths that pushing the checkpoints under `prefix` to
+/// a remote whose refs are `listing` (`git ls-remote` output) would send.
 pub fn scan(
     repo: &gix::Repository,
+    workdir: &std::path::Path,
     prefix: &str,
-    remote_has: &HashSet<ObjectId>,
+    listing: &[u8],
     interrupt: crate::interrupt::Interrupt,
 ) -> Result<Vec<Finding>> {
+    let tips: Vec<ObjectId> = remote_commits(listing)
+        .into_iter()
+        .filter(|id| repo.has_object(*id))
+        .collect();
+    let sent = commits_to_send(repo, workdir, prefix, &tips, interrupt)?;
     let patterns = Secrets::of(repo);
     let mut threads: BTreeMap<String, (ThreadId, Vec<(u64, ObjectId)>)> = BTreeMap::new();
-    for r in repo::list_refs(repo, prefix)? {
-        let (Ok(name), Some(id)) = (r.name.to_str(), r.target) else {
-            continue;
-        };
-        let Ok(parsed) = parse_checkpoint_ref(name) else {
+    for (name, id) in checkpoints(repo, prefix)? {
+        let Ok(parsed) = parse_checkpoint_ref(&name) else {
             continue;
         };
         threads
@@ -67,8 +73,7 @@ pub fn scan(
             .push((parsed.turn, id));
     }
     let empty = ObjectId::empty_tree(repo.object_hash());
-    let mut notes = NotesReader::open(repo)?;
-    let mut found = Vec::new();
+    let mut candidates = Vec::new();
     for (thread, mut turns) in threads.into_values() {
         turns.sort();
         let mut previous = empty;
@@ -78,23 +83,16 @@ pub fn scan(
             let Ok(tree) = repo::commit_tree(repo, commit) else {
                 continue;
             };
-            if !remote_has.contains(&commit) && tree != previous {
-                let candidates = new_secret_paths(repo, &patterns, previous, tree)?;
-                if !candidates.is_empty() {
-                    let head = head_tree(repo, &mut notes, commit);
-                    for (path, id) in candidates {
-                        if head.is_some_and(|h| in_head(repo, h, &path, id)) {
-                            continue;
-                        }
-                        found.push(Finding {
+            if sent.contains(&commit) && tree != previous {
+                for (path, id) in new_secret_paths(repo, &patterns, previous, tree)? {
+                    candidates.push((
+                        Finding {
                             thread: thread.to_string(),
                             turn,
                             path,
-                        });
-                        if found.len() >= MAX_FINDINGS {
-                            return Ok(found);
-                        }
-                    }
+                        },
+                        id,
+                    ));
                 }
             }
             // A placeholder holds no snapshot: the next turn compares with
@@ -104,7 +102,92 @@ pub fn scan(
             }
         }
     }
-    Ok(found)
+    if candidates.is_empty() {
+        return Ok(Vec::new());
+    }
+    let wanted: HashSet<ObjectId> = candidates.iter().map(|(_, id)| *id).collect();
+    let remote_has = reachable_among(repo, workdir, &tips, &wanted, interrupt)?;
+    Ok(candidates
+        .into_iter()
+        .filter(|(_, id)| !remote_has.contains(id))
+        .map(|(f, _)| f)
+        .take(MAX_FINDINGS)
+        .collect())
+}
+
+/// The checkpoint refs under `prefix` and their commits.
+fn checkpoints(repo: &gix::Repository, prefix: &str) -> Result<Vec<(String, ObjectId)>> {
+    Ok(repo::list_refs(repo, prefix)?
+        .into_iter()
+        .filter_map(|r| Some((r.name.to_str().ok()?.to_owned(), r.target?)))
+        .collect())
+}
+
+/// `git rev-list` with `input` on stdin, as object ids.
+fn rev_list(
+    repo: &gix::Repository,
+    workdir: &std::path::Path,
+    objects: bool,
+    input: Vec<u8>,
+    interrupt: crate::interrupt::Interrupt,
+) -> Result<Vec<ObjectId>> {
+    let mut args = vec!["rev-list".to_owned()];
+    if objects {
+        args.push("--objects".into());
+    }
+    args.push("--stdin".into());
+    let out = super::git::git_output_with(workdir, &args, Some(input), interrupt)?;
+    let hex = repo.object_hash().len_in_hex();
+    Ok(out
+        .lines()
+        .filter_map(|l| ObjectId::from_hex(l.get(..hex)?).ok())
+        .collect())
+}
+
+/// The checkpoint commits under `prefix` that the remote, whose refs point
+/// at `tips`, does not have.
+fn commits_to_send(
+    repo: &gix::Repository,
+    workdir: &std::path::Path,
+    prefix: &str,
+    tips: &[ObjectId],
+    interrupt: crate::interrupt::Interrupt,
+) -> Result<HashSet<ObjectId>> {
+    let mut input = Vec::new();
+    for (_, id) in checkpoints(repo, prefix)? {
+        input.extend_from_slice(format!("{id}\n").as_bytes());
+    }
+    if input.is_empty() {
+        return Ok(HashSet::new());
+    }
+    for id in tips {
+        input.extend_from_slice(format!("^{id}\n").as_bytes());
+    }
+    Ok(rev_list(repo, workdir, false, input, interrupt)?
+        .into_iter()
+        .collect())
+}
+
+/// Which of `wanted` are reachable from `tips` (every object of their
+/// history is listed: run only when a secret-looking path was found).
+fn reachable_among(
+    repo: &gix::Repository,
+    workdir: &std::path::Path,
+    tips: &[ObjectId],
+    wanted: &HashSet<ObjectId>,
+    interrupt: crate::interrupt::Interrupt,
+) -> Result<HashSet<ObjectId>> {
+    if tips.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let input: Vec<u8> = tips
+        .iter()
+        .flat_map(|id| format!("{id}\n").into_bytes())
+        .collect();
+    Ok(rev_list(repo, workdir, true, input, interrupt)?
+        .into_iter()
+        .filter(|id| wanted.contains(id))
+        .collect())
 }
 
 /// Paths new or changed from tree `from` to tree `to` (files and symlinks)
@@ -126,21 +209,7 @@ fn new_secret_paths(
         .collect())
 }
 
-/// The tree of the commit that was HEAD when `checkpoint` was taken, from
-/// its note; `None` when unknown or not here.
-fn head_tree(repo: &gix::Repository, notes: &mut NotesReader<'_>, checkpoint: ObjectId) -> Option<ObjectId> {
-    let data = notes.get(checkpoint).ok()??;
-    let head = Note::parse(&data).ok()?.head?;
-    let head = ObjectId::from_hex(head.as_bytes()).ok()?;
-    repo::commit_tree(repo, head).ok()
-}
-
-/// Whether tree `head` has blob `id` at `path`.
-fn in_head(repo: &gix::Repository, head: ObjectId, path: &BString, id: ObjectId) -> bool {
-    changes::blob_at(repo, head, path).is_ok_and(|found| found.is_some_and(|(blob, _)| blob == id))
-}
-
-/// The refs under `prefix` on the remote, from `git ls-remote` output.
+/// The objects the remote's refs point at, from `git ls-remote` output.
 pub fn remote_commits(listing: &[u8]) -> HashSet<ObjectId> {
     listing
         .lines()

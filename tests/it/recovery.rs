@@ -322,8 +322,10 @@ fn fetch_takes_only_checkpoints() {
     )
     .ok();
     r.git(&["remote", "add", "evil", mirror.to_str().unwrap()]);
-    let out = r.t3(&["fetch", "evil"]).ok();
+    // Refused and named; the command fails after taking the rest.
+    let out = r.t3(&["fetch", "evil"]).fails(1);
     assert!(out.out().contains("not a checkpoint"), "{}", out.out());
+    assert!(out.stderr.contains("1 ref(s) refused"), "{}", out.stderr);
     assert!(!r.refs("refs/t3/checkpoints/").contains(&bad));
     r.write("a", "three\n");
     r.t3(&["capture", "--thread", THREAD]).ok();

@@ -426,9 +426,10 @@ fn remote_refs(r: &TestRepo) -> String {
 #[test]
 fn push_refuses_secret_looking_files_unless_allowed() {
     let (r, _remote) = with_remote();
-    // Committed in the branch: the user's own history, not reported.
+    // Committed in the branch the remote has: not reported.
     r.write("tests/fixtures/server.pem", "fixture\n");
     r.commit_all("a test certificate");
+    r.git(&["push", "-q", "origin", "main"]);
     r.t3(&["baseline", "--thread", THREAD]).ok();
     r.write("notes.txt", "turn 1\n");
     r.t3(&["capture", "--thread", THREAD]).ok();

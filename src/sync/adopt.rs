@@ -1,0 +1,262 @@
+//! What `fetch` takes from the refs it staged (DESIGN: Sync).
+//!
+//! Each staged ref is first checked as `verify` checks a checkpoint: a
+//! canonical name, a commit, a note (the remote's, else one here) that
+//! names the ref's thread and turn, and a turn number no higher than 2^31
+//! nor than the local thread's latest (0 for a new thread) +
+//! [`MAX_FETCHED_TURN_GAP`]. A ref
+//! that fails is refused and named; nothing else of its thread changes for
+//! it.
+//!
+//! Then, per thread:
+//! - a thread that has no checkpoint here is taken as the remote has it
+//!   (less the turns the local operation log removed);
+//! - a local thread only fast-forwards: the remote's turns above the local
+//!   latest are added when every turn both sides have is the same commit
+//!   with the same note, and no turn the remote adds sits below the latest
+//!   or above a turn the local log removed;
+//! - anything else (another commit at a local turn number, a turn inserted
+//!   below the latest, a different note, a continuation of turns removed
+//!   here) leaves the local thread alone: the remote's turns that differ
+//!   from it are kept under `refs/t3/remotes/<remote>/<b64 thread>/turn/<n>`,
+//!   and the thread is reported as diverged.
+//!
+//! The refs created under `refs/t3/checkpoints/` are one `fetch` op.
+
+use std::collections::{BTreeMap, HashSet};
+
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+
+use super::{Report, STAGING};
+use crate::error::Result;
+use crate::model::note::Note;
+use crate::model::thread::{CHECKPOINTS_PREFIX, MAX_FETCHED_TURN_GAP, ThreadId, parse_checkpoint_ref};
+use crate::oplog::{self, Kind, Op, RefChange};
+use crate::repo::{self, Expect, Locked, NotesReader, RefUpdate};
+use crate::store;
+
+/// The highest turn number a fetch takes.
+const MAX_FETCHED_TURN: u64 = 1 << 31;
+
+/// One staged ref that passed the checks.
+#[derive(Debug, Clone)]
+struct Remote {
+    turn: u64,
+    commit: ObjectId,
+    /// Its note's blob (the remote's, else the local one).
+    note: Option<ObjectId>,
+}
+
+/// Take the staged refs as the module says; `removed`: `(ref, commit)`
+/// pairs the local log removed; `remote`: the remote as the user named it.
+pub(super) fn adopt(
+    lock: &Locked<'_>,
+    remote: &str,
+    removed: &HashSet<(String, ObjectId)>,
+    report: &mut Report,
+) -> Result<()> {
+    let repo = lock.repo();
+    let mut theirs = NotesReader::open_ref(repo, super::notes::INCOMING)?;
+    let mut ours = NotesReader::open(repo)?;
+    let mut threads: BTreeMap<ThreadId, Vec<Remote>> = BTreeMap::new();
+    lock.interrupt().check()?;
+    for r in repo::list_refs(repo, STAGING)? {
+        let (Ok(name), Some(id)) = (r.name.to_str(), r.target) else {
+            continue;
+        };
+        let local = format!("{CHECKPOINTS_PREFIX}{}", &name[STAGING.len()..]);
+        let Ok(parsed) = parse_checkpoint_ref(&local) else {
+            report
+                .refused
+                .push(format!("{local}: not a checkpoint ref name; not taken"));
+            continue;
+        };
+        let is_commit = repo
+            .find_header(id)
+            .is_ok_and(|h| h.kind() == gix::objs::Kind::Commit);
+        if !is_commit {
+            report.refused.push(format!("{local}: not a commit; not taken"));
+            continue;
+        }
+        let note = match theirs.blob_id(id)? {
+            Some(blob) => Some(blob),
+            None => ours.blob_id(id)?,
+        };
+        if let Some(problem) = note_problem(
+            repo,
+            &mut theirs,
+            &mut ours,
+            id,
+            note,
+            &parsed.thread,
+            parsed.turn,
+            &local,
+        ) {
+            report.refused.push(format!("{local}: {problem}; not taken"));
+            continue;
+        }
+        threads.entry(parsed.thread).or_default().push(Remote {
+            turn: parsed.turn,
+            commit: id,
+            note,
+        });
+    }
+    let mut updates = Vec::new();
+    let mut op = Op::new(Kind::Fetch, None);
+    for (thread, mut turns) in threads {
+        turns.sort_by_key(|t| t.turn);
+        let local = store::thread_refs(repo, &thread)?;
+        let latest = local.last().map(|t| t.turn);
+        let limit = (latest.unwrap_or(0) + MAX_FETCHED_TURN_GAP).min(MAX_FETCHED_TURN);
+        turns.retain(|t| {
+            let ok = t.turn <= limit;
+            if !ok {
+                report.refused.push(format!(
+                    "{}: turn {} is more than {MAX_FETCHED_TURN_GAP} above the thread's latest turn here \
+                     ({}), or above 2^31; not taken",
+                    thread.checkpoint_ref(t.turn),
+                    t.turn,
+                    latest.map_or_else(|| "none".to_owned(), |l| l.to_string())
+                ));
+            }
+            ok
+        });
+        let was_removed = |t: &Remote| removed.contains(&(thread.checkpoint_ref(t.turn), t.commit));
+        let (gone, turns): (Vec<Remote>, Vec<Remote>) = turns.into_iter().partition(was_removed);
+        report
+            .kept_removed
+            .extend(gone.iter().map(|t| thread.checkpoint_ref(t.turn)));
+        let Some(latest) = latest else {
+            for t in &turns {
+                take(&thread, t, &mut op, &mut updates, report);
+            }
+            continue;
+        };
+        let mine: BTreeMap<u64, ObjectId> = local.iter().map(|t| (t.turn, t.commit)).collect();
+        let first_gone = gone.iter().map(|t| t.turn).min();
+        let mut why = Vec::new();
+        for t in &turns {
+            let problem = match mine.get(&t.turn) {
+                Some(c) if *c != t.commit => Some(format!("turn {} is another commit there", t.turn)),
+                Some(c) if ours.blob_id(*c)? != t.note => {
+                    Some(format!("turn {} has another note there", t.turn))
+                }
+                Some(_) => None,
+                None if t.turn <= latest => {
+                    Some(format!("turn {} is inserted below the latest turn here", t.turn))
+                }
+                None if first_gone.is_some_and(|g| g < t.turn) => Some(format!(
+                    "turn {} continues turns removed here (see `git t3 op log`)",
+                    t.turn
+                )),
+                None => None,
+            };
+            why.extend(problem);
+        }
+        if why.is_empty() {
+            for t in turns.iter().filter(|t| t.turn > latest) {
+                take(&thread, t, &mut op, &mut updates, report);
+            }
+        } else {
+            let more = why.len().saturating_sub(3);
+            why.truncate(3);
+            let mut why = why.join(", ");
+            if more > 0 {
+                why.push_str(&format!(" and {more} more"));
+            }
+            let prefix = thread.remote_prefix(remote);
+            let kept: Vec<&Remote> = turns
+                .iter()
+                .filter(|t| mine.get(&t.turn) != Some(&t.commit))
+                .collect();
+            // The remote's view of this thread replaces the one kept before.
+            for old in repo::list_refs(repo, &prefix)? {
+                if let Ok(name) = old.name.to_str()
+                    && !kept.iter().any(|t| name == format!("{prefix}{}", t.turn))
+                {
+                    updates.push(RefUpdate {
+                        name: name.to_owned(),
+                        new: None,
+                        expect: Expect::Any,
+                    });
+                }
+            }
+            for t in &kept {
+                updates.push(RefUpdate {
+                    name: format!("{prefix}{}", t.turn),
+                    new: Some(t.commit),
+                    expect: Expect::Any,
+                });
+            }
+            report.diverged.push(format!(
+                "thread '{thread}': {why}; the local thread is kept, {} turn(s) of {remote}'s are under {prefix}",
+                kept.len()
+            ));
+        }
+    }
+    if updates.is_empty() {
+        return Ok(());
+    }
+    // The last point to stop: from here the refs and their op are written.
+    lock.interrupt().check()?;
+    repo::update_refs(lock, &updates, "t3: fetch")?;
+    if !op.refs.is_empty() {
+        oplog::record(lock, &op, &[])?;
+    }
+    Ok(())
+}
+
+/// Create the local ref of turn `t` of `thread` (it does not exist).
+fn take(thread: &ThreadId, t: &Remote, op: &mut Op, updates: &mut Vec<RefUpdate>, report: &mut Report) {
+    let name = thread.checkpoint_ref(t.turn);
+    op.refs.push(RefChange {
+        reference: name.clone(),
+        old: None,
+        new: Some(t.commit.to_string()),
+    });
+    updates.push(RefUpdate {
+        name: name.clone(),
+        new: Some(t.commit),
+        expect: Expect::Absent,
+    });
+    report.refs_changed.push(name);
+}
+
+/// Why `verify` would reject commit `id` as turn `turn` of `thread` at
+/// `name`, given its note blob `note`; `None` when it would not.
+#[allow(clippy::too_many_arguments)]
+fn note_problem(
+    repo: &gix::Repository,
+    theirs: &mut NotesReader<'_>,
+    ours: &mut NotesReader<'_>,
+    id: ObjectId,
+    note: Option<ObjectId>,
+    thread: &ThreadId,
+    turn: u64,
+    name: &str,
+) -> Option<String> {
+    let data = match theirs.get(id) {
+        Ok(Some(d)) => d,
+        Ok(None) => match ours.get(id) {
+            Ok(Some(d)) => d,
+            Ok(None) if note.is_none() && repo::is_t3code_commit(repo, id) => return None,
+            Ok(None) => return Some("it has no note".into()),
+            Err(e) => return Some(e.to_string()),
+        },
+        Err(e) => return Some(e.to_string()),
+    };
+    match Note::parse(&data) {
+        Err(e) => Some(format!("its note does not parse: {e}")),
+        Ok(n) if n.thread != thread.as_str() || n.turn != turn || n.reference != name => Some(format!(
+            "its note describes turn {} of thread '{}'",
+            n.turn,
+            n.thread
+                .chars()
+                .filter(|c| !c.is_control())
+                .take(80)
+                .collect::<String>()
+        )),
+        Ok(_) => None,
+    }
+}
