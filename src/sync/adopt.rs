@@ -127,14 +127,24 @@ pub(super) fn adopt(
         report
             .kept_removed
             .extend(gone.iter().map(|t| thread.checkpoint_ref(t.turn)));
+        let first_gone = gone.iter().map(|t| t.turn).min();
+        let continues_gone = |t: &Remote| first_gone.is_some_and(|g| g < t.turn);
         let Some(latest) = latest else {
-            for t in &turns {
+            // A thread not here: taken, less what continues turns removed here.
+            let (apart, new): (Vec<&Remote>, Vec<&Remote>) = turns.iter().partition(|t| continues_gone(t));
+            for t in new {
                 take(&thread, t, &mut op, &mut updates, report);
+            }
+            if !apart.is_empty() {
+                let why = format!(
+                    "turn {} continues turns removed here (see `git t3 op log`)",
+                    apart.iter().map(|t| t.turn).min().unwrap_or_default()
+                );
+                keep_apart(repo, remote, &thread, &apart, &why, &mut updates, report)?;
             }
             continue;
         };
         let mine: BTreeMap<u64, ObjectId> = local.iter().map(|t| (t.turn, t.commit)).collect();
-        let first_gone = gone.iter().map(|t| t.turn).min();
         let mut why = Vec::new();
         for t in &turns {
             let problem = match mine.get(&t.turn) {
@@ -146,7 +156,7 @@ pub(super) fn adopt(
                 None if t.turn <= latest => {
                     Some(format!("turn {} is inserted below the latest turn here", t.turn))
                 }
-                None if first_gone.is_some_and(|g| g < t.turn) => Some(format!(
+                None if continues_gone(t) => Some(format!(
                     "turn {} continues turns removed here (see `git t3 op log`)",
                     t.turn
                 )),
@@ -165,34 +175,11 @@ pub(super) fn adopt(
             if more > 0 {
                 why.push_str(&format!(" and {more} more"));
             }
-            let prefix = thread.remote_prefix(remote);
-            let kept: Vec<&Remote> = turns
+            let apart: Vec<&Remote> = turns
                 .iter()
                 .filter(|t| mine.get(&t.turn) != Some(&t.commit))
                 .collect();
-            // The remote's view of this thread replaces the one kept before.
-            for old in repo::list_refs(repo, &prefix)? {
-                if let Ok(name) = old.name.to_str()
-                    && !kept.iter().any(|t| name == format!("{prefix}{}", t.turn))
-                {
-                    updates.push(RefUpdate {
-                        name: name.to_owned(),
-                        new: None,
-                        expect: Expect::Any,
-                    });
-                }
-            }
-            for t in &kept {
-                updates.push(RefUpdate {
-                    name: format!("{prefix}{}", t.turn),
-                    new: Some(t.commit),
-                    expect: Expect::Any,
-                });
-            }
-            report.diverged.push(format!(
-                "thread '{thread}': {why}; the local thread is kept, {} turn(s) of {remote}'s are under {prefix}",
-                kept.len()
-            ));
+            keep_apart(repo, remote, &thread, &apart, &why, &mut updates, report)?;
         }
     }
     if updates.is_empty() {
@@ -204,6 +191,44 @@ pub(super) fn adopt(
     if !op.refs.is_empty() {
         oplog::record(lock, &op, &[])?;
     }
+    Ok(())
+}
+
+/// Keep the remote's turns `apart` of `thread` under
+/// `refs/t3/remotes/<remote>/`, replacing what an earlier fetch kept there,
+/// and report the thread as diverged because of `why`.
+fn keep_apart(
+    repo: &gix::Repository,
+    remote: &str,
+    thread: &ThreadId,
+    apart: &[&Remote],
+    why: &str,
+    updates: &mut Vec<RefUpdate>,
+    report: &mut Report,
+) -> Result<()> {
+    let prefix = thread.remote_prefix(remote);
+    for old in repo::list_refs(repo, &prefix)? {
+        if let Ok(name) = old.name.to_str()
+            && !apart.iter().any(|t| name == format!("{prefix}{}", t.turn))
+        {
+            updates.push(RefUpdate {
+                name: name.to_owned(),
+                new: None,
+                expect: Expect::Any,
+            });
+        }
+    }
+    for t in apart {
+        updates.push(RefUpdate {
+            name: format!("{prefix}{}", t.turn),
+            new: Some(t.commit),
+            expect: Expect::Any,
+        });
+    }
+    report.diverged.push(format!(
+        "thread '{thread}': {why}; the local thread is kept, {} turn(s) of {remote}'s are under {prefix}",
+        apart.len()
+    ));
     Ok(())
 }
 

@@ -408,3 +408,29 @@ fn push_scans_what_the_remote_lacks_even_when_the_note_names_it_in_head() {
     r.git(&["push", "-q", "origin", "HEAD@{1}:refs/heads/with-env"]);
     r.t3(&["push", "origin"]).ok();
 }
+
+#[test]
+fn turns_that_continue_a_thread_dropped_here_are_kept_apart() {
+    let (r, _remote, other) = two_machines();
+    r.t3(&["baseline", "--thread", "t"]).ok();
+    r.t3(&["push", "origin"]).ok();
+    r.t3_in(&other, &["fetch", "origin"]).ok();
+    r.t3_in(&other, &["drop", "--thread", "t"]).ok();
+    // The other side goes on with the thread dropped here.
+    r.write("more.txt", "more\n");
+    r.t3(&["capture", "--thread", "t"]).ok();
+    r.t3(&["push", "origin"]).ok();
+    let f = r.t3_in(&other, &["fetch", "origin"]).ok();
+    assert!(
+        f.out().contains("diverged") && f.out().contains("removed here"),
+        "{}",
+        f.out()
+    );
+    assert_eq!(
+        r.git_in(&other, &["for-each-ref", "refs/t3/checkpoints/"])
+            .ok()
+            .out(),
+        ""
+    );
+    assert_eq!(remote_turns(&r, &other, "origin", "t").len(), 1);
+}
