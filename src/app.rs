@@ -116,6 +116,28 @@ impl Environment {
     }
 }
 
+/// Start `git t3 maintenance [--prune]` in `dir`, detached: this program
+/// again, in its own process group, with no stdin, stdout or stderr (an
+/// agent's hook waits for its pipes to close). What the binary installs as
+/// the library's [`crate::retention::maintenance::Starter`].
+pub fn start_maintenance(dir: &std::path::Path, prune: bool) -> bool {
+    use std::os::unix::process::CommandExt as _;
+    let Ok(exe) = std::env::current_exe() else {
+        return false;
+    };
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg("-C").arg(dir).args(["-q", "maintenance"]);
+    if prune {
+        cmd.arg("--prune");
+    }
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .env_remove("T3_TEST_FAULT")
+        .process_group(0);
+    cmd.spawn().is_ok()
+}
+
 /// Run the command `cli` describes, in the environment `env`.
 pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
     crate::trace::enable(env.trace);

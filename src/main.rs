@@ -19,6 +19,9 @@ fn main() -> ExitCode {
     }
     let cli = git_t3::cli::Cli::parse_from(args);
     let (format, quiet) = (if cli.json { Format::Json } else { Format::Human }, cli.quiet);
+    // Background maintenance starts this program again: the binary hands
+    // the library that way (an embedder that does not gets none).
+    git_t3::retention::maintenance::install_starter(app::start_maintenance);
     let env = Environment {
         interrupt: git_t3::interrupt::install(),
         ..Environment::from_process()

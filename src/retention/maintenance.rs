@@ -14,7 +14,7 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use crate::error::{Context as _, Result};
@@ -133,29 +133,25 @@ pub fn start_if_due(repo: &gix::Repository) -> Option<Due> {
     spawn(repo, due.prune).then_some(due)
 }
 
-/// Start `git t3 maintenance [--prune]` for `repo`, detached: its own
-/// process group, no stdin, stdout or stderr (an agent's hook waits for
-/// its pipes to close). Returns whether it started.
+/// How a background maintenance run is started for a worktree or git
+/// directory (`prune`: the prune too); returns whether it started.
+pub type Starter = fn(&std::path::Path, bool) -> bool;
+
+static STARTER: std::sync::OnceLock<Starter> = std::sync::OnceLock::new();
+
+/// Hand the library the way to start background maintenance (the binary
+/// does, once: it starts itself as `git t3 maintenance`). A program that
+/// embeds the library and installs none gets no process started; the work
+/// stays due until `git t3 maintenance` runs.
+pub fn install_starter(starter: Starter) {
+    let _ = STARTER.set(starter);
+}
+
+/// Start `git t3 maintenance [--prune]` for `repo` through the installed
+/// [`Starter`]. Returns whether it started (never without a starter).
 pub fn spawn(repo: &gix::Repository, prune: bool) -> bool {
-    let Ok(exe) = std::env::current_exe() else {
-        return false;
-    };
     let dir = repo.workdir().unwrap_or_else(|| repo.git_dir());
-    let mut cmd = Command::new(exe);
-    cmd.arg("-C").arg(dir).args(["-q", "maintenance"]);
-    if prune {
-        cmd.arg("--prune");
-    }
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .env_remove("T3_TEST_FAULT");
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt as _;
-        cmd.process_group(0);
-    }
-    cmd.spawn().is_ok()
+    STARTER.get().is_some_and(|start| start(dir, prune))
 }
 
 /// The maintenance lock, held while this value lives (released by the
