@@ -473,3 +473,95 @@ fn the_browser_never_sees_the_token_on_its_command_line() {
     );
     assert!(s.stop().success());
 }
+
+/// One GET on a connection of its own, answered whole within `within`.
+fn get_within(port: u16, path: &str, within: Duration) -> Result<u16, String> {
+    let started = std::time::Instant::now();
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let mut s = TcpStream::connect_timeout(&addr, within).map_err(|e| format!("connect: {e}"))?;
+    let left = || {
+        within
+            .saturating_sub(started.elapsed())
+            .max(Duration::from_millis(1))
+    };
+    s.set_write_timeout(Some(left())).map_err(|e| e.to_string())?;
+    s.write_all(
+        format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n").as_bytes(),
+    )
+    .map_err(|e| format!("send: {e}"))?;
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        s.set_read_timeout(Some(left())).map_err(|e| e.to_string())?;
+        match s.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) => return Err(format!("read after {:?}: {e}", started.elapsed())),
+        }
+    }
+    if started.elapsed() > within {
+        return Err(format!("answered after {:?}", started.elapsed()));
+    }
+    let head = String::from_utf8_lossy(&buf);
+    head.split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| format!("no answer: {head:?}"))
+}
+
+/// Connections that never send a request take no real request's place:
+/// with 64 of them open, 200 requests from 4 clients are each answered
+/// within 2 s, and the idle ones are closed (the oldest as newer ones come,
+/// the rest at their deadline).
+#[test]
+fn idle_connections_never_keep_real_requests_waiting() {
+    let r = TestRepo::seeded();
+    thread(&r);
+    let s = Server::start(&r, &[]);
+    let port = s.port;
+    let idle: Vec<TcpStream> = (0..64)
+        .map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap())
+        .collect();
+    let (asset, api) = (s.url("app.js"), s.url("api/threads"));
+    std::thread::scope(|scope| {
+        let clients: Vec<_> = (0..4)
+            .map(|client| {
+                let (asset, api) = (&asset, &api);
+                scope.spawn(move || {
+                    for i in 0..50 {
+                        // One in ten runs a command (`list`), the rest are cheap.
+                        let path = if i % 10 == client { api } else { asset };
+                        match get_within(port, path, Duration::from_secs(2)) {
+                            Ok(status) => assert_eq!(status, 200, "request {i} of client {client}"),
+                            Err(e) => panic!("request {i} of client {client} ({path}): {e}"),
+                        }
+                    }
+                })
+            })
+            .collect();
+        for c in clients {
+            c.join().unwrap();
+        }
+    });
+    // Every idle connection is closed by the server, none later than its
+    // deadline (5 s) and some slack.
+    let started = std::time::Instant::now();
+    for (i, mut c) in idle.into_iter().enumerate() {
+        c.set_read_timeout(Some(Duration::from_secs(15))).unwrap();
+        let mut byte = [0u8; 1];
+        match c.read(&mut byte) {
+            Ok(0) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+            other => panic!(
+                "idle connection {i} was kept after {:?}: {other:?}",
+                started.elapsed()
+            ),
+        }
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(12),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(s.stop().success());
+}
