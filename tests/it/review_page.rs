@@ -24,7 +24,11 @@ impl Server {
     }
 
     fn spawn(r: &TestRepo, args: &[&str], env: &[(&str, &str)]) -> Self {
-        let mut child = r.spawn_t3_piped(args, env);
+        Self::of(r.spawn_t3_piped(args, env))
+    }
+
+    /// The server `child` runs, once it printed its URL.
+    fn of(mut child: Child) -> Self {
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap())
             .read_line(&mut line)
@@ -178,7 +182,7 @@ fn token_host_methods_and_parsing() {
     );
     assert_eq!(s.request("GET", &s.url(""), None, "a body").0, 413);
     // Errors of the commands keep their --json shape.
-    let (status, _, body) = s.get(&s.url("api/threads/no-such-thread/turns"));
+    let (status, _, body) = s.get(&s.url("api/turns?thread=no-such-thread"));
     assert_eq!(status, 404);
     let e: serde_json::Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(e["error"]["kind"], "not_found");
@@ -193,7 +197,7 @@ fn api_answers_are_the_json_of_the_commands() {
     assert_eq!(s.json("api/threads"), r.t3_json(&["list"]));
     let id: String = url_escape(THREAD);
     assert_eq!(
-        s.json(&format!("api/threads/{id}/turns")),
+        s.json(&format!("api/turns?thread={id}")),
         r.t3_json(&["list", "--thread", THREAD])
     );
     let cases: [(&str, &[&str]); 5] = [
@@ -260,7 +264,7 @@ fn browsing_changes_nothing_and_revert_needs_the_flag() {
         String::new(),
         "app.css".into(),
         "api/threads".into(),
-        format!("api/threads/{id}/turns"),
+        format!("api/turns?thread={id}"),
         format!("api/diff?thread={id}"),
         format!("api/diff?thread={id}&turn=1"),
         format!("api/patch?thread={id}&turn=1"),
@@ -564,4 +568,46 @@ fn idle_connections_never_keep_real_requests_waiting() {
         started.elapsed()
     );
     assert!(s.stop().success());
+}
+
+/// A thread whose id is `.` or `..`, or whose title is `.`, opens like any
+/// other: its id travels in the query, as the page sends it (a browser
+/// resolves `.` and `..` path segments, escaped or not, before sending).
+#[test]
+fn threads_named_with_dots_open_in_the_page() {
+    let r = TestRepo::seeded();
+    let threads = [("..", "two dots"), (".", "one dot"), ("dotted", ".")];
+    for (n, (thread, title)) in threads.iter().enumerate() {
+        r.t3(&["baseline", "--thread", thread]).ok();
+        r.write("README.md", &format!("# turn of thread {n}\n"));
+        r.t3(&["capture", "--thread", thread, "--title", title]).ok();
+    }
+    let s = Server::start(&r, &[]);
+    let listed = s.json("api/threads");
+    for (thread, title) in threads {
+        let row = listed["threads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["thread"] == thread)
+            .unwrap_or_else(|| panic!("{thread:?} not listed: {listed}"));
+        assert_eq!(row["title"], title);
+        // What the page's URLSearchParams sends: dots as they are.
+        let turns = s.json(&format!("api/turns?thread={thread}"));
+        assert_eq!(turns["thread"], thread);
+        assert_eq!(turns, r.t3_json(&["list", "--thread", thread]));
+        // Escaped, the same.
+        assert_eq!(
+            s.json(&format!("api/turns?thread={}", url_escape_all(thread))),
+            turns
+        );
+        let diff = s.json(&format!("api/diff?mode=turn&thread={thread}&turn=1"));
+        assert_eq!(diff["to"], ref_for(thread, 1));
+    }
+    assert!(s.stop().success());
+}
+
+/// Every byte percent-escaped, dots included.
+fn url_escape_all(s: &str) -> String {
+    s.bytes().map(|b| format!("%{b:02X}")).collect()
 }
