@@ -570,6 +570,177 @@ fn idle_connections_never_keep_real_requests_waiting() {
     assert!(s.stop().success());
 }
 
+/// What a look at the page could change in the repository's storage: the
+/// objects (`git count-objects -v`), every ref and HEAD, and the files
+/// under `.git/t3` with their sizes and times.
+fn storage(r: &TestRepo) -> (String, String, Vec<String>) {
+    fn walk(dir: &std::path::Path, out: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let md = std::fs::symlink_metadata(e.path()).unwrap();
+            let mtime = md.modified().unwrap();
+            out.push(format!("{} {} {mtime:?}", e.path().display(), md.len()));
+            if md.is_dir() {
+                walk(&e.path(), out);
+            }
+        }
+    }
+    let mut t3 = Vec::new();
+    walk(&r.root.join(".git/t3"), &mut t3);
+    t3.sort();
+    let refs = format!(
+        "{}\n{}",
+        r.git(&["for-each-ref", "--format=%(refname) %(objectname)"]),
+        r.git(&["rev-parse", "HEAD"])
+    );
+    (r.git(&["count-objects", "-v"]), refs, t3)
+}
+
+/// Every kind of page and API answer, for thread `id` (URL-escaped) whose
+/// turn 1 is a real turn (its latest may be a placeholder); each must
+/// answer 200.
+fn every_page(id: &str) -> Vec<String> {
+    let mut pages = vec![
+        String::new(),
+        "app.js".into(),
+        "app.css".into(),
+        "api/threads".into(),
+        format!("api/turns?thread={id}"),
+    ];
+    for query in [
+        format!("mode=turn&thread={id}&turn=1"),
+        format!("mode=turn&thread={id}&turn=1&ws=0"),
+        format!("mode=full&thread={id}&turn=1"),
+        format!("mode=full&thread={id}&turn=1&ws=0"),
+        "mode=worktree".into(),
+        "mode=worktree&ws=0".into(),
+        "mode=branch".into(),
+        "mode=branch&base=main".into(),
+    ] {
+        pages.push(format!("api/diff?{query}"));
+        pages.push(format!("api/patch?{query}"));
+        pages.push(format!("api/patch?{query}&start=1"));
+    }
+    pages
+}
+
+/// A GET writes nothing: no object (the live worktree's new files
+/// included, large ones too), no cache file, no ref; the answers are the
+/// command line's all the same.
+#[test]
+fn browsing_writes_no_object_cache_file_or_ref() {
+    let r = TestRepo::seeded();
+    // Above the size a capture streams (8 MiB), binary.
+    let big = |seed: u8| -> Vec<u8> { (0..9u32 << 20).map(|i| (i % 251) as u8 ^ seed).collect() };
+    r.write_bytes("data/big.bin", &big(0));
+    r.commit_all("a big file");
+    thread(&r);
+    // Live changes whose contents no object holds yet.
+    r.write("notes/new.txt", "a file never captured\n");
+    r.write_bytes("data/big.bin", &big(1));
+    r.write_bytes("data/new-big.bin", &big(2));
+    let before = storage(&r);
+    let s = Server::start(&r, &[]);
+    let id = url_escape(THREAD);
+    for path in every_page(&id) {
+        let (status, _, body) = s.get(&s.url(&path));
+        assert_eq!(status, 200, "{path}: {}", String::from_utf8_lossy(&body));
+    }
+    let worktree = s.json("api/diff?mode=worktree&ws=0");
+    let patch = s.json("api/patch?mode=worktree&ws=0");
+    s.stop();
+    let after = storage(&r);
+    assert_eq!(after.0, before.0, "objects were written");
+    assert_eq!(after.1, before.1, "refs moved");
+    assert_eq!(after.2, before.2, "files under .git/t3 changed");
+    // Computed in memory, the live diff is the command line's (which
+    // writes the objects).
+    assert_eq!(worktree, r.t3_json(&["diff", "--worktree"]));
+    let paths: Vec<&str> = worktree["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    for p in ["data/big.bin", "data/new-big.bin", "notes/new.txt", "src/lib.rs"] {
+        assert!(paths.contains(&p), "{p} not in {paths:?}");
+    }
+    let text: String = patch["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(text, r.t3(&["diff", "--worktree", "--no-color"]).out());
+}
+
+/// Puts back the modes of everything under a folder made read-only.
+struct ReadOnly(Vec<(std::path::PathBuf, u32)>);
+
+impl ReadOnly {
+    /// `chmod -R a-w dir`, undone on drop.
+    fn make(dir: &std::path::Path) -> Self {
+        use std::os::unix::fs::PermissionsExt as _;
+        fn walk(p: &std::path::Path, out: &mut Vec<(std::path::PathBuf, u32)>) {
+            let md = std::fs::symlink_metadata(p).unwrap();
+            if md.is_symlink() {
+                return;
+            }
+            out.push((p.to_owned(), md.permissions().mode()));
+            if md.is_dir() {
+                for e in std::fs::read_dir(p).unwrap() {
+                    walk(&e.unwrap().path(), out);
+                }
+            }
+        }
+        let mut modes = Vec::new();
+        walk(dir, &mut modes);
+        for (p, mode) in &modes {
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode & !0o222)).unwrap();
+        }
+        ReadOnly(modes)
+    }
+}
+
+impl Drop for ReadOnly {
+    fn drop(&mut self) {
+        use std::os::unix::fs::PermissionsExt as _;
+        for (p, mode) in &self.0 {
+            let _ = std::fs::set_permissions(p, std::fs::Permissions::from_mode(*mode));
+        }
+    }
+}
+
+/// The page works in a repository the user can only read (`chmod -R a-w
+/// .git`, the server without root's power to write anyway).
+#[cfg(unix)]
+#[test]
+fn a_repository_the_user_can_only_read_can_be_reviewed() {
+    let r = TestRepo::seeded();
+    thread(&r);
+    r.write("notes/new.txt", "a file never captured\n");
+    let read_only = ReadOnly::make(&r.root.join(".git"));
+    let Some(child) = r.spawn_t3_unprivileged_piped(&["review", "--no-open", "--port", "0"]) else {
+        eprintln!("skipped: running as root without setpriv");
+        return;
+    };
+    let s = Server::of(child);
+    // The command line's live diff writes objects: here it cannot.
+    let cli = r.t3_unprivileged(&["diff", "--worktree"]).unwrap();
+    assert_ne!(cli.code, 0, "the repository is writable after all");
+    let id = url_escape(THREAD);
+    for path in every_page(&id) {
+        let (status, _, body) = s.get(&s.url(&path));
+        assert_eq!(status, 200, "{path}: {}", String::from_utf8_lossy(&body));
+    }
+    let worktree = s.json("api/diff?mode=worktree");
+    assert!(s.stop().success());
+    drop(read_only);
+    assert_eq!(worktree, r.t3_json(&["diff", "--worktree", "-w"]));
+}
+
 /// A thread whose id is `.` or `..`, or whose title is `.`, opens like any
 /// other: its id travels in the query, as the page sends it (a browser
 /// resolves `.` and `..` path segments, escaped or not, before sending).
