@@ -43,6 +43,10 @@ pub struct Environment {
     pub places: commands::install::Places,
     /// `BROWSER`: what `review` opens its page with.
     pub browser: Option<String>,
+    /// Only look: set by `review` for the page's GET requests (never from
+    /// the process environment). Only `list` and `diff` run then, and they
+    /// write nothing (see [`Settings::read_only`]).
+    pub read_only: bool,
 }
 
 impl Environment {
@@ -99,6 +103,7 @@ impl Environment {
             },
             places,
             browser: std::env::var("BROWSER").ok(),
+            read_only: false,
         }
     }
 
@@ -112,6 +117,7 @@ impl Environment {
             },
             interrupt: self.interrupt,
             config_overrides: self.config_overrides.clone().unwrap_or_default(),
+            read_only: self.read_only,
         }
     }
 }
@@ -153,6 +159,11 @@ pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
         Context::open(&base, settings)
     };
     let settings = env.settings(DEFAULT_TIMEOUT);
+    if env.read_only && !matches!(cli.command, Command::List(_) | Command::Diff(_)) {
+        return Err(Error::Internal(
+            "only list and diff run when nothing may be written".into(),
+        ));
+    }
     let installing = matches!(cli.command, Command::InstallHooks(_));
     match cli.command {
         Command::Hook(a) => Ok(Outcome::Hook(hook(a, &base, env))),

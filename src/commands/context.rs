@@ -19,6 +19,11 @@ pub struct Settings {
     /// `git -c key=value` settings (from `GIT_CONFIG_PARAMETERS`), applied
     /// over every configuration file.
     pub config_overrides: Vec<String>,
+    /// Write nothing into the repository — no object, no cache file, no
+    /// lock, no ref: the review page's GET requests, which must also work
+    /// in a repository the user can only read. `diff --worktree` then keeps
+    /// the worktree's new objects in memory.
+    pub read_only: bool,
 }
 
 impl Default for Settings {
@@ -28,6 +33,7 @@ impl Default for Settings {
             provider: crate::provider::Settings::default(),
             interrupt: crate::interrupt::Interrupt::default(),
             config_overrides: Vec::new(),
+            read_only: false,
         }
     }
 }

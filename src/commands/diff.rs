@@ -211,7 +211,6 @@ struct Side {
 
 /// Compute the diff `opts` asks for.
 pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
-    let repo = &ctx.repo;
     let Options {
         thread,
         mode,
@@ -227,9 +226,13 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
     let relative = relative.filter(|r| !r.is_empty());
     let mut notices = Vec::new();
     let turn_thread = thread.clone().filter(|_| matches!(mode, Mode::Turn(_)));
+    // Read-only, the worktree's new objects are only in memory: everything
+    // after reads through this repository.
+    let mut in_memory = None;
     let (mut from, to) = match &mode {
-        Mode::Worktree => worktree(ctx)?,
+        Mode::Worktree => worktree(ctx, &mut in_memory)?,
         Mode::ToWorktree { from } => {
+            let repo = &ctx.repo;
             let thread = thread
                 .as_ref()
                 .ok_or_else(|| Error::usage("this diff needs --thread or T3_THREAD"))?;
@@ -240,15 +243,16 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
                 })?,
             };
             let from_side = checkpoint(repo, &mut None, thread, turn)?;
-            (from_side, worktree(ctx)?.1)
+            (from_side, worktree(ctx, &mut in_memory)?.1)
         }
-        Mode::Branch(base) => branch(repo, base.as_deref())?,
+        Mode::Branch(base) => branch(&ctx.repo, base.as_deref())?,
         _ => {
             let _t = crate::trace::span("resolve checkpoints");
             let thread = thread.ok_or_else(|| Error::usage("this diff needs --thread or T3_THREAD"))?;
-            checkpoints(repo, &thread, &mode, &mut notices)?
+            checkpoints(&ctx.repo, &thread, &mode, &mut notices)?
         }
     };
+    let repo = in_memory.as_ref().unwrap_or(&ctx.repo);
     let mut limit = changes::Pathspecs::new(repo, &paths, &prefix)?;
     let mut user_edits = None;
     if let Some(thread) = &turn_thread
@@ -290,6 +294,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
             format,
             relative: relative.as_ref().map(|r| r.as_slice()),
             interrupt: ctx.settings.interrupt,
+            keep_summary: !ctx.settings.read_only,
         },
         limit,
     )?;
@@ -394,6 +399,9 @@ struct Compare<'a> {
     relative: Option<&'a [u8]>,
     /// Stop between files when this fires.
     interrupt: crate::interrupt::Interrupt,
+    /// Remember the summary computed (in the cache of [`cache`]); not when
+    /// nothing may be written.
+    keep_summary: bool,
 }
 
 /// The old and new sizes of the binary files of `files` whose content
@@ -436,6 +444,7 @@ fn files_and_shown(
         format,
         relative,
         interrupt,
+        keep_summary,
     } = how;
     // Names need no contents: whitespace-only changes are listed.
     let ignore_whitespace = ignore_whitespace && !format.names_only();
@@ -477,7 +486,7 @@ fn files_and_shown(
         .map(|(c, n)| summary::is_visible(c, n, ignore_whitespace))
         .collect();
     let files = summary::files(&changes, counts, ignore_whitespace);
-    if limit.is_none() && relative.is_none() && default_counts {
+    if keep_summary && limit.is_none() && relative.is_none() && default_counts {
         cache::put(repo, from.tree, to.tree, ignore_whitespace, &files);
     }
     let hidden = visible.iter().filter(|v| !**v).count();
@@ -630,14 +639,23 @@ fn head_tree(repo: &gix::Repository) -> Result<ObjectId> {
     repo::head_tree_or_empty(repo)
 }
 
-/// HEAD against a snapshot of the worktree (which writes blobs, never refs).
-fn worktree(ctx: &Context) -> Result<(Side, Side)> {
+/// HEAD against a snapshot of the worktree, which writes blobs (never
+/// refs); read-only, it writes nothing and `in_memory` is set to the
+/// repository that reads the worktree's new objects from memory.
+fn worktree(ctx: &Context, in_memory: &mut Option<gix::Repository>) -> Result<(Side, Side)> {
     let repo = &ctx.repo;
     repo::workdir(repo)?;
-    let lock = ctx.lock("diff --worktree")?;
-    let rec = Recorder::new(repo);
-    let snapshot = crate::snapshot::snapshot(&lock, &rec)?;
-    snapshot.keep_cache(&rec)?;
+    let tree = if ctx.settings.read_only {
+        let preview = crate::snapshot::preview(repo, ctx.settings.interrupt)?;
+        *in_memory = Some(preview.repo);
+        preview.tree
+    } else {
+        let lock = ctx.lock("diff --worktree")?;
+        let rec = Recorder::new(repo);
+        let snapshot = crate::snapshot::snapshot(&lock, &rec)?;
+        snapshot.keep_cache(&rec)?;
+        snapshot.tree
+    };
     Ok((
         Side {
             label: "HEAD".into(),
@@ -647,7 +665,7 @@ fn worktree(ctx: &Context) -> Result<(Side, Side)> {
         Side {
             label: "worktree".into(),
             turn: None,
-            tree: snapshot.tree,
+            tree,
         },
     ))
 }

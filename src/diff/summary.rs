@@ -26,6 +26,13 @@ pub fn count_all(
         .map_or(1, usize::from)
         .min(changes.len() / PER_THREAD)
         .min(8);
+    // Objects kept in memory (a read-only worktree diff) stay with this
+    // thread's repository: `into_sync` leaves them behind.
+    let threads = if repo.objects.num_objects_in_memory() > 0 {
+        1
+    } else {
+        threads
+    };
     if threads < 2 {
         return changes
             .iter()

@@ -85,7 +85,8 @@ pub fn objects_dir(repo: &gix::Repository) -> PathBuf {
 /// The paths under `tree` whose objects do not exist, looking only where
 /// `tree` differs from `base` (HEAD's tree: reachable, so kept). Objects
 /// `known` says were written by this process are taken as present; every
-/// other loose blob found is freshened. Trees are read through `reader`
+/// other loose blob found is freshened when `freshen` (a capture about to
+/// name them; a look that must not write does not). Trees are read through `reader`
 /// (which may also see objects not yet flushed), blobs looked up in `odb`.
 pub fn missing_beyond(
     reader: &gix::Repository,
@@ -93,6 +94,7 @@ pub fn missing_beyond(
     base: Option<ObjectId>,
     tree: ObjectId,
     known: impl Fn(&ObjectId) -> bool,
+    freshen: bool,
     interrupt: crate::interrupt::Interrupt,
 ) -> Result<Vec<BString>> {
     let mut walk = Walk {
@@ -103,7 +105,7 @@ pub fn missing_beyond(
         missing: Vec::new(),
         seen: HashSet::new(),
         blobs: true,
-        freshen: true,
+        freshen,
         stop_at_first: false,
         interrupt,
     };

@@ -4,7 +4,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeSet, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use gix::ObjectId;
 
@@ -75,12 +75,26 @@ pub struct Recorder<'r> {
 }
 
 /// Where an object is written: into a pack being gathered, else loose with
-/// git-t3's writer where the repository allows it, else with gix's. Shared
-/// by the threads that hash files for one [`Recorder`].
+/// git-t3's writer where the repository allows it, else with gix's; or,
+/// for a look that must not write ([`Recorder::in_memory`]), only into
+/// memory. Shared by the threads that hash files for one [`Recorder`].
 #[derive(Debug, Clone)]
 pub struct ObjectSink {
     loose: Option<LooseWriter>,
     pack: Option<Arc<PackSink>>,
+    memory: Option<Memory>,
+}
+
+/// Objects kept in memory instead of written, shared by the threads of one
+/// [`Recorder::in_memory`].
+#[derive(Debug, Clone, Default)]
+struct Memory(Arc<Mutex<gix::odb::memory::Storage>>);
+
+impl Memory {
+    fn lock(&self) -> std::sync::MutexGuard<'_, gix::odb::memory::Storage> {
+        // A thread that panicked while inserting left a whole map behind.
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 }
 
 impl ObjectSink {
@@ -89,7 +103,14 @@ impl ObjectSink {
         ObjectSink {
             loose: LooseWriter::of(repo),
             pack: None,
+            memory: None,
         }
+    }
+
+    /// Whether objects go to memory only: a file is then hashed in memory,
+    /// never streamed into the object database.
+    pub fn in_memory(&self) -> bool {
+        self.memory.is_some()
     }
 
     /// Write object `id` (computed by the caller) of `kind` holding `data`
@@ -102,6 +123,10 @@ impl ObjectSink {
         data: &[u8],
         id: ObjectId,
     ) -> gix::Result<bool> {
+        if let Some(memory) = &self.memory {
+            memory.lock().entry(id).or_insert_with(|| (kind, data.to_vec()));
+            return Ok(false);
+        }
         if let Some(pack) = &self.pack {
             pack.add(kind, data, id).map_err(gix::Error::from_error)?;
             return Ok(false);
@@ -130,7 +155,30 @@ impl<'r> Recorder<'r> {
         let pack = loose
             .as_ref()
             .map(|l| PackSink::new(l.objects_dir(), l.level(), repo.object_hash()));
-        Self::with_sink(repo, ObjectSink { loose, pack })
+        Self::with_sink(
+            repo,
+            ObjectSink {
+                loose,
+                pack,
+                memory: None,
+            },
+        )
+    }
+
+    /// A recorder that writes nothing to the repository: the objects it
+    /// would write are kept in memory, and read back through
+    /// [`Recorder::reader`] or [`Recorder::into_reader`]. For looks that
+    /// must leave the repository as it is (the review page's worktree diff,
+    /// a repository the user can only read).
+    pub fn in_memory(repo: &'r gix::Repository) -> Self {
+        Self::with_sink(
+            repo,
+            ObjectSink {
+                loose: None,
+                pack: None,
+                memory: Some(Memory::default()),
+            },
+        )
     }
 
     /// A recorder writing through `sink` (another recorder's, for a thread
@@ -154,6 +202,7 @@ impl<'r> Recorder<'r> {
             ObjectSink {
                 loose: self.sink.loose.clone(),
                 pack: None,
+                memory: self.sink.memory.clone(),
             }
         } else {
             self.sink.clone()
@@ -188,7 +237,21 @@ impl<'r> Recorder<'r> {
     /// not yet written (see [`Recorder::seal_for_reading`]), from memory;
     /// `None` when everything written can be read from disk. Not to be
     /// shared across threads (`into_sync` leaves the memory behind).
+    /// With [`Recorder::in_memory`], only the trees kept in memory are read
+    /// from there: the blobs it kept are [known](Recorder::is_known).
     pub fn reader(&self) -> Option<gix::Repository> {
+        if let Some(kept) = &self.sink.memory {
+            let trees: gix::odb::memory::Storage = {
+                let mut trees = gix::odb::memory::Storage::default();
+                for (id, (kind, data)) in kept.lock().iter() {
+                    if *kind == gix::objs::Kind::Tree {
+                        trees.insert(*id, (*kind, data.clone()));
+                    }
+                }
+                trees
+            };
+            return Some(self.overlay(trees));
+        }
         if self.sealed.get() {
             return None;
         }
@@ -196,14 +259,41 @@ impl<'r> Recorder<'r> {
         if copies.is_empty() {
             return None;
         }
-        let mut reader = self.repo.clone();
         // The ids were computed when the objects were written.
         let mut memory = gix::odb::memory::Storage::default();
         for (id, kind, data) in copies {
             memory.insert(id, (kind, data));
         }
-        reader.objects.set_object_memory(memory);
-        Some(reader)
+        Some(self.overlay(memory))
+    }
+
+    /// A [`Recorder::in_memory`]'s repository with every object it kept
+    /// readable from memory (the repository itself when it kept none, or
+    /// wrote to disk). Not to be shared across threads (`into_sync` leaves
+    /// the memory behind).
+    pub fn into_reader(self) -> gix::Repository {
+        let kept = self
+            .sink
+            .memory
+            .as_ref()
+            .map(|m| std::mem::take(&mut *m.lock()))
+            .filter(|kept| !kept.is_empty());
+        match kept {
+            Some(kept) => self.overlay(kept),
+            None => self.repo.clone(),
+        }
+    }
+
+    /// The repository, reading `objects` from memory first.
+    fn overlay(&self, objects: gix::odb::memory::Storage) -> gix::Repository {
+        let mut reader = self.repo.clone();
+        reader.objects.set_object_memory(objects);
+        reader
+    }
+
+    /// Whether it keeps what it writes in memory ([`Recorder::in_memory`]).
+    pub fn keeps_in_memory(&self) -> bool {
+        self.sink.in_memory()
     }
 
     /// The repository written to.
@@ -213,7 +303,13 @@ impl<'r> Recorder<'r> {
 
     /// Whether this recorder wrote `id`, or found it stored, in this process.
     pub fn is_known(&self, id: &ObjectId) -> bool {
-        self.known.borrow().contains(id) || self.sink.packed(id)
+        self.known.borrow().contains(id)
+            || self.sink.packed(id)
+            || self
+                .sink
+                .memory
+                .as_ref()
+                .is_some_and(|m| m.lock().contains_key(id))
     }
 
     /// Remember `ids` as written by this process (e.g. blobs hashed elsewhere).
@@ -270,6 +366,7 @@ impl gix::objs::Write for Recorder<'_> {
             // Loose, maybe written by a process that failed before flushing
             // it: flushed with ours, and freshened as git does, so that a
             // gc does not take it for an old unreachable one.
+            Ok(Some(gix::odb::find::Header::Loose { .. })) if self.sink.in_memory() => false,
             Ok(Some(gix::odb::find::Header::Loose { .. })) => {
                 super::alive::freshen_loose(&super::alive::objects_dir(self.repo), &id);
                 true

@@ -135,7 +135,10 @@ pub enum Route {
     Asset(&'static str),
     /// `/api/threads`: `git t3 --json list`.
     Threads,
-    /// `/api/threads/{id}/turns`: `git t3 --json list --thread ID`.
+    /// `/api/turns?thread=ID`: `git t3 --json list --thread ID`. The id is
+    /// in the query, never a path segment: a browser resolves a segment
+    /// `.` or `..` (or `%2E%2E`) before sending, so a thread with that id
+    /// could not be named in the path.
     Turns(String),
     /// `/api/diff?…`: `git t3 --json diff …`.
     Diff(DiffQuery),
@@ -178,7 +181,7 @@ pub fn route(method: Method, url: &str, token: &str) -> Result<Route, Refusal> {
             None => return Err(Refusal::new(404, "no such page")),
         },
         ["api", "threads"] => Route::Threads,
-        ["api", "threads", id, "turns"] => Route::Turns(thread_value(&decode(id, false)?)?),
+        ["api", "turns"] => Route::Turns(turns_query(&parse_query(query.unwrap_or_default())?)?),
         ["api", "diff"] => Route::Diff(diff_query(&parse_query(query.unwrap_or_default())?, false)?.0),
         ["api", "patch"] => {
             let (q, start) = diff_query(&parse_query(query.unwrap_or_default())?, true)?;
@@ -187,7 +190,7 @@ pub fn route(method: Method, url: &str, token: &str) -> Result<Route, Refusal> {
         ["api", "revert"] => Route::Revert,
         _ => return Err(Refusal::new(404, "no such page")),
     };
-    let takes_query = matches!(route, Route::Diff(_) | Route::Patch(..));
+    let takes_query = matches!(route, Route::Turns(_) | Route::Diff(_) | Route::Patch(..));
     if !takes_query && query.is_some_and(|q| !q.is_empty()) {
         return Err(Refusal::bad("this path takes no query"));
     }
@@ -252,6 +255,15 @@ pub fn same_secret(given: &str, secret: &str) -> bool {
             .zip(secret.bytes())
             .fold(0u8, |acc, (a, b)| acc | (a ^ b))
             == 0
+}
+
+/// The thread of `/api/turns?thread=ID`.
+fn turns_query(q: &BTreeMap<String, String>) -> Result<String, Refusal> {
+    only(q, &["thread"])?;
+    thread_value(
+        q.get("thread")
+            .ok_or_else(|| Refusal::bad("this path needs thread"))?,
+    )
 }
 
 fn diff_query(q: &BTreeMap<String, String>, paged: bool) -> Result<(DiffQuery, usize), Refusal> {
@@ -422,9 +434,21 @@ mod tests {
         assert_eq!(get(&format!("/{T}/app.js")), Ok(Route::Asset("app.js")));
         assert_eq!(get(&format!("/{T}/api/threads")), Ok(Route::Threads));
         assert_eq!(
-            get(&format!("/{T}/api/threads/a%2Fb%20c/turns")),
+            get(&format!("/{T}/api/turns?thread=a%2Fb%20c")),
             Ok(Route::Turns("a/b c".into()))
         );
+        // Dots are data in a query (a browser would resolve them in a path).
+        for (query, id) in [("..", ".."), (".", "."), ("%2E%2E", ".."), ("a%26b%3D", "a&b=")] {
+            assert_eq!(
+                get(&format!("/{T}/api/turns?thread={query}")),
+                Ok(Route::Turns(id.into())),
+                "{query}"
+            );
+        }
+        for bad in ["", "?thread=", "?thread=a&x=1", "?thread=a&thread=b", "?x=a"] {
+            assert_eq!(status(&format!("/{T}/api/turns{bad}")), 400, "{bad}");
+        }
+        assert_eq!(status(&format!("/{T}/api/threads/a/turns")), 404);
         assert_eq!(status("/"), 403);
         assert_eq!(status("/api/threads"), 403);
         assert_eq!(status("/tok123tok123tok12x/"), 403);

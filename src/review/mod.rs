@@ -7,9 +7,14 @@
 //! [`crate::output::render`], so the page and the command line never
 //! disagree. Every request carries the random token of the printed URL
 //! (403 otherwise) and a `Host` naming this server; the page's assets are
-//! embedded in the binary ([`crate::output::web`]). Read-only unless
-//! `--allow-revert`, whose POST also needs the page's CSRF token. It stops on
-//! Ctrl-C or SIGTERM, or after the idle timeout.
+//! embedded in the binary ([`crate::output::web`]). A GET writes nothing to
+//! the repository: its commands run read-only (see
+//! [`crate::commands::context::Settings::read_only`]), so the page also
+//! works in a repository the user can only read. The one command that
+//! writes is `--allow-revert`'s, a POST that also needs the page's CSRF
+//! token and a same-origin `Origin`. Idle or slow connections are bounded
+//! and dropped ([`conn`]). It stops on Ctrl-C or SIGTERM, or after the idle
+//! timeout.
 
 mod conn;
 pub mod http;
@@ -345,7 +350,7 @@ impl State {
         if form.files_only {
             args.push("--files-only".to_owned());
         }
-        let body = self.runner.json(&args)?;
+        let body = self.runner.revert(&args)?;
         self.reverts += 1;
         Ok(body)
     }
@@ -367,6 +372,9 @@ impl Runner {
         env.terminal.pager_in_use = false;
         env.terminal.no_color = true;
         env.time_zone = Some(None);
+        // What a GET runs writes nothing (see `Settings::read_only`); only
+        // the revert, a POST, may.
+        env.read_only = true;
         Runner {
             env,
             base: base.to_owned(),
@@ -391,9 +399,19 @@ impl Runner {
         render(&outcome, format)
     }
 
-    /// `git t3 --json <args>`.
+    /// `git t3 --json <args>`, read-only.
     fn json(&self, args: &[String]) -> Answer {
         self.run(self.cli(true, args)?, Format::Json)
+    }
+
+    /// `git t3 --json revert <args>`: the one command that writes.
+    fn revert(&self, args: &[String]) -> Answer {
+        let env = crate::app::Environment {
+            read_only: false,
+            ..self.env.clone()
+        };
+        let outcome = crate::app::run(self.cli(true, args)?, &env).map_err(|e| (status_of(&e), e))?;
+        render(&outcome, Format::Json)
     }
 
     /// `git t3 --json list` (built directly: `T3_THREAD` must not turn it

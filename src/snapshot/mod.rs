@@ -127,8 +127,44 @@ impl Snapshot {
 /// blobs and trees through `rec`. The racy-git timestamp is the lock's: the
 /// file-system time before the walk (see the module docs).
 pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
-    let repo = lock.repo();
-    let walk_started = lock.racy_timestamp();
+    take(lock.repo(), rec, lock.racy_timestamp(), lock.interrupt(), true)
+}
+
+/// The worktree as [`snapshot`] would capture it, computed without writing
+/// anything: no lock, no object (new blobs and trees are kept in memory,
+/// large files too, so memory grows with what changed), no cache file, no
+/// watcher asked (a hook is a program that may write; the whole worktree
+/// is walked instead). The last capture's cache is read, so unchanged
+/// files are not hashed again.
+pub struct Preview {
+    /// The tree of the whole worktree.
+    pub tree: ObjectId,
+    /// The repository, reading the new objects from memory first (not to
+    /// be shared across threads: `into_sync` leaves the memory behind).
+    pub repo: gix::Repository,
+}
+
+/// See [`Preview`]; stops between files when `interrupt` fires.
+pub fn preview(repo: &gix::Repository, interrupt: crate::interrupt::Interrupt) -> Result<Preview> {
+    let rec = Recorder::in_memory(repo);
+    // The racy-git timestamp only goes into a cache written: none is.
+    let tree = take(repo, &rec, SystemTime::now(), interrupt, false)?.tree;
+    Ok(Preview {
+        tree,
+        repo: rec.into_reader(),
+    })
+}
+
+/// A capture of the worktree of `repo` through `rec`; `keep`: write the
+/// cache and freshen the loose objects reused (a capture), or write
+/// nothing (a [`preview`]).
+fn take(
+    repo: &gix::Repository,
+    rec: &Recorder<'_>,
+    walk_started: SystemTime,
+    interrupt: crate::interrupt::Interrupt,
+    keep: bool,
+) -> Result<Snapshot> {
     let workdir = repo::workdir(repo)?;
     let dir = repo::t3_worktree_dir(repo);
     let head = repo::head_tree_or_empty(repo)?;
@@ -148,7 +184,7 @@ pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
     // Ask the watcher before walking: a change made while we walk is then
     // in its next answer.
     let t = crate::trace::span("watcher");
-    let asked = (!sparse).then(|| ask_watcher(repo, &workdir, &dir, cache.as_ref(), dirs.as_ref()));
+    let asked = (!sparse && keep).then(|| ask_watcher(repo, &workdir, &dir, cache.as_ref(), dirs.as_ref()));
     let Asked {
         focus,
         watch,
@@ -162,7 +198,8 @@ pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
         workdir: &workdir,
         dir: &dir,
         walk_started,
-        interrupt: lock.interrupt(),
+        keep,
+        interrupt,
         max_file_size: scope::max_file_size(repo)?,
         excludes: scope::Excludes::of_worktree(repo, &workdir)?,
         sparse,
@@ -219,6 +256,9 @@ struct Ctx<'a, 'r> {
     dir: &'a Path,
     /// The racy-git timestamp (see the module docs).
     walk_started: SystemTime,
+    /// Write the cache and freshen reused loose objects (a capture), or
+    /// write nothing (a [`preview`]).
+    keep: bool,
     /// When to stop walking (SIGINT, SIGTERM).
     interrupt: crate::interrupt::Interrupt,
     /// The largest untracked file captured (`None`: no cap).
@@ -395,6 +435,7 @@ impl Ctx<'_, '_> {
             Some(head),
             tree,
             |id| self.rec.is_known(id),
+            self.keep,
             self.interrupt,
         )?;
         if let Some(first) = missing.first() {
@@ -406,6 +447,18 @@ impl Ctx<'_, '_> {
         drop(t);
 
         // 5. The cache, stamped with the walk's start for racy-git.
+        if !self.keep {
+            return Ok(Snapshot {
+                tree,
+                hashed,
+                rebuilt: !incremental,
+                skipped,
+                max_file_size: self.max_file_size,
+                secrets,
+                notices: self.notices.clone(),
+                cache_write: CacheWrite::default(),
+            });
+        }
         let t = crate::trace::span("save cache");
         let dir = self.dir.to_owned();
         // The fingerprint taken before the walk holds unless a file was

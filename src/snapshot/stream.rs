@@ -94,8 +94,8 @@ pub(super) fn large_file(
 }
 
 /// Hash and write the worktree file `rela` like `git add`: streamed when it
-/// is large ([`large_file`]), in memory through `rec` otherwise
-/// ([`small_file`]); a nested repository by its HEAD commit.
+/// is large ([`large_file`]) and `rec` writes to disk, in memory through
+/// `rec` otherwise ([`small_file`]); a nested repository by its HEAD commit.
 /// `known` is what an `lstat` taken just before told, if any.
 pub(super) fn to_object(
     repo: &gix::Repository,
@@ -105,7 +105,10 @@ pub(super) fn to_object(
     rela: &BStr,
     known: Option<Known>,
 ) -> gix::Result<Option<(ObjectId, EntryKind)>> {
-    if let Some(found) = large_file(repo, pipeline, workdir, rela, known)? {
+    // Kept in memory, an object is read whole anyway.
+    if !rec.keeps_in_memory()
+        && let Some(found) = large_file(repo, pipeline, workdir, rela, known)?
+    {
         return Ok(Some(found));
     }
     if let Some(found) = small_file(rec, pipeline, workdir, rela)? {

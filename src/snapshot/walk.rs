@@ -567,9 +567,11 @@ impl CompareBlobs for HashAndWrite {
         }
         let mut stream = data.stream_worktree_file()?;
         // A large file with a known size is written while it is hashed, in
-        // bounded memory (it is written even when unchanged: git add does too).
+        // bounded memory (it is written even when unchanged: git add does
+        // too), unless objects are only kept in memory.
         if let Some(len) = stream.size().filter(|l| *l > super::stream::STREAM_ABOVE)
             && stream.as_bytes().is_none()
+            && !self.sink.in_memory()
         {
             let written = self.odb.write_stream(
                 gix::objs::Kind::Blob,

@@ -5,8 +5,8 @@ Standard library only: it talks to chromedriver's W3C WebDriver HTTP API
 with urllib. It builds a repository with a thread of turns through the
 binary, starts `git t3 review --no-open`, drives the page (a thread, a turn,
 side by side, the whole thread, dark colours, a revert with
-`--allow-revert`), checks what the page shows against `git t3 --json diff`,
-and saves screenshots as target/review-*.png.
+`--allow-revert`, a thread named `..`), checks what the page shows against
+`git t3 --json diff`, and saves screenshots as target/review-*.png.
 
 Usage: review_e2e.py [--bin PATH] [--out DIR] [--docs PATH]
   --bin   the git-t3 binary (default: target/release/git-t3)
@@ -32,6 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 THREAD = "e2e-thread"
+DOTS = ".."
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
@@ -416,6 +417,25 @@ def main():
         ops = json.loads(repo.t3("--json", "op", "log"))["ops"]
         need(ops and ops[0]["kind"] == "revert" and ops[0]["safety"], f"no revert with a safety checkpoint in the op log: {ops[:1]}")
         print("  revert from the page: files back at turn 1, op log entry with a safety checkpoint")
+
+        # a thread whose id is ".." and whose title is ".": the browser would
+        # resolve such a path segment away, so its id goes in the query
+        repo.t3("baseline", "--thread", DOTS)
+        repo.write("notes/dots.txt", "a turn of the thread named ..\n")
+        repo.t3("capture", "--thread", DOTS, "--title", ".")
+        d.go(server.url)
+        dots = f'#threads button[data-thread="{DOTS}"]'
+        d.wait(f"return !!document.querySelector('{dots}')", "the thread named ..")
+        d.idle("the reload")
+        title = d.js(f"return document.querySelector('{dots} .t-title').textContent")
+        need(title == ".", f"the thread titled . shows {title!r}")
+        d.click(dots)
+        d.wait(f"return document.querySelector('{dots}').getAttribute('aria-current') === 'true'", "the thread named .. selected")
+        d.wait("return document.querySelectorAll('#turns button.turn').length === 2", "the timeline of the thread named ..")
+        d.idle("the diff of the thread named ..")
+        compare_files(d, json.loads(repo.t3("--json", "diff", "--thread", DOTS)), "the thread named ..")
+        need(not d.js(ERROR_TEXT), f"the page shows an error: {d.js(ERROR_TEXT)!r}")
+        print("  a thread named .. (titled .) opens with its turns and diff")
         print("review e2e: ok")
     finally:
         if driver:

@@ -24,7 +24,11 @@ impl Server {
     }
 
     fn spawn(r: &TestRepo, args: &[&str], env: &[(&str, &str)]) -> Self {
-        let mut child = r.spawn_t3_piped(args, env);
+        Self::of(r.spawn_t3_piped(args, env))
+    }
+
+    /// The server `child` runs, once it printed its URL.
+    fn of(mut child: Child) -> Self {
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap())
             .read_line(&mut line)
@@ -178,7 +182,7 @@ fn token_host_methods_and_parsing() {
     );
     assert_eq!(s.request("GET", &s.url(""), None, "a body").0, 413);
     // Errors of the commands keep their --json shape.
-    let (status, _, body) = s.get(&s.url("api/threads/no-such-thread/turns"));
+    let (status, _, body) = s.get(&s.url("api/turns?thread=no-such-thread"));
     assert_eq!(status, 404);
     let e: serde_json::Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(e["error"]["kind"], "not_found");
@@ -193,7 +197,7 @@ fn api_answers_are_the_json_of_the_commands() {
     assert_eq!(s.json("api/threads"), r.t3_json(&["list"]));
     let id: String = url_escape(THREAD);
     assert_eq!(
-        s.json(&format!("api/threads/{id}/turns")),
+        s.json(&format!("api/turns?thread={id}")),
         r.t3_json(&["list", "--thread", THREAD])
     );
     let cases: [(&str, &[&str]); 5] = [
@@ -260,7 +264,7 @@ fn browsing_changes_nothing_and_revert_needs_the_flag() {
         String::new(),
         "app.css".into(),
         "api/threads".into(),
-        format!("api/threads/{id}/turns"),
+        format!("api/turns?thread={id}"),
         format!("api/diff?thread={id}"),
         format!("api/diff?thread={id}&turn=1"),
         format!("api/patch?thread={id}&turn=1"),
@@ -472,4 +476,309 @@ fn the_browser_never_sees_the_token_on_its_command_line() {
         "{page}"
     );
     assert!(s.stop().success());
+}
+
+/// One GET on a connection of its own, answered whole within `within`.
+fn get_within(port: u16, path: &str, within: Duration) -> Result<u16, String> {
+    let started = std::time::Instant::now();
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let mut s = TcpStream::connect_timeout(&addr, within).map_err(|e| format!("connect: {e}"))?;
+    let left = || {
+        within
+            .saturating_sub(started.elapsed())
+            .max(Duration::from_millis(1))
+    };
+    s.set_write_timeout(Some(left())).map_err(|e| e.to_string())?;
+    s.write_all(
+        format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n").as_bytes(),
+    )
+    .map_err(|e| format!("send: {e}"))?;
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        s.set_read_timeout(Some(left())).map_err(|e| e.to_string())?;
+        match s.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) => return Err(format!("read after {:?}: {e}", started.elapsed())),
+        }
+    }
+    if started.elapsed() > within {
+        return Err(format!("answered after {:?}", started.elapsed()));
+    }
+    let head = String::from_utf8_lossy(&buf);
+    head.split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| format!("no answer: {head:?}"))
+}
+
+/// Connections that never send a request take no real request's place:
+/// with 64 of them open, 200 requests from 4 clients are each answered
+/// within 2 s, and the idle ones are closed (the oldest as newer ones come,
+/// the rest at their deadline).
+#[test]
+fn idle_connections_never_keep_real_requests_waiting() {
+    let r = TestRepo::seeded();
+    thread(&r);
+    let s = Server::start(&r, &[]);
+    let port = s.port;
+    let idle: Vec<TcpStream> = (0..64)
+        .map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap())
+        .collect();
+    let (asset, api) = (s.url("app.js"), s.url("api/threads"));
+    std::thread::scope(|scope| {
+        let clients: Vec<_> = (0..4)
+            .map(|client| {
+                let (asset, api) = (&asset, &api);
+                scope.spawn(move || {
+                    for i in 0..50 {
+                        // One in ten runs a command (`list`), the rest are cheap.
+                        let path = if i % 10 == client { api } else { asset };
+                        match get_within(port, path, Duration::from_secs(2)) {
+                            Ok(status) => assert_eq!(status, 200, "request {i} of client {client}"),
+                            Err(e) => panic!("request {i} of client {client} ({path}): {e}"),
+                        }
+                    }
+                })
+            })
+            .collect();
+        for c in clients {
+            c.join().unwrap();
+        }
+    });
+    // Every idle connection is closed by the server, none later than its
+    // deadline (5 s) and some slack.
+    let started = std::time::Instant::now();
+    for (i, mut c) in idle.into_iter().enumerate() {
+        c.set_read_timeout(Some(Duration::from_secs(15))).unwrap();
+        let mut byte = [0u8; 1];
+        match c.read(&mut byte) {
+            Ok(0) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+            other => panic!(
+                "idle connection {i} was kept after {:?}: {other:?}",
+                started.elapsed()
+            ),
+        }
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(12),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(s.stop().success());
+}
+
+/// What a look at the page could change in the repository's storage: the
+/// objects (`git count-objects -v`), every ref and HEAD, and the files
+/// under `.git/t3` with their sizes and times.
+fn storage(r: &TestRepo) -> (String, String, Vec<String>) {
+    fn walk(dir: &std::path::Path, out: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let md = std::fs::symlink_metadata(e.path()).unwrap();
+            let mtime = md.modified().unwrap();
+            out.push(format!("{} {} {mtime:?}", e.path().display(), md.len()));
+            if md.is_dir() {
+                walk(&e.path(), out);
+            }
+        }
+    }
+    let mut t3 = Vec::new();
+    walk(&r.root.join(".git/t3"), &mut t3);
+    t3.sort();
+    let refs = format!(
+        "{}\n{}",
+        r.git(&["for-each-ref", "--format=%(refname) %(objectname)"]),
+        r.git(&["rev-parse", "HEAD"])
+    );
+    (r.git(&["count-objects", "-v"]), refs, t3)
+}
+
+/// Every kind of page and API answer, for thread `id` (URL-escaped) whose
+/// turn 1 is a real turn (its latest may be a placeholder); each must
+/// answer 200.
+fn every_page(id: &str) -> Vec<String> {
+    let mut pages = vec![
+        String::new(),
+        "app.js".into(),
+        "app.css".into(),
+        "api/threads".into(),
+        format!("api/turns?thread={id}"),
+    ];
+    for query in [
+        format!("mode=turn&thread={id}&turn=1"),
+        format!("mode=turn&thread={id}&turn=1&ws=0"),
+        format!("mode=full&thread={id}&turn=1"),
+        format!("mode=full&thread={id}&turn=1&ws=0"),
+        "mode=worktree".into(),
+        "mode=worktree&ws=0".into(),
+        "mode=branch".into(),
+        "mode=branch&base=main".into(),
+    ] {
+        pages.push(format!("api/diff?{query}"));
+        pages.push(format!("api/patch?{query}"));
+        pages.push(format!("api/patch?{query}&start=1"));
+    }
+    pages
+}
+
+/// A GET writes nothing: no object (the live worktree's new files
+/// included, large ones too), no cache file, no ref; the answers are the
+/// command line's all the same.
+#[test]
+fn browsing_writes_no_object_cache_file_or_ref() {
+    let r = TestRepo::seeded();
+    // Above the size a capture streams (8 MiB), binary.
+    let big = |seed: u8| -> Vec<u8> { (0..9u32 << 20).map(|i| (i % 251) as u8 ^ seed).collect() };
+    r.write_bytes("data/big.bin", &big(0));
+    r.commit_all("a big file");
+    thread(&r);
+    // Live changes whose contents no object holds yet.
+    r.write("notes/new.txt", "a file never captured\n");
+    r.write_bytes("data/big.bin", &big(1));
+    r.write_bytes("data/new-big.bin", &big(2));
+    let before = storage(&r);
+    let s = Server::start(&r, &[]);
+    let id = url_escape(THREAD);
+    for path in every_page(&id) {
+        let (status, _, body) = s.get(&s.url(&path));
+        assert_eq!(status, 200, "{path}: {}", String::from_utf8_lossy(&body));
+    }
+    let worktree = s.json("api/diff?mode=worktree&ws=0");
+    let patch = s.json("api/patch?mode=worktree&ws=0");
+    s.stop();
+    let after = storage(&r);
+    assert_eq!(after.0, before.0, "objects were written");
+    assert_eq!(after.1, before.1, "refs moved");
+    assert_eq!(after.2, before.2, "files under .git/t3 changed");
+    // Computed in memory, the live diff is the command line's (which
+    // writes the objects).
+    assert_eq!(worktree, r.t3_json(&["diff", "--worktree"]));
+    let paths: Vec<&str> = worktree["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    for p in ["data/big.bin", "data/new-big.bin", "notes/new.txt", "src/lib.rs"] {
+        assert!(paths.contains(&p), "{p} not in {paths:?}");
+    }
+    let text: String = patch["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(text, r.t3(&["diff", "--worktree", "--no-color"]).out());
+}
+
+/// Puts back the modes of everything under a folder made read-only.
+struct ReadOnly(Vec<(std::path::PathBuf, u32)>);
+
+impl ReadOnly {
+    /// `chmod -R a-w dir`, undone on drop.
+    fn make(dir: &std::path::Path) -> Self {
+        use std::os::unix::fs::PermissionsExt as _;
+        fn walk(p: &std::path::Path, out: &mut Vec<(std::path::PathBuf, u32)>) {
+            let md = std::fs::symlink_metadata(p).unwrap();
+            if md.is_symlink() {
+                return;
+            }
+            out.push((p.to_owned(), md.permissions().mode()));
+            if md.is_dir() {
+                for e in std::fs::read_dir(p).unwrap() {
+                    walk(&e.unwrap().path(), out);
+                }
+            }
+        }
+        let mut modes = Vec::new();
+        walk(dir, &mut modes);
+        for (p, mode) in &modes {
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode & !0o222)).unwrap();
+        }
+        ReadOnly(modes)
+    }
+}
+
+impl Drop for ReadOnly {
+    fn drop(&mut self) {
+        use std::os::unix::fs::PermissionsExt as _;
+        for (p, mode) in &self.0 {
+            let _ = std::fs::set_permissions(p, std::fs::Permissions::from_mode(*mode));
+        }
+    }
+}
+
+/// The page works in a repository the user can only read (`chmod -R a-w
+/// .git`, the server without root's power to write anyway).
+#[cfg(unix)]
+#[test]
+fn a_repository_the_user_can_only_read_can_be_reviewed() {
+    let r = TestRepo::seeded();
+    thread(&r);
+    r.write("notes/new.txt", "a file never captured\n");
+    let read_only = ReadOnly::make(&r.root.join(".git"));
+    let Some(child) = r.spawn_t3_unprivileged_piped(&["review", "--no-open", "--port", "0"]) else {
+        eprintln!("skipped: running as root without setpriv");
+        return;
+    };
+    let s = Server::of(child);
+    // The command line's live diff writes objects: here it cannot.
+    let cli = r.t3_unprivileged(&["diff", "--worktree"]).unwrap();
+    assert_ne!(cli.code, 0, "the repository is writable after all");
+    let id = url_escape(THREAD);
+    for path in every_page(&id) {
+        let (status, _, body) = s.get(&s.url(&path));
+        assert_eq!(status, 200, "{path}: {}", String::from_utf8_lossy(&body));
+    }
+    let worktree = s.json("api/diff?mode=worktree");
+    assert!(s.stop().success());
+    drop(read_only);
+    assert_eq!(worktree, r.t3_json(&["diff", "--worktree", "-w"]));
+}
+
+/// A thread whose id is `.` or `..`, or whose title is `.`, opens like any
+/// other: its id travels in the query, as the page sends it (a browser
+/// resolves `.` and `..` path segments, escaped or not, before sending).
+#[test]
+fn threads_named_with_dots_open_in_the_page() {
+    let r = TestRepo::seeded();
+    let threads = [("..", "two dots"), (".", "one dot"), ("dotted", ".")];
+    for (n, (thread, title)) in threads.iter().enumerate() {
+        r.t3(&["baseline", "--thread", thread]).ok();
+        r.write("README.md", &format!("# turn of thread {n}\n"));
+        r.t3(&["capture", "--thread", thread, "--title", title]).ok();
+    }
+    let s = Server::start(&r, &[]);
+    let listed = s.json("api/threads");
+    for (thread, title) in threads {
+        let row = listed["threads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["thread"] == thread)
+            .unwrap_or_else(|| panic!("{thread:?} not listed: {listed}"));
+        assert_eq!(row["title"], title);
+        // What the page's URLSearchParams sends: dots as they are.
+        let turns = s.json(&format!("api/turns?thread={thread}"));
+        assert_eq!(turns["thread"], thread);
+        assert_eq!(turns, r.t3_json(&["list", "--thread", thread]));
+        // Escaped, the same.
+        assert_eq!(
+            s.json(&format!("api/turns?thread={}", url_escape_all(thread))),
+            turns
+        );
+        let diff = s.json(&format!("api/diff?mode=turn&thread={thread}&turn=1"));
+        assert_eq!(diff["to"], ref_for(thread, 1));
+    }
+    assert!(s.stop().success());
+}
+
+/// Every byte percent-escaped, dots included.
+fn url_escape_all(s: &str) -> String {
+    s.bytes().map(|b| format!("%{b:02X}")).collect()
 }

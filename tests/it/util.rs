@@ -324,6 +324,29 @@ impl TestRepo {
         Some(Self::finish(c, format!("git-t3 {args:?} unprivileged"), None))
     }
 
+    /// Spawn `git-t3 args` like [`TestRepo::t3_unprivileged`] runs it,
+    /// with its stdout piped (stderr dropped); `None` without `setpriv`.
+    pub fn spawn_t3_unprivileged_piped(&self, args: &[&str]) -> Option<std::process::Child> {
+        // SAFETY: geteuid has no preconditions and touches no memory.
+        if unsafe { libc::geteuid() } != 0 {
+            return Some(self.spawn_t3_piped(args, &[]));
+        }
+        let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
+            .into_iter()
+            .map(Path::new)
+            .find(|p| p.exists())?;
+        let bin = bin();
+        let mut all = vec!["--bounding-set=-dac_override,-dac_read_search", bin.to_str()?];
+        all.extend_from_slice(args);
+        let mut c = self.command(setpriv, &all, &self.root);
+        Some(
+            c.stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("spawn setpriv git-t3"),
+        )
+    }
+
     /// Run `git-t3 args` in the repository root with `input` on stdin.
     #[must_use = "check the exit status with .ok() or .fails()"]
     pub fn t3_input(&self, args: &[&str], input: &[u8]) -> Run {

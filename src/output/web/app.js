@@ -91,10 +91,17 @@
     });
   }
 
+  // A thread's turns. Its id goes in the query, escaped like any data: as
+  // a path segment, "." or ".." (escaped or not) would be resolved away by
+  // the browser before the request is sent.
+  function turnsPath(id) {
+    return "api/turns?" + new URLSearchParams({ thread: id }).toString();
+  }
+
   async function loadStatuses() {
     for (const t of state.threads.slice(0, STATUS_FOR)) {
       try {
-        const r = await api("api/threads/" + encodeURIComponent(t.thread) + "/turns");
+        const r = await api(turnsPath(t.thread));
         const latest = r.turns.length ? r.turns[r.turns.length - 1] : null;
         t._status = r.revert_in_progress ? "revert in progress" : latest ? latest.status : "empty";
       } catch (e) {
@@ -111,7 +118,7 @@
     if (!keepMode || state.mode === "worktree" || state.mode === "branch") state.mode = "latest";
     renderThreads();
     try {
-      const r = await api("api/threads/" + encodeURIComponent(id) + "/turns");
+      const r = await api(turnsPath(id));
       state.turns = r.turns || [];
       const info = [];
       if (r.revert_in_progress) info.push("A revert stopped half-way (step " + r.revert_in_progress.step + "): git t3 revert --continue or --abort.");
