@@ -199,7 +199,28 @@ pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
         }
         Command::Review(a) => {
             let opts = crate::review::options(&a, &base)?;
-            Ok(Outcome::Review(crate::review::serve(opts, env, &mut |url| {
+            // The page's commands: never a pager, never colour (the output
+            // goes into a response), times in UTC; read-only unless a POST.
+            let mut page = env.clone();
+            page.terminal.stdout_is_terminal = false;
+            page.terminal.pager_in_use = false;
+            page.terminal.no_color = true;
+            page.time_zone = Some(None);
+            let run_page = |cli: Cli, writes: bool| {
+                run(
+                    cli,
+                    &Environment {
+                        read_only: !writes,
+                        ..page.clone()
+                    },
+                )
+            };
+            let host = crate::review::Host {
+                run: &run_page,
+                interrupt: env.interrupt,
+                browser: env.browser.clone(),
+            };
+            Ok(Outcome::Review(crate::review::serve(opts, &host, &mut |url| {
                 crate::output::web::announce(url)
             })?))
         }

@@ -225,7 +225,7 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
         .skipped
         .iter()
         .filter(|s| s.unreadable)
-        .map(|s| crate::output::quote_path(&s.path))
+        .map(|s| crate::model::path::quoted(&s.path))
         .collect();
     if !unreadable.is_empty() {
         notices.push(format!(
@@ -322,8 +322,8 @@ fn skipped_notice(skipped: &[Skipped], cap: Option<u64>) -> Option<String> {
         .map(|s| {
             format!(
                 "{} ({})",
-                crate::output::quote_path(&s.path),
-                crate::output::human_size(s.size)
+                crate::model::path::quoted(&s.path),
+                crate::model::units::human_size(s.size)
             )
         })
         .collect();
@@ -333,7 +333,7 @@ fn skipped_notice(skipped: &[Skipped], cap: Option<u64>) -> Option<String> {
     Some(format!(
         "skipped {n} file{} over {}: {}; raise {} to keep {}",
         if n == 1 { "" } else { "s" },
-        crate::output::human_size(cap),
+        crate::model::units::human_size(cap),
         named.join(", "),
         capture::scope::MAX_FILE_SIZE_KEY,
         if n == 1 { "it" } else { "them" },

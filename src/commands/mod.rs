@@ -1,6 +1,6 @@
 //! One module per subcommand. Each exposes plain `Options` (no clap), one
 //! `run` function that returns a typed outcome and never prints, and the
-//! outcome type that [`crate::output`] renders.
+//! outcome type that the `output` module renders (it sits above).
 
 pub mod baseline;
 pub mod capture;
@@ -30,7 +30,7 @@ use serde::Serialize;
 
 pub use context::{Context, Settings};
 
-/// What a command produced, for [`crate::output::render`].
+/// What a command produced, for `output::render` (above this module).
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
 pub enum Outcome {

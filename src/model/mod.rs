@@ -8,4 +8,5 @@ pub mod config_params;
 pub mod note;
 pub mod path;
 pub mod thread;
+pub mod units;
 pub mod whitespace;

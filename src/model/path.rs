@@ -242,3 +242,14 @@ pub fn quote_as(path: &gix::bstr::BStr, quote_high: bool) -> Vec<u8> {
 pub fn quoted(path: impl AsRef<[u8]>) -> String {
     String::from_utf8_lossy(&quote_as(gix::bstr::BStr::new(path.as_ref()), true)).into_owned()
 }
+
+/// The absolute path of the worktree-relative `rela` (a name git could
+/// not have on this system is an error).
+pub fn abs(workdir: &std::path::Path, rela: &gix::bstr::BStr) -> crate::error::Result<std::path::PathBuf> {
+    use gix::bstr::ByteSlice as _;
+    let rel = gix::path::from_bstr(rela).map_err(|e| crate::error::Error::Git {
+        context: format!("{} is not a valid path here", rela.to_str_lossy()),
+        source: Box::new(e),
+    })?;
+    Ok(workdir.join(rel))
+}

@@ -24,7 +24,7 @@ mod stream;
 pub mod verify;
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use gix::ObjectId;
 use gix::bstr::{BStr, BString, ByteSlice};
@@ -344,14 +344,7 @@ fn ignore_files_of(repo: &gix::Repository, tree: ObjectId, paths: &[BString]) ->
     Ok(index)
 }
 
-/// The absolute path of the worktree-relative `rela`.
-pub fn abs(workdir: &Path, rela: &BStr) -> Result<PathBuf> {
-    let rel = gix::path::from_bstr(rela).map_err(|e| Error::Git {
-        context: format!("{} is not a valid path here", rela.to_str_lossy()),
-        source: Box::new(e),
-    })?;
-    Ok(workdir.join(rel))
-}
+pub use crate::model::path::abs;
 
 /// Carry out `plan`: delete, prune emptied folders, then write from `target`.
 pub fn apply(lock: &Locked<'_>, target: ObjectId, plan: &Plan) -> Result<()> {

@@ -1,9 +1,10 @@
 //! `git t3 review`: a small HTTP server on 127.0.0.1 for the review page.
 //!
-//! It sits at the edge, beside [`crate::app`], because its API runs the
-//! command-line commands themselves: each `/api/…` request becomes the
-//! argument vector of a `git t3 --json …` command, parsed by the clap
-//! definition, run by [`crate::app::run`] and rendered by
+//! It sits just below the edge: its API runs the command-line commands
+//! themselves: each `/api/…` request becomes the argument vector of a
+//! `git t3 --json …` command, parsed by the clap definition, run by the
+//! runner the edge hands it ([`Host`]: `app::run`, which this module never
+//! imports) and rendered by
 //! [`crate::output::render`], so the page and the command line never
 //! disagree. Every request carries the random token of the printed URL
 //! (403 otherwise) and a `Host` naming this server; the page's assets are
@@ -27,7 +28,6 @@ use std::time::{Duration, Instant};
 
 use clap::Parser as _;
 
-use crate::app::Environment;
 use crate::cli::{Cli, Command, ListArgs};
 use crate::commands::Outcome;
 use crate::commands::review::{ReviewOutcome, Stopped};
@@ -57,10 +57,25 @@ const TICK: Duration = Duration::from_millis(200);
 /// Page CSRF tokens remembered (the oldest are forgotten).
 const CSRF_KEPT: usize = 64;
 
+/// What the server needs of the program around it.
+pub struct Host<'a> {
+    /// Run a parsed command (`true`: it may write; the page's GETs run with
+    /// `false`, and then only `list` and `diff` run, writing nothing), with
+    /// no pager, no colour and times in UTC.
+    pub run: &'a dyn Fn(Cli, bool) -> Result<Outcome>,
+    /// When to stop.
+    pub interrupt: crate::interrupt::Interrupt,
+    /// `BROWSER`: what the page is opened with.
+    pub browser: Option<String>,
+}
+
 /// Serve until interrupted or idle. `announce` is handed the URL once the
 /// server listens (the edge prints it as the first line of stdout).
-pub fn serve(opts: Options, env: &Environment, announce: &mut dyn FnMut(&str)) -> Result<ReviewOutcome> {
-    let runner = Runner::new(env, &opts.base);
+pub fn serve(opts: Options, host: &Host<'_>, announce: &mut dyn FnMut(&str)) -> Result<ReviewOutcome> {
+    let runner = Runner {
+        run: host.run,
+        base: opts.base.clone(),
+    };
     // Fail before listening when there is no repository or no such thread.
     runner.threads().map_err(|(_, e)| e)?;
     if let Some(t) = &opts.thread {
@@ -82,7 +97,7 @@ pub fn serve(opts: Options, env: &Environment, announce: &mut dyn FnMut(&str)) -
     announce(&url);
     let mut notices = Vec::new();
     // Kept until the server stops: the browser may read it late.
-    let _launcher = match opts.open.then(|| open_browser(&url, env)) {
+    let _launcher = match opts.open.then(|| open_browser(&url, host.browser.as_deref())) {
         Some(Ok(file)) => Some(file),
         Some(Err(problem)) => {
             notices.push(format!("could not open a browser ({problem}); open {url}"));
@@ -101,7 +116,7 @@ pub fn serve(opts: Options, env: &Environment, announce: &mut dyn FnMut(&str)) -
     };
     let mut last = Instant::now();
     let stopped = loop {
-        if env.interrupt.fired() {
+        if host.interrupt.fired() {
             break Stopped::Interrupted;
         }
         if last.elapsed() >= state.opts.idle {
@@ -132,8 +147,8 @@ pub fn serve(opts: Options, env: &Environment, announce: &mut dyn FnMut(&str)) -
 }
 
 /// The server's state between requests.
-struct State {
-    runner: Runner,
+struct State<'a> {
+    runner: Runner<'a>,
     token: String,
     port: u16,
     opts: Options,
@@ -210,7 +225,7 @@ fn error_body(kind: &str, message: &str) -> Vec<u8> {
     output::error_json(kind, message).to_string().into_bytes()
 }
 
-impl State {
+impl State<'_> {
     fn answer(&mut self, mut request: conn::Request) {
         let head = request.method == "HEAD";
         let reply = self.reply(&mut request);
@@ -357,30 +372,14 @@ impl State {
 }
 
 /// Runs `git t3` commands for the API, as the command line would.
-struct Runner {
-    env: Environment,
+struct Runner<'a> {
+    run: &'a dyn Fn(Cli, bool) -> Result<Outcome>,
     base: PathBuf,
 }
 
 type Answer = std::result::Result<Vec<u8>, (u16, Error)>;
 
-impl Runner {
-    fn new(env: &Environment, base: &std::path::Path) -> Self {
-        let mut env = env.clone();
-        // Never a pager, never colour: the output goes into a response.
-        env.terminal.stdout_is_terminal = false;
-        env.terminal.pager_in_use = false;
-        env.terminal.no_color = true;
-        env.time_zone = Some(None);
-        // What a GET runs writes nothing (see `Settings::read_only`); only
-        // the revert, a POST, may.
-        env.read_only = true;
-        Runner {
-            env,
-            base: base.to_owned(),
-        }
-    }
-
+impl Runner<'_> {
     fn cli(&self, json: bool, args: &[String]) -> std::result::Result<Cli, (u16, Error)> {
         let mut argv = vec![
             "git-t3".to_owned(),
@@ -395,7 +394,7 @@ impl Runner {
     }
 
     fn run(&self, cli: Cli, format: Format) -> Answer {
-        let outcome = crate::app::run(cli, &self.env).map_err(|e| (status_of(&e), e))?;
+        let outcome = (self.run)(cli, false).map_err(|e| (status_of(&e), e))?;
         render(&outcome, format)
     }
 
@@ -406,11 +405,7 @@ impl Runner {
 
     /// `git t3 --json revert <args>`: the one command that writes.
     fn revert(&self, args: &[String]) -> Answer {
-        let env = crate::app::Environment {
-            read_only: false,
-            ..self.env.clone()
-        };
-        let outcome = crate::app::run(self.cli(true, args)?, &env).map_err(|e| (status_of(&e), e))?;
+        let outcome = (self.run)(self.cli(true, args)?, true).map_err(|e| (status_of(&e), e))?;
         render(&outcome, Format::Json)
     }
 
@@ -496,11 +491,11 @@ fn launcher(url: &str) -> std::result::Result<tempfile::NamedTempFile, String> {
 /// Start `$BROWSER` (split like a shell would, never through one), else
 /// `xdg-open`, else `open`, on a [`launcher`] page for `url`, without
 /// waiting for it; the page's file is returned to be kept while serving.
-fn open_browser(url: &str, env: &Environment) -> std::result::Result<tempfile::NamedTempFile, String> {
+fn open_browser(url: &str, browser: Option<&str>) -> std::result::Result<tempfile::NamedTempFile, String> {
     let page = launcher(url)?;
     let target = format!("file://{}", page.path().display());
     let mut candidates: Vec<Vec<String>> = Vec::new();
-    if let Some(browser) = env.browser.as_deref().filter(|b| !b.trim().is_empty()) {
+    if let Some(browser) = browser.filter(|b| !b.trim().is_empty()) {
         // `$BROWSER` may list several, separated by colons.
         for one in browser.split(':').filter(|b| !b.trim().is_empty()) {
             match shlex::split(one) {

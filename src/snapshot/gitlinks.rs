@@ -34,7 +34,7 @@ pub(super) fn settle(
             continue;
         };
         let rela: BString = entry.path(tracked).to_owned();
-        let Ok(path) = crate::restore::abs(ctx.workdir, rela.as_ref()) else {
+        let Ok(path) = crate::model::path::abs(ctx.workdir, rela.as_ref()) else {
             continue;
         };
         let (id, stat) = match std::fs::symlink_metadata(&path) {

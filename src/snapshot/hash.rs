@@ -184,7 +184,7 @@ pub(super) fn untracked(
         // A file git-t3 may not read is left out and listed, like one over
         // the cap (git add would fail on it; a capture must not).
         if known.is_file
-            && let Ok(abs) = crate::restore::abs(ctx.workdir, path.as_bstr())
+            && let Ok(abs) = crate::model::path::abs(ctx.workdir, path.as_bstr())
             && let Err(e) = crate::fsread::open_regular(&abs, false)
             && e.kind() == std::io::ErrorKind::PermissionDenied
         {

@@ -281,7 +281,7 @@ fn unreadable_tracked(workdir: &std::path::Path, tracked: &gix::index::File) -> 
             return None;
         }
         let rela = e.path(tracked);
-        let path = crate::restore::abs(workdir, rela).ok()?;
+        let path = crate::model::path::abs(workdir, rela).ok()?;
         match crate::fsread::open_regular(&path, false) {
             Err(source) if source.kind() == std::io::ErrorKind::PermissionDenied => Some(crate::Error::Io {
                 context: format!(

@@ -1,36 +1,38 @@
-//! The module graph has layers, and no arrow runs back up: a module may use
-//! its own layer and the ones below it, never one above (see docs/design.md).
+//! The module graph has ranks, and every arrow runs down: a room (a
+//! top-level module of `src/`) may use only rooms of a lower rank — not
+//! its own rank, not a higher one — so there is no circle (see
+//! docs/design.md).
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
-/// Each top-level module of `src/` and its layer, from the bottom.
+/// Each top-level module of `src/` and its rank, from the bottom.
 const LAYERS: &[(&str, u8)] = &[
     ("error", 0),
     ("fault", 0),
-    ("interrupt", 0),
-    ("child", 0),
-    ("trace", 0),
-    ("atomic", 0),
     ("fsread", 0),
     ("testing", 0),
-    ("model", 0),
-    ("repo", 1),
-    ("store", 2),
-    ("oplog", 2),
-    ("prompts", 2),
-    ("snapshot", 2),
-    ("diff", 2),
-    ("restore", 2),
-    ("provider", 3),
-    ("revert", 3),
-    ("sync", 3),
-    ("retention", 3),
-    ("commands", 4),
-    ("output", 4),
-    ("cli", 5),
-    ("app", 5),
-    ("review", 5),
+    ("trace", 0),
+    ("atomic", 1),
+    ("interrupt", 1),
+    ("model", 1),
+    ("child", 2),
+    ("repo", 2),
+    ("diff", 3),
+    ("oplog", 3),
+    ("prompts", 3),
+    ("snapshot", 3),
+    ("provider", 4),
+    ("restore", 4),
+    ("store", 4),
+    ("retention", 5),
+    ("revert", 5),
+    ("sync", 5),
+    ("commands", 6),
+    ("cli", 7),
+    ("output", 7),
+    ("review", 8),
+    ("app", 9),
 ];
 
 fn layer(module: &str) -> Option<u8> {
@@ -103,7 +105,7 @@ fn top_level_items(group: &str) -> Vec<&str> {
 }
 
 #[test]
-fn no_module_uses_a_higher_layer() {
+fn every_room_uses_only_lower_ranks() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut all = Vec::new();
     files(&src, &mut all);
@@ -133,7 +135,7 @@ fn no_module_uses_a_higher_layer() {
                 "Error" | "Result" => 0,
                 other => layer(other).unwrap_or(0),
             };
-            if used_layer > own {
+            if used != top && used_layer >= own {
                 problems.push(format!(
                     "{} (layer {own}) uses crate::{used} (layer {used_layer})",
                     rel.display()
@@ -141,7 +143,11 @@ fn no_module_uses_a_higher_layer() {
             }
         }
     }
-    assert!(problems.is_empty(), "arrows running up:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "arrows not running down:\n{}",
+        problems.join("\n")
+    );
 }
 
 #[test]
