@@ -22,10 +22,16 @@
 //! changed is recorded (see [`records`]): uninstalling gives a file back byte
 //! for byte when nothing else changed it, and otherwise removes exactly our
 //! entries.
+//!
+//! No file is written through a symbolic link (see [`links`]): a link at a
+//! file install or uninstall would write, or at a folder on the way to it,
+//! stops the command before anything is written. Files are read without
+//! blocking: a FIFO, socket or device is refused, never opened.
 
 mod codex;
 mod exclude;
 mod json;
+mod links;
 mod opencode;
 mod pre_push;
 mod records;
@@ -347,40 +353,42 @@ fn bad(path: &Path, problem: impl Into<String>) -> Error {
     }
 }
 
-/// A configuration file's text; `None` when it does not exist.
+/// A configuration file's text; `None` when it does not exist. A FIFO,
+/// socket or device is refused without being opened for a blocking read.
+/// (A link is followed here: the files written were refused in
+/// [`Run::preflight`] if they are links.)
 fn read_text(path: &Path) -> Result<Option<String>> {
-    let meta = match std::fs::metadata(path) {
-        Ok(m) => m,
+    use std::io::Read as _;
+    let file = match crate::fsread::open_regular(path, true) {
+        Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if std::fs::symlink_metadata(path).is_ok() {
                 return Err(bad(path, "is a symbolic link to nothing; not touched"));
             }
             return Ok(None);
         }
+        Err(e) if crate::fsread::is_not_regular(&e) => {
+            return Err(bad(
+                path,
+                "is not a regular file (a FIFO, socket, device or folder); not touched",
+            ));
+        }
         Err(e) => return Err(e).at("could not read", path),
     };
-    if !meta.is_file() {
-        return Err(bad(path, "is not a file; not touched"));
-    }
-    if meta.len() > MAX_CONFIG {
+    let len = file.metadata().at("could not read", path)?.len();
+    if len > MAX_CONFIG {
         return Err(bad(path, "is larger than 16 MiB; not touched"));
     }
-    let bytes = std::fs::read(path).at("could not read", path)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_CONFIG + 1)
+        .read_to_end(&mut bytes)
+        .at("could not read", path)?;
+    if bytes.len() as u64 > MAX_CONFIG {
+        return Err(bad(path, "is larger than 16 MiB; not touched"));
+    }
     String::from_utf8(bytes)
         .map(Some)
         .map_err(|_| bad(path, "is not UTF-8 text; not touched"))
-}
-
-/// Replace the file's text atomically; a symbolic link (a dotfiles
-/// manager's) stays one, and the file it points to is written.
-fn write_text(path: &Path, text: &str) -> Result<()> {
-    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
-    let target = if is_link {
-        std::fs::canonicalize(path).at("could not follow the link", path)?
-    } else {
-        path.to_owned()
-    };
-    atomic::write(&target, text.as_bytes(), None, Durability::Flushed)
 }
 
 fn is_plain_file(path: &Path) -> bool {
@@ -401,17 +409,15 @@ fn missing_dirs(path: &Path) -> Vec<PathBuf> {
     dirs
 }
 
-/// Delete a file install created (the folders it created for it go when
-/// the record is removed, if empty).
-fn delete(path: &Path) -> Result<()> {
-    std::fs::remove_file(path).at("could not remove", path)
-}
-
 struct Run<'a> {
     repo: Option<&'a gix::Repository>,
     workdir: Option<PathBuf>,
     places: &'a Places,
     out: InstallOutcome,
+    /// Every file this run may write or delete, with its base (see
+    /// [`links`]): checked by [`Run::preflight`] before anything is
+    /// written, and again just before each write.
+    checked: Vec<(PathBuf, PathBuf)>,
 }
 
 impl Run<'_> {
@@ -432,23 +438,75 @@ impl Run<'_> {
 
     /// The file that holds `agent`'s hooks at `scope`.
     fn target(&self, agent: Agent, scope: Scope) -> Result<PathBuf> {
+        self.place(agent, scope).map(|(_, file)| file)
+    }
+
+    /// The base (see [`links`]) and the file that holds `agent`'s hooks at
+    /// `scope`: the worktree for the repository's files, the agent's own
+    /// configuration folder for the user's.
+    fn place(&self, agent: Agent, scope: Scope) -> Result<(PathBuf, PathBuf)> {
         let p = self.places;
-        Ok(match (agent, scope) {
-            (Agent::ClaudeCode, Scope::Local) => self.workdir()?.join(".claude/settings.local.json"),
-            (Agent::ClaudeCode, Scope::Project) => self.workdir()?.join(".claude/settings.json"),
-            (Agent::ClaudeCode, Scope::User) => p
-                .under_home(p.claude_config_dir.as_ref(), ".claude", "~/.claude")?
-                .join("settings.json"),
-            (Agent::Codex, Scope::Project) => self.workdir()?.join(".codex/hooks.json"),
-            (Agent::Codex, _) => self.codex_dir()?.join("hooks.json"),
-            (Agent::CodexNotify, _) => self.codex_config()?,
-            (Agent::Cursor, Scope::Project) => self.workdir()?.join(".cursor/hooks.json"),
-            (Agent::Cursor, _) => p.under_home(None, ".cursor", "~/.cursor")?.join("hooks.json"),
-            (Agent::Opencode, Scope::Project) => self.workdir()?.join(".opencode/plugins/git-t3.js"),
-            (Agent::Opencode, _) => p
-                .under_home(p.xdg_config_home.as_ref(), ".config", "~/.config")?
-                .join("opencode/plugins/git-t3.js"),
-        })
+        let in_repo = |rel: &str| -> Result<(PathBuf, PathBuf)> {
+            let base = self.workdir()?.to_owned();
+            let file = base.join(rel);
+            Ok((base, file))
+        };
+        let under = |base: PathBuf, rel: &str| {
+            let file = base.join(rel);
+            Ok((base, file))
+        };
+        match (agent, scope) {
+            (Agent::ClaudeCode, Scope::Local) => in_repo(".claude/settings.local.json"),
+            (Agent::ClaudeCode, Scope::Project) => in_repo(".claude/settings.json"),
+            (Agent::ClaudeCode, Scope::User) => under(
+                p.under_home(p.claude_config_dir.as_ref(), ".claude", "~/.claude")?,
+                "settings.json",
+            ),
+            (Agent::Codex, Scope::Project) => in_repo(".codex/hooks.json"),
+            (Agent::Codex, _) => under(self.codex_dir()?, "hooks.json"),
+            (Agent::CodexNotify, _) => under(self.codex_dir()?, "config.toml"),
+            (Agent::Cursor, Scope::Project) => in_repo(".cursor/hooks.json"),
+            (Agent::Cursor, _) => under(p.under_home(None, ".cursor", "~/.cursor")?, "hooks.json"),
+            (Agent::Opencode, Scope::Project) => in_repo(".opencode/plugins/git-t3.js"),
+            (Agent::Opencode, _) => under(
+                p.under_home(p.xdg_config_home.as_ref(), ".config", "~/.config")?
+                    .join("opencode"),
+                "plugins/git-t3.js",
+            ),
+        }
+    }
+
+    /// Refuse a link at `file` or on the way to it from `base`, and allow
+    /// this run to write `file`.
+    fn check_links(&mut self, base: PathBuf, file: PathBuf) -> Result<()> {
+        links::refuse(&base, &file)?;
+        if !self.checked.iter().any(|(f, _)| *f == file) {
+            self.checked.push((file, base));
+        }
+        Ok(())
+    }
+
+    /// Check `path` for links again just before it is written; a file
+    /// [`Run::preflight`] did not check is never written.
+    fn recheck(&self, path: &Path) -> Result<()> {
+        let (_, base) =
+            self.checked.iter().find(|(f, _)| f == path).ok_or_else(|| {
+                Error::Internal(format!("{} was not checked before writing", path.display()))
+            })?;
+        links::refuse(base, path)
+    }
+
+    /// Replace the file's text atomically (never through a link).
+    fn write_text(&self, path: &Path, text: &str) -> Result<()> {
+        self.recheck(path)?;
+        atomic::write(path, text.as_bytes(), None, Durability::Flushed)
+    }
+
+    /// Delete a file install created (the folders it created for it go
+    /// when the record is removed, if empty).
+    fn delete(&self, path: &Path) -> Result<()> {
+        self.recheck(path)?;
+        std::fs::remove_file(path).at("could not remove", path)
     }
 
     /// Where the record of a change to `path` is kept.
@@ -524,7 +582,7 @@ impl Run<'_> {
             ),
             _ => current.clone(),
         };
-        write_text(path, &text)?;
+        self.write_text(path, &text)?;
         store.add_dirs(dirs)?;
         let mut record = Record {
             part: part.to_owned(),
@@ -593,11 +651,11 @@ impl Run<'_> {
                 // A file git t3 created that another install changed
                 // since goes once nothing else is left in it (below).
                 Some(before) if !r.file_created => {
-                    write_text(path, before)?;
+                    self.write_text(path, before)?;
                     return Ok(Action::Restored);
                 }
                 None if is_plain_file(path) => {
-                    delete(path)?;
+                    self.delete(path)?;
                     return Ok(Action::Deleted);
                 }
                 _ => {}
@@ -609,23 +667,39 @@ impl Run<'_> {
         };
         if let Some(r) = record {
             if (r.before.is_none() || r.file_created) && empty && is_plain_file(path) {
-                delete(path)?;
+                self.delete(path)?;
                 return Ok(Action::Deleted);
             }
             if let Some(before) = &r.before
                 && (*before == text || (legacy && same_json(before, &text)))
             {
-                write_text(path, before)?;
+                self.write_text(path, before)?;
                 return Ok(Action::Restored);
             }
         }
-        write_text(path, &text)?;
+        self.write_text(path, &text)?;
         Ok(Action::Removed)
     }
 
-    /// Read and parse every file `agent` would change, so that a file that
-    /// cannot be edited stops the command before anything is written.
-    fn preflight(&self, agent: Agent, scope: Scope, installing: bool) -> Result<()> {
+    /// Check for links and read and parse every file `agent` would change,
+    /// so that a file that cannot be edited stops the command before
+    /// anything is written.
+    fn preflight(&mut self, agent: Agent, scope: Scope, installing: bool) -> Result<()> {
+        let (base, path) = self.place(agent, scope)?;
+        self.check_links(base, path.clone())?;
+        self.store_for(&path)?.check()?;
+        if agent == Agent::Codex {
+            let codex = self.codex_dir()?;
+            let config = codex.join("config.toml");
+            self.check_links(codex, config.clone())?;
+            self.store_for(&config)?.check()?;
+        }
+        if agent == Agent::ClaudeCode
+            && scope == Scope::Local
+            && let Some(repo) = self.repo
+        {
+            exclude::check(repo)?;
+        }
         let check_json = |path: &Path, spec: &Spec| -> Result<()> {
             if let Some(text) = read_text(path)? {
                 if installing {
@@ -718,7 +792,8 @@ impl Run<'_> {
         let before = if dir.join("claude-settings.json.absent").exists() {
             None
         } else {
-            Some(std::fs::read_to_string(dir.join("claude-settings.json.orig")).ok()?)
+            let data = crate::fsread::read_regular(&dir.join("claude-settings.json.orig"), false).ok()?;
+            Some(String::from_utf8(data).ok()?)
         };
         Some(Record {
             part: "claude-code".into(),
@@ -765,7 +840,7 @@ impl Run<'_> {
             return Ok(false);
         };
         let dirs = missing_dirs(&config);
-        write_text(&config, &edit.text)?;
+        self.write_text(&config, &edit.text)?;
         store.add_dirs(dirs)?;
         let mut users = record.map(|r| r.users).unwrap_or_default();
         if !users.iter().any(|u| u == hooks) {
@@ -850,7 +925,7 @@ impl Run<'_> {
             return Ok(());
         };
         let dirs = missing_dirs(&config);
-        write_text(&config, &edit.text)?;
+        self.write_text(&config, &edit.text)?;
         store.add_dirs(dirs)?;
         store.put(Record {
             part: "codex-notify".into(),
@@ -940,7 +1015,7 @@ impl Run<'_> {
             _ => {}
         }
         let dirs = missing_dirs(&path);
-        write_text(&path, opencode::PLUGIN)?;
+        self.write_text(&path, opencode::PLUGIN)?;
         store.add_dirs(dirs)?;
         // An older version of ours is replaced: uninstall removes the file.
         store.put(Record {
@@ -966,8 +1041,7 @@ impl Run<'_> {
         let action = match read_text(&path)? {
             None => Action::NotThere,
             Some(text) if text == opencode::PLUGIN || record.as_ref().is_some_and(|r| r.after == text) => {
-                // A link to our plugin: the link goes, its target stays.
-                delete(&path)?;
+                self.delete(&path)?;
                 Action::Deleted
             }
             Some(text) if text.starts_with(opencode::MARKER) => Action::LeftChanged,
@@ -1024,6 +1098,7 @@ fn run(
         workdir,
         places,
         out: InstallOutcome::default(),
+        checked: Vec::new(),
     };
     // Uninstalling goes the other way round, so that changes to one file
     // (Codex's config.toml) come off in the order they went on.
@@ -1037,6 +1112,10 @@ fn run(
     };
     for agent in &agents {
         run.preflight(*agent, scope_of(*agent), installing)?;
+    }
+    if opts.git {
+        let repo = repo.ok_or_else(|| Error::Internal("--git without a repository".into()))?;
+        pre_push::check(repo)?;
     }
     for agent in &agents {
         let scope = scope_of(*agent);

@@ -62,7 +62,7 @@ fn loose_path(objects_dir: &Path, id: &gix::oid) -> PathBuf {
 pub fn freshen_loose(objects_dir: &Path, id: &gix::oid) {
     // Opened for reading (loose objects are read-only): the owner may set
     // its times all the same.
-    let Ok(file) = std::fs::File::open(loose_path(objects_dir, id)) else {
+    let Ok(file) = crate::fsread::open_regular(&loose_path(objects_dir, id), true) else {
         return;
     };
     let now = SystemTime::now();

@@ -36,7 +36,10 @@ impl BlobReader {
     pub fn open(repo: &gix::Repository, id: ObjectId, size: u64) -> Result<Self> {
         let loose = gix::odb::loose::Store::at(repo.common_dir().join("objects"), repo.object_hash());
         let path = loose.object_path(&id);
-        let source = match std::fs::File::open(&path) {
+        let source = match crate::fsread::open_regular(&path, true) {
+            Err(e) if crate::fsread::is_not_regular(&e) => {
+                return Err(e).context(|| format!("could not read blob {id} from {}", path.display()));
+            }
             Ok(file) => {
                 let mut source = Source::Loose {
                     file: BufReader::with_capacity(1 << 16, file),

@@ -5,6 +5,16 @@ use std::collections::BTreeSet;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
+/// Open `p` to flush it, never waiting (a FIFO put where a file was written
+/// would block a plain open until a writer came; its flush then fails).
+fn open_to_flush(p: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(p)
+}
+
 use gix::ObjectId;
 
 use crate::error::{Context as _, Error, Result};
@@ -43,7 +53,7 @@ enum Flush {
 fn flush(items: &[(&Path, Flush)]) -> Result<bool> {
     // Ok(true): the path is gone.
     let flush_one = |p: &Path, how: Flush| -> Result<bool> {
-        let f = match File::open(p) {
+        let f = match open_to_flush(p) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(true),
             Err(e) => return Err(e).context(|| format!("could not open {} to flush it", p.display())),
@@ -90,7 +100,7 @@ fn flush(items: &[(&Path, Flush)]) -> Result<bool> {
 fn write_out_all(files: &[PathBuf]) -> Result<()> {
     let mut open = Vec::with_capacity(files.len());
     for p in files {
-        match File::open(p) {
+        match open_to_flush(p) {
             Ok(f) => {
                 start_write_out(&f);
                 open.push((p, f));

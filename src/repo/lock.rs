@@ -10,7 +10,7 @@
 //! takes `&Locked`, so holding the lock is checked by the compiler, and the
 //! racy-git timestamp ([`Locked::racy_timestamp`]) can only be had from it.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
@@ -56,13 +56,8 @@ impl RepoLock {
     fn acquire_in(dir: &Path, what: &str, timeout: Duration) -> Result<Self> {
         std::fs::create_dir_all(dir).at("could not create", dir)?;
         let path = dir.join("lock");
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .at("could not open the lock file", &path)?;
+        // Never a FIFO or device (opening one could block) nor a link.
+        let mut file = crate::fsread::open_regular_rw(&path).at("could not open the lock file", &path)?;
         let start = Instant::now();
         let mut pause = Duration::from_millis(1);
         loop {

@@ -10,8 +10,40 @@ use crate::repo::durable;
 use crate::repo::lock::Locked;
 use crate::repo::objects::signature;
 
+/// Refuse, naming it, a file where the ref `name` is read from (its loose
+/// file, `packed-refs`, and when `log`, its reflog) that is not a regular
+/// file: git and gix open those with a blocking read, which a FIFO would
+/// never answer.
+fn check_special(repo: &gix::Repository, name: &str, log: bool) -> Result<()> {
+    let mut paths = vec![
+        repo.git_dir().join(name),
+        repo.common_dir().join(name),
+        repo.common_dir().join("packed-refs"),
+    ];
+    if log {
+        paths.push(repo.git_dir().join("logs").join(name));
+        paths.push(repo.common_dir().join("logs").join(name));
+    }
+    for path in paths {
+        // Followed: a link to a FIFO blocks as well. A folder holds refs
+        // below this name, not this one.
+        if let Ok(meta) = std::fs::metadata(&path)
+            && !meta.is_file()
+            && !meta.is_dir()
+        {
+            return Err(Error::Io {
+                context: format!("could not read {name} from"),
+                source: std::io::Error::other(crate::fsread::NotRegular(path.clone())),
+                path: Some(path),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The object a ref points to, or `None` if it does not exist.
 pub fn find_ref(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>> {
+    check_special(repo, name, false)?;
     let found = repo
         .try_find_reference(name)
         .context(|| format!("could not read {name}"))?;
@@ -29,6 +61,7 @@ pub fn find_ref(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>> 
 /// symbolic (a symbolic ref under `refs/t3/` is never followed), and no tag
 /// is peeled.
 pub fn find_direct_ref(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>> {
+    check_special(repo, name, false)?;
     let found = repo
         .try_find_reference(name)
         .context(|| format!("could not read {name}"))?;
@@ -115,14 +148,15 @@ pub struct RefUpdate {
 
 /// Apply `updates` as one transaction with compare-and-swap, then flush the
 /// loose ref files to disk. A lost race becomes [`Error::Conflict`].
-/// Apply `updates` as one transaction with compare-and-swap, then flush the
-/// loose ref files to disk. A lost race becomes [`Error::Conflict`].
 pub fn update_refs(lock: &Locked<'_>, updates: &[RefUpdate], log_message: &str) -> Result<()> {
     if updates.is_empty() {
         return Ok(());
     }
     let _t = crate::trace::span("update refs");
     let repo = lock.repo();
+    for u in updates {
+        check_special(repo, &u.name, true)?;
+    }
     let edits = updates
         .iter()
         .map(edit(log_message))

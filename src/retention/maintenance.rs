@@ -74,12 +74,10 @@ pub struct Due {
 /// Mark `stamp` as run now.
 pub fn touch(repo: &gix::Repository, stamp: Stamp) -> Result<()> {
     let path = stamp.path(repo);
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).context(|| format!("could not create {}", dir.display()))?;
-    }
-    File::create(&path)
-        .and_then(|f| f.set_modified(std::time::SystemTime::now()))
-        .context(|| format!("could not write {}", path.display()))
+    // A new empty file renamed over the old one: its mtime is now, and
+    // whatever was there (a FIFO, which an open would block on) is replaced
+    // unopened.
+    crate::atomic::write(&path, b"", None, crate::atomic::Durability::Cache)
 }
 
 /// What is due, from two `stat`s and a directory listing. A repository
@@ -167,12 +165,9 @@ pub fn try_lock(repo: &gix::Repository) -> Result<Option<MaintenanceLock>> {
     let dir = repo::t3_common_dir(repo);
     std::fs::create_dir_all(&dir).context(|| format!("could not create {}", dir.display()))?;
     let path = dir.join(LOCK_FILE);
-    let file = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .context(|| format!("could not open {}", path.display()))?;
+    // Never a FIFO or device (opening one could block) nor a link.
+    let file =
+        crate::fsread::open_regular_rw(&path).context(|| format!("could not open {}", path.display()))?;
     match file.try_lock() {
         Ok(()) => Ok(Some(MaintenanceLock { _file: file })),
         Err(std::fs::TryLockError::WouldBlock) => Ok(None),

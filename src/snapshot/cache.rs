@@ -394,26 +394,34 @@ fn write_stamped(file: &mut gix::index::File, walk_started: SystemTime, how: Rep
     // No SHA-1 trailer: the meta file binds each index by identity instead.
     let data = crate::repo::index_file::encode_private(file)?;
     let path = file.path();
-    match how {
-        Replace::Rename => write_plain(path, &data)?,
-        Replace::InPlace => {
+    // A slot that is not a regular file (a FIFO, which a blocking open
+    // would wait on forever, or a link) is replaced by a new file instead,
+    // never opened: the cache is disposable.
+    let in_place = match how {
+        Replace::InPlace => match crate::fsread::open_regular_rw(path) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                crate::trace::note(|| format!("{} replaced, not written in place: {e}", path.display()));
+                None
+            }
+        },
+        Replace::Rename => None,
+    };
+    let f = match in_place {
+        Some(f) => {
             use std::os::unix::fs::FileExt as _;
-            let f = std::fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(path)
-                .context(|| format!("could not open {}", path.display()))?;
             f.write_all_at(&data, 0)
                 .and_then(|()| f.set_len(data.len() as u64))
                 .context(|| format!("could not write {}", path.display()))?;
+            f
         }
-    }
-    let stamp = std::fs::OpenOptions::new()
-        .write(true)
-        .open(path)
-        .and_then(|f| f.set_modified(walk_started));
-    stamp.context(|| format!("could not stamp {}", path.display()))?;
+        None => {
+            write_plain(path, &data)?;
+            crate::fsread::open_regular_rw(path).context(|| format!("could not open {}", path.display()))?
+        }
+    };
+    f.set_modified(walk_started)
+        .context(|| format!("could not stamp {}", path.display()))?;
     Ok(file_identity(path).map_or_else(String::new, |id| format!("{id} {}", checksum(&data))))
 }
 

@@ -74,7 +74,14 @@ pub(super) fn large_file(
     if !md.is_file || md.len <= STREAM_ABOVE {
         return Ok(None);
     }
-    let file = std::fs::File::open(&path).map_err(gix::Error::from_error)?;
+    // Replaced since its lstat by a FIFO or a link: left to the plain path.
+    let file = match crate::fsread::open_regular(&path, false) {
+        Ok(f) => f,
+        Err(e) if crate::fsread::is_not_regular(&e) || e.raw_os_error() == Some(libc::ELOOP) => {
+            return Ok(None);
+        }
+        Err(e) => return Err(gix::Error::from_error(e)),
+    };
     let converted = pipeline.convert_to_git(file, &rel)?;
     let ToGitOutcome::Unchanged(file) = converted else {
         return Ok(None);
@@ -179,9 +186,17 @@ fn small_file(
     if !md.is_file() {
         return Ok(None);
     }
-    let file = match std::fs::File::open(&path) {
+    // Replaced since its lstat by a FIFO (never opened: skipped, as git
+    // skips one) or by a link: as if gone.
+    let file = match crate::fsread::open_regular(&path, false) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Some(None)),
+        Err(e)
+            if e.kind() == std::io::ErrorKind::NotFound
+                || crate::fsread::is_not_regular(&e)
+                || e.raw_os_error() == Some(libc::ELOOP) =>
+        {
+            return Ok(Some(None));
+        }
         Err(e) => return Err(gix::Error::from_error(e)),
     };
     let mut buf = Vec::new();

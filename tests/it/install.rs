@@ -231,21 +231,317 @@ fn claude_user_scope_lives_in_home_and_needs_no_repository() {
 }
 
 #[test]
-fn a_linked_settings_file_stays_a_link() {
+fn a_linked_user_config_folder_is_used_but_no_link_below_it() {
     let r = TestRepo::new();
-    let dotfiles = r.home.join("dotfiles/claude.json");
-    let original = "{\n  \"model\": \"opus\"\n}\n";
-    write(&dotfiles, original);
-    let link = r.home.join(".claude/settings.json");
-    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
-    std::os::unix::fs::symlink(&dotfiles, &link).unwrap();
+    // A dotfiles set-up: ~/.claude itself is a link; the file goes there.
+    let dotfiles = r.home.join("dotfiles/claude");
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    let dir = r.home.join(".claude");
+    std::os::unix::fs::symlink(&dotfiles, &dir).unwrap();
     r.t3(&["install-hooks", "--claude-code", "--scope", "user"]).ok();
-    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
-    assert!(read(&dotfiles).contains("git t3 hook claude-code"));
+    assert!(std::fs::symlink_metadata(&dir).unwrap().file_type().is_symlink());
+    assert!(read(&dotfiles.join("settings.json")).contains("git t3 hook claude-code"));
     r.t3(&["uninstall-hooks", "--claude-code", "--scope", "user"])
         .ok();
-    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
-    assert_eq!(read(&dotfiles), original);
+    assert!(!dotfiles.join("settings.json").exists());
+    assert!(dotfiles.is_dir());
+    // A linked file below it is refused, at install and at uninstall.
+    let linked = r.home.join("dotfiles/claude.json");
+    let original = "{\n  \"model\": \"opus\"\n}\n";
+    write(&linked, original);
+    std::os::unix::fs::symlink(&linked, dotfiles.join("settings.json")).unwrap();
+    for command in ["install-hooks", "uninstall-hooks"] {
+        let run = r.t3(&[command, "--claude-code", "--scope", "user"]).fails(1);
+        assert!(
+            run.stderr.contains("settings.json is a symbolic link"),
+            "{}",
+            run.stderr
+        );
+        assert_eq!(read(&linked), original);
+    }
+    // Codex: the feature flag's config.toml too, before hooks.json is written.
+    let codex = r.home.join(".codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    let config = r.home.join("dotfiles/config.toml");
+    write(&config, "model = \"o3\"\n");
+    std::os::unix::fs::symlink(&config, codex.join("config.toml")).unwrap();
+    let run = r.t3(&["install-hooks", "--codex"]).fails(1);
+    assert!(
+        run.stderr.contains("config.toml is a symbolic link"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(read(&config), "model = \"o3\"\n");
+    assert!(!codex.join("hooks.json").exists());
+    // opencode: ~/.config/opencode may be a link, its plugins folder not.
+    let plugins = r.home.join("dotfiles/plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    std::fs::create_dir_all(r.home.join(".config/opencode")).unwrap();
+    std::os::unix::fs::symlink(&plugins, r.home.join(".config/opencode/plugins")).unwrap();
+    let run = r.t3(&["install-hooks", "--opencode"]).fails(1);
+    assert!(
+        run.stderr.contains("plugins is a symbolic link"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read_dir(&plugins).unwrap().count(), 0);
+    assert!(
+        !r.home.join(".local/state/git-t3").exists(),
+        "a record was written"
+    );
+}
+
+/// `name` in a folder outside the repository, holding `text`.
+fn outside_file(r: &TestRepo, name: &str, text: &str) -> PathBuf {
+    let path = r.tmp().join("outside").join(name);
+    write(&path, text);
+    path
+}
+
+/// What a refused install or uninstall must have left as it was.
+struct Untouched {
+    exclude: Option<String>,
+    status: String,
+}
+
+impl Untouched {
+    fn of(r: &TestRepo) -> Self {
+        Untouched {
+            exclude: std::fs::read_to_string(r.root.join(".git/info/exclude")).ok(),
+            status: r.git(&["status", "--porcelain"]),
+        }
+    }
+
+    #[track_caller]
+    fn check(&self, r: &TestRepo, what: &str) {
+        let exclude = std::fs::read_to_string(r.root.join(".git/info/exclude")).ok();
+        assert_eq!(exclude, self.exclude, "{what}: info/exclude changed");
+        assert_eq!(r.git(&["status", "--porcelain"]), self.status, "{what}");
+        assert!(
+            !r.root.join(".git/t3/install").exists(),
+            "{what}: a record was written"
+        );
+        assert!(!r.home.join(".codex").exists(), "{what}: ~/.codex was written");
+    }
+}
+
+/// Every agent's file inside the repository, with the options that install it.
+const IN_REPO: [(&[&str], &str); 5] = [
+    (&["--claude-code"], ".claude/settings.local.json"),
+    (&["--claude-code", "--scope", "project"], ".claude/settings.json"),
+    (&["--codex", "--scope", "project"], ".codex/hooks.json"),
+    (&["--cursor", "--scope", "project"], ".cursor/hooks.json"),
+    (
+        &["--opencode", "--scope", "project"],
+        ".opencode/plugins/git-t3.js",
+    ),
+];
+
+#[test]
+fn a_committed_link_at_a_settings_file_is_never_written_through() {
+    for (options, rel) in IN_REPO {
+        let r = TestRepo::seeded();
+        // Text each agent's install would edit (an older plugin of ours).
+        let text = if rel.ends_with(".js") {
+            "// git-t3 opencode plugin, an old one\n"
+        } else {
+            "{\n  \"model\": \"x\"\n}\n"
+        };
+        let target = outside_file(&r, "target", text);
+        std::fs::create_dir_all(r.root.join(rel).parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&target, r.root.join(rel)).unwrap();
+        r.commit_all("a link");
+        let before = Untouched::of(&r);
+        let mut args = vec!["install-hooks"];
+        args.extend_from_slice(options);
+        let run = r.t3(&args).fails(1);
+        assert!(
+            run.stderr.contains(&format!("{rel} is a symbolic link")),
+            "{rel}: {}",
+            run.stderr
+        );
+        assert_eq!(read(&target), text, "{rel}: written through the link");
+        assert!(
+            std::fs::symlink_metadata(r.root.join(rel))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        before.check(&r, rel);
+    }
+}
+
+#[test]
+fn a_committed_link_at_a_settings_folder_is_never_written_through() {
+    for (options, link) in [
+        (&["--claude-code"][..], ".claude"),
+        (&["--claude-code", "--scope", "project"][..], ".claude"),
+        (&["--codex", "--scope", "project"][..], ".codex"),
+        (&["--cursor", "--scope", "project"][..], ".cursor"),
+        (&["--opencode", "--scope", "project"][..], ".opencode/plugins"),
+    ] {
+        let r = TestRepo::seeded();
+        let target = r.tmp().join("outside");
+        std::fs::create_dir_all(&target).unwrap();
+        std::fs::create_dir_all(r.root.join(link).parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&target, r.root.join(link)).unwrap();
+        r.commit_all("a link");
+        let before = Untouched::of(&r);
+        let mut args = vec!["install-hooks"];
+        args.extend_from_slice(options);
+        let run = r.t3(&args).fails(1);
+        assert!(
+            run.stderr.contains(&format!("{link} is a symbolic link")),
+            "{link}: {}",
+            run.stderr
+        );
+        assert_eq!(
+            std::fs::read_dir(&target).unwrap().count(),
+            0,
+            "{options:?}: written through {link}"
+        );
+        before.check(&r, link);
+    }
+}
+
+#[test]
+fn uninstall_never_writes_through_a_linked_file() {
+    for (options, rel) in [IN_REPO[0], IN_REPO[2]] {
+        let r = TestRepo::seeded();
+        let mut args = vec!["install-hooks"];
+        args.extend_from_slice(options);
+        r.t3(&args).ok();
+        // The installed file moved outside, a link in its place.
+        let path = r.root.join(rel);
+        let installed = read(&path);
+        let target = outside_file(&r, "moved", &installed);
+        std::fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink(&target, &path).unwrap();
+        let exclude = std::fs::read_to_string(r.root.join(".git/info/exclude")).ok();
+        args[0] = "uninstall-hooks";
+        let run = r.t3(&args).fails(1);
+        assert!(
+            run.stderr.contains(&format!("{rel} is a symbolic link")),
+            "{rel}: {}",
+            run.stderr
+        );
+        assert_eq!(read(&target), installed, "{rel}: written through the link");
+        assert!(std::fs::symlink_metadata(&path).unwrap().file_type().is_symlink());
+        assert_eq!(
+            std::fs::read_to_string(r.root.join(".git/info/exclude")).ok(),
+            exclude
+        );
+    }
+}
+
+#[test]
+fn git_hooks_and_the_exclude_file_are_never_written_through_a_link() {
+    // A pre-push hook linked to a script of the repository's.
+    let r = TestRepo::seeded();
+    r.write("scripts/pre-push", "#!/bin/sh\necho team\n");
+    r.commit_all("team hook");
+    std::fs::create_dir_all(r.root.join(".git/hooks")).unwrap();
+    std::os::unix::fs::symlink(
+        r.root.join("scripts/pre-push"),
+        r.root.join(".git/hooks/pre-push"),
+    )
+    .unwrap();
+    let run = r.t3(&["install-hooks", "--git"]).fails(1);
+    assert!(
+        run.stderr.contains("pre-push is a symbolic link"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(read(&r.root.join("scripts/pre-push")), "#!/bin/sh\necho team\n");
+    assert!(
+        std::fs::symlink_metadata(r.root.join(".git/hooks/pre-push"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    // The hooks folder itself.
+    let r = TestRepo::seeded();
+    let target = r.tmp().join("outside");
+    std::fs::create_dir_all(&target).unwrap();
+    let _ = std::fs::remove_dir_all(r.root.join(".git/hooks"));
+    std::os::unix::fs::symlink(&target, r.root.join(".git/hooks")).unwrap();
+    let run = r.t3(&["install-hooks", "--git"]).fails(1);
+    assert!(run.stderr.contains("hooks is a symbolic link"), "{}", run.stderr);
+    assert_eq!(std::fs::read_dir(&target).unwrap().count(), 0);
+    // info/exclude, and the info folder: refused before the settings are written.
+    for (link, is_dir) in [("info/exclude", false), ("info", true)] {
+        let r = TestRepo::seeded();
+        let target = if is_dir {
+            let d = r.tmp().join("outside");
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join("exclude"), "# theirs\n").unwrap();
+            d
+        } else {
+            outside_file(&r, "exclude", "# theirs\n")
+        };
+        let at = r.root.join(".git").join(link);
+        let _ = std::fs::remove_dir_all(&at);
+        let _ = std::fs::remove_file(&at);
+        std::os::unix::fs::symlink(&target, &at).unwrap();
+        let run = r.t3(&["install-hooks", "--claude-code"]).fails(1);
+        assert!(
+            run.stderr.contains(&format!("{link} is a symbolic link")),
+            "{link}: {}",
+            run.stderr
+        );
+        let exclude = if is_dir { target.join("exclude") } else { target };
+        assert_eq!(read(&exclude), "# theirs\n", "{link}: written through");
+        assert!(!r.root.join(".claude").exists(), "{link}: settings written");
+    }
+}
+
+#[test]
+fn a_fifo_where_install_reads_is_refused_at_once() {
+    use crate::util::mkfifo;
+    // (what to install, the FIFO, what it must not have written)
+    let cases: [(&[&str], &str, &str); 6] = [
+        (
+            &["--claude-code"],
+            ".claude/settings.local.json",
+            ".git/t3/install",
+        ),
+        (&["--claude-code"], ".git/t3/install/records.json", ".claude"),
+        (&["--claude-code"], ".git/info/exclude", ".claude"),
+        (
+            &["--codex", "--scope", "project"],
+            ".codex/hooks.json",
+            ".git/t3/install",
+        ),
+        (&["--git"], ".git/hooks/pre-push", ".git/t3/install"),
+        (
+            &["--claude-code", "--scope", "user"],
+            "../home/.local/state/git-t3/install-records.json",
+            "../home/.claude",
+        ),
+    ];
+    for (options, fifo, unwritten) in cases {
+        let r = TestRepo::seeded();
+        let path = r.root.join(fifo);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let _ = std::fs::remove_file(&path);
+        mkfifo(&path);
+        for command in ["install-hooks", "uninstall-hooks"] {
+            let mut args = vec![command];
+            args.extend_from_slice(options);
+            let run = r.t3_within(&args, 10).fails(1);
+            let name = Path::new(fifo).file_name().unwrap().to_str().unwrap();
+            assert!(run.stderr.contains(name), "{command} {fifo}: {}", run.stderr);
+            assert!(
+                run.stderr.contains("not a regular file"),
+                "{command} {fifo}: {}",
+                run.stderr
+            );
+            assert!(
+                !r.root.join(unwritten).exists(),
+                "{command} {fifo}: {unwritten} written"
+            );
+        }
+    }
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! repositories seen through the cache, skip-worktree entries, attribute
 //! changes, FIFOs. Each test compares with git itself.
 
-use crate::util::{THREAD, TestRepo};
+use crate::util::{THREAD, TestRepo, mkfifo, ref_for};
 
 /// Capture and return the checkpoint's tree.
 fn captured_tree(r: &TestRepo) -> String {
@@ -134,33 +134,10 @@ fn a_new_attribute_rule_reaches_files_the_cache_already_hashed() {
     }
 }
 
-fn mkfifo(path: &std::path::Path) {
-    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
-    // SAFETY: mkfifo with a valid NUL-terminated path.
-    assert_eq!(
-        unsafe { libc::mkfifo(c.as_ptr(), 0o644) },
-        0,
-        "mkfifo {}",
-        path.display()
-    );
-}
-
 /// Run git-t3 with a deadline: a command that blocks (on a FIFO) is killed
 /// and the test fails, instead of hanging the suite.
 fn t3_within(r: &TestRepo, args: &[&str], secs: u64) -> i32 {
-    let mut child = r.spawn_t3(args, &[]);
-    let start = std::time::Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status.code().unwrap_or(-1);
-        }
-        if start.elapsed() > std::time::Duration::from_secs(secs) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("git t3 {args:?} blocked for {secs} s");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    r.t3_within(args, secs).code
 }
 
 #[test]
@@ -255,6 +232,89 @@ fn fifos_never_block_a_capture_or_a_revert() {
         0
     );
     assert_eq!(std::fs::read_to_string(r.root.join("a.txt")).unwrap(), "v1\n");
+}
+
+/// The capture cache is disposable: a FIFO where one of its files should
+/// be is never opened (the capture would wait for a writer forever, holding
+/// the repository lock); the capture succeeds as without a cache and writes
+/// a regular file in its place. So are the maintenance stamps.
+#[test]
+fn a_fifo_where_a_cache_file_is_is_replaced_never_opened() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    let t3 = r.root.join(".git/t3");
+    // Both slots of index.tracked: one of them is written in place.
+    for name in ["index.tracked", "index.tracked.alt"] {
+        let _ = std::fs::remove_file(t3.join(name));
+        mkfifo(&t3.join(name));
+    }
+    for turn in 1..=2 {
+        r.write("a.txt", &format!("v{turn}\n"));
+        r.t3_within(&["capture", "--thread", THREAD], 10).ok();
+        r.t3_within(&["status"], 10).ok();
+    }
+    for name in ["index.tracked", "index.tracked.alt"] {
+        assert!(t3.join(name).is_file(), "{name} is not a regular file again");
+    }
+    let tree = r.t3_json(&["show", "--thread", THREAD])["ref"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(r.ref_tree(&tree), r.oracle_tree());
+    // The prune and gc stamps: their time is all they hold.
+    for name in ["prune-stamp", "gc-stamp"] {
+        let _ = std::fs::remove_file(t3.join(name));
+        mkfifo(&t3.join(name));
+    }
+    r.t3_within(&["prune"], 10).ok();
+    r.t3_within(&["maintenance"], 60).ok();
+    for name in ["prune-stamp", "gc-stamp"] {
+        assert!(t3.join(name).is_file(), "{name} is not a regular file again");
+    }
+}
+
+/// Where git t3 keeps state that is not disposable — its locks, the
+/// operation log, a revert's journal, the prompts a hook recorded — a FIFO,
+/// socket or device is an error naming it, at once, and nothing is changed.
+#[test]
+fn a_fifo_where_state_is_kept_is_an_error_at_once() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("a.txt", "v1\n");
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    r.write("a.txt", "v2\n");
+    let turn1 = ref_for(THREAD, 1);
+    let encoded = turn1.split('/').nth(3).unwrap();
+    let cases: [(&str, &[&str]); 5] = [
+        (".git/t3/lock", &["capture", "--thread", THREAD]),
+        (".git/t3/maintenance.lock", &["maintenance"]),
+        (".git/refs/t3/ops", &["op", "log"]),
+        (
+            &format!(".git/refs/t3/reverts/{encoded}"),
+            &["capture", "--thread", THREAD],
+        ),
+        (
+            &format!(".git/refs/t3/prompts/{encoded}"),
+            &["drop", "--thread", THREAD],
+        ),
+    ];
+    for (fifo, args) in cases {
+        let path = r.root.join(fifo);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let _ = std::fs::remove_file(&path);
+        mkfifo(&path);
+        let before = r.git(&["for-each-ref"]);
+        let run = r.t3_within(args, 10).fails(1);
+        let name = std::path::Path::new(fifo).file_name().unwrap().to_str().unwrap();
+        assert!(run.stderr.contains(name), "{fifo}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("not a regular file"),
+            "{fifo}: {}",
+            run.stderr
+        );
+        assert_eq!(r.git(&["for-each-ref"]), before, "{fifo}: refs changed");
+        std::fs::remove_file(&path).unwrap();
+    }
 }
 
 #[test]

@@ -15,6 +15,18 @@ pub fn bin() -> PathBuf {
     }
 }
 
+/// Make a FIFO at `path`.
+pub fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo with a valid NUL-terminated path.
+    assert_eq!(
+        unsafe { libc::mkfifo(c.as_ptr(), 0o644) },
+        0,
+        "mkfifo {}",
+        path.display()
+    );
+}
+
 /// The ref of `turn` in `thread`, computed independently of the crate.
 pub fn ref_for(thread: &str, turn: u64) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -437,6 +449,47 @@ impl TestRepo {
             .stderr(Stdio::null())
             .spawn()
             .expect("spawn git-t3")
+    }
+
+    /// Run `git-t3 args` in the repository root, killed after `secs`
+    /// seconds: a command that blocks (on a FIFO) fails the test instead
+    /// of hanging the suite.
+    #[track_caller]
+    pub fn t3_within(&self, args: &[&str], secs: u64) -> Run {
+        use std::io::Read as _;
+        let mut c = self.command(&bin(), args, &self.root);
+        c.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().expect("spawn git-t3");
+        let drain = |mut pipe: Box<dyn std::io::Read + Send>| {
+            std::thread::spawn(move || {
+                let mut data = Vec::new();
+                let _ = pipe.read_to_end(&mut data);
+                data
+            })
+        };
+        let stdout = drain(Box::new(child.stdout.take().unwrap()));
+        let stderr = drain(Box::new(child.stderr.take().unwrap()));
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if start.elapsed() > std::time::Duration::from_secs(secs) {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("git-t3 {args:?} blocked for {secs} s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        Run {
+            code: status.code().unwrap_or(-1),
+            stdout: stdout.join().unwrap(),
+            stderr: String::from_utf8_lossy(&stderr.join().unwrap()).into_owned(),
+            what: format!("git-t3 {args:?}"),
+            cwd: self.root.clone(),
+        }
     }
 
     #[track_caller]

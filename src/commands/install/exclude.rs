@@ -15,6 +15,29 @@ fn exclude_file(repo: &gix::Repository) -> PathBuf {
     repo.common_dir().join("info").join("exclude")
 }
 
+/// Refuse an exclude file (or `info` folder) that is a symbolic link, or
+/// one that is not a regular file: it is never edited through a link nor
+/// opened for a blocking read.
+pub(super) fn check(repo: &gix::Repository) -> Result<()> {
+    let file = exclude_file(repo);
+    super::links::refuse(repo.common_dir(), &file)?;
+    read(&file).map(drop)
+}
+
+/// The exclude file's text (empty when there is none).
+fn read(file: &Path) -> Result<String> {
+    match crate::fsread::read_regular(file, false) {
+        Ok(data) => Ok(String::from_utf8_lossy(&data).into_owned()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+        Err(e) => Err(e).context(|| format!("could not read {}", file.display())),
+    }
+}
+
+fn write(repo: &gix::Repository, file: &Path, text: &str) -> Result<()> {
+    super::links::refuse(repo.common_dir(), file)?;
+    crate::atomic::write(file, text.as_bytes(), None, crate::atomic::Durability::Flushed)
+}
+
 /// `/<path relative to workdir>`, the line that ignores exactly that file.
 fn line_for(workdir: &Path, path: &Path) -> Option<String> {
     let rel = path.strip_prefix(workdir).ok()?;
@@ -54,19 +77,13 @@ pub(super) fn add(repo: &gix::Repository, workdir: &Path, path: &Path) -> Result
         return Ok(None);
     }
     let file = exclude_file(repo);
-    let mut text = match crate::fsread::read_regular(&file, false) {
-        Ok(data) => String::from_utf8_lossy(&data).into_owned(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(e).context(|| format!("could not read {}", file.display())),
-    };
+    super::links::refuse(repo.common_dir(), &file)?;
+    let mut text = read(&file)?;
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
     text.push_str(&format!("{MARK}\n{line}\n"));
-    if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir).context(|| format!("could not create {}", dir.display()))?;
-    }
-    crate::atomic::write(&file, text.as_bytes(), None, crate::atomic::Durability::Flushed)?;
+    write(repo, &file, &text)?;
     Ok(Some(file))
 }
 
@@ -77,15 +94,13 @@ pub(super) fn remove(repo: &gix::Repository, workdir: &Path, path: &Path) -> Res
         return Ok(None);
     };
     let file = exclude_file(repo);
-    let Ok(data) = crate::fsread::read_regular(&file, false) else {
-        return Ok(None);
-    };
-    let text = String::from_utf8_lossy(&data).into_owned();
+    super::links::refuse(repo.common_dir(), &file)?;
+    let text = read(&file)?;
     let ours = format!("{MARK}\n{line}\n");
     if !text.contains(&ours) {
         return Ok(None);
     }
     let back = text.replacen(&ours, "", 1);
-    crate::atomic::write(&file, back.as_bytes(), None, crate::atomic::Durability::Flushed)?;
+    write(repo, &file, &back)?;
     Ok(Some(file))
 }

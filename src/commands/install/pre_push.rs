@@ -34,15 +34,47 @@ fn hooks_dir(repo: &gix::Repository, workdir: &Path) -> PathBuf {
     }
 }
 
+/// The `pre-push` hook and its base (see [`super::links`]): the git dir for
+/// the hooks inside it, the worktree for a `core.hooksPath` inside that,
+/// else the hooks folder itself, which may be a link of the user's.
+fn hook_and_base(repo: &gix::Repository) -> Result<(PathBuf, PathBuf)> {
+    let workdir = repo::workdir(repo)?;
+    let dir = hooks_dir(repo, &workdir);
+    let base = if dir.starts_with(repo.common_dir()) {
+        repo.common_dir().to_owned()
+    } else if dir.starts_with(&workdir) {
+        workdir
+    } else {
+        dir.clone()
+    };
+    Ok((dir.join("pre-push"), base))
+}
+
+/// The hook's bytes (`None`: there is none), after refusing a link on the
+/// way to it; a FIFO, socket or device is refused without being opened for
+/// a blocking read.
+fn read_hook(repo: &gix::Repository) -> Result<(PathBuf, Option<Vec<u8>>)> {
+    let (hook, base) = hook_and_base(repo)?;
+    super::links::refuse(&base, &hook)?;
+    match crate::fsread::read_regular(&hook, false) {
+        Ok(data) => Ok((hook, Some(data))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((hook, None)),
+        Err(e) => Err(e).at("could not read", &hook),
+    }
+}
+
+/// Refuse, before anything is written, a hook that cannot be edited.
+pub(super) fn check(repo: &gix::Repository) -> Result<()> {
+    read_hook(repo).map(drop)
+}
+
 fn created_marker(repo: &gix::Repository) -> PathBuf {
     repo::t3_common_dir(repo).join("install").join("pre-push.created")
 }
 
 /// Append our block to the `pre-push` hook (creating it when there is none).
 pub(super) fn install(repo: &gix::Repository, out: &mut InstallOutcome) -> Result<()> {
-    let workdir = repo::workdir(repo)?;
-    let hook = hooks_dir(repo, &workdir).join("pre-push");
-    let current = std::fs::read(&hook).ok();
+    let (hook, current) = read_hook(repo)?;
     if current
         .as_ref()
         .is_some_and(|c| c.windows(BEGIN.len()).any(|w| w == BEGIN.as_bytes()))
@@ -59,7 +91,7 @@ pub(super) fn install(repo: &gix::Repository, out: &mut InstallOutcome) -> Resul
         atomic::write(&created_marker(repo), b"", None, Durability::Flushed)?;
     }
     use std::os::unix::fs::PermissionsExt as _;
-    let mode = std::fs::metadata(&hook).map_or(0o644, |m| m.permissions().mode() & 0o7777) | 0o755;
+    let mode = std::fs::symlink_metadata(&hook).map_or(0o644, |m| m.permissions().mode() & 0o7777) | 0o755;
     atomic::write(&hook, &text, Some(mode), Durability::Flushed)?;
     out.changes
         .push(Change::new(&hook, What::GitPrePush, Action::Added));
@@ -68,11 +100,10 @@ pub(super) fn install(repo: &gix::Repository, out: &mut InstallOutcome) -> Resul
 
 /// Remove exactly the block [`install`] added.
 pub(super) fn uninstall(repo: &gix::Repository, out: &mut InstallOutcome) -> Result<()> {
-    let workdir = repo::workdir(repo)?;
-    let hook = hooks_dir(repo, &workdir).join("pre-push");
+    let (hook, current) = read_hook(repo)?;
     let block = block();
     let created = created_marker(repo);
-    let at = std::fs::read(&hook).ok().and_then(|text| {
+    let at = current.and_then(|text| {
         text.windows(block.len())
             .position(|w| w == block.as_bytes())
             .map(|at| (text, at))

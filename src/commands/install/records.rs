@@ -67,7 +67,7 @@ impl Store {
     }
 
     fn load(&self) -> Result<File> {
-        match std::fs::read(&self.path) {
+        match crate::fsread::read_regular(&self.path, true) {
             Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| Error::BadInput {
                 source_name: self.path.display().to_string(),
                 problem: format!(
@@ -103,6 +103,11 @@ impl Store {
         let mut text = serde_json::to_string_pretty(file).map_err(|e| Error::Internal(e.to_string()))?;
         text.push('\n');
         atomic::write(&self.path, text.as_bytes(), Some(0o600), Durability::Flushed)
+    }
+
+    /// Refuse a record file that cannot be read, before anything is written.
+    pub fn check(&self) -> Result<()> {
+        self.load().map(drop)
     }
 
     /// The record of `part` in `path`.
