@@ -594,13 +594,9 @@ fn detach_unwaited(agent: &str, payload: &[u8], base: &Path) -> Option<commands:
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
-    // SAFETY: setsid(2) is async-signal-safe and touches no memory of ours.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::setsid();
-            Ok(())
-        });
-    }
+    // Its own process group: an agent that ends the hook's group (or
+    // Ctrl-C in the terminal) leaves the copy running.
+    cmd.process_group(0);
     let mut child = cmd.spawn().ok()?;
     let fed = child.stdin.take().map(|mut w| w.write_all(payload));
     if !matches!(fed, Some(Ok(()))) {

@@ -91,31 +91,35 @@ fn drain<R: Read + Send + 'static>(from: Option<R>, keep: usize) -> (Arc<Mutex<V
 }
 
 /// Send `signal` to the child, or to its whole group.
-fn signal(child: &Child, group: bool, signal: libc::c_int) {
-    if let Ok(pid) = i32::try_from(child.id()) {
-        // SAFETY: kill(2) takes plain integers and touches no memory of ours.
-        unsafe {
-            libc::kill(if group { -pid } else { pid }, signal);
-        }
+fn signal(child: &Child, group: bool, signal: rustix::process::Signal) {
+    if let Some(pid) = i32::try_from(child.id())
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    {
+        let _ = if group {
+            rustix::process::kill_process_group(pid, signal)
+        } else {
+            rustix::process::kill_process(pid, signal)
+        };
     }
 }
 
 /// Ask the child to stop, give it [`GRACE`], then kill it; reap it.
 fn stop(child: &mut Child, group: bool, ask_first: bool) {
     if ask_first {
-        signal(child, group, libc::SIGTERM);
+        signal(child, group, rustix::process::Signal::TERM);
         let until = Instant::now() + GRACE;
         while Instant::now() < until {
             if matches!(child.try_wait(), Ok(Some(_))) {
                 if group {
-                    signal(child, group, libc::SIGKILL);
+                    signal(child, group, rustix::process::Signal::KILL);
                 }
                 return;
             }
             std::thread::sleep(POLL);
         }
     }
-    signal(child, group, libc::SIGKILL);
+    signal(child, group, rustix::process::Signal::KILL);
     let _ = child.kill();
     let _ = child.wait();
 }

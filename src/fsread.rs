@@ -81,9 +81,8 @@ mod tests {
     use super::*;
 
     fn mkfifo(path: &Path) {
-        let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
-        // SAFETY: mkfifo with a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        use rustix::fs::{CWD, FileType, Mode, mknodat};
+        mknodat(CWD, path, FileType::Fifo, Mode::from(0o644), 0).unwrap();
     }
 
     #[test]

@@ -5,12 +5,13 @@
 //! whole process group is ended when it fires. The command then fails with
 //! [`Error::Interrupted`] (exit 130 or 143), a revert leaving its journal.
 
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock};
 
 use crate::error::{Error, Result};
 
-static FLAG: AtomicBool = AtomicBool::new(false);
-static SIGNAL: AtomicI32 = AtomicI32::new(0);
+static FLAG: LazyLock<Arc<AtomicBool>> = LazyLock::new(|| Arc::new(AtomicBool::new(false)));
+static SIGNAL: LazyLock<Arc<AtomicUsize>> = LazyLock::new(|| Arc::new(AtomicUsize::new(0)));
 static NEVER: AtomicBool = AtomicBool::new(false);
 
 /// Whether (and by which signal) the process was asked to stop.
@@ -40,7 +41,7 @@ impl Interrupt {
     /// `Err(Interrupted)` once a stop was asked for: call at safe points.
     pub fn check(&self) -> Result<()> {
         if self.fired() {
-            let signal = SIGNAL.load(Ordering::Relaxed);
+            let signal = i32::try_from(SIGNAL.load(Ordering::Relaxed)).unwrap_or(0);
             return Err(Error::Interrupted {
                 signal: if signal == 0 { libc::SIGINT } else { signal },
             });
@@ -49,35 +50,29 @@ impl Interrupt {
     }
 }
 
-extern "C" fn on_signal(signal: libc::c_int) {
-    // Only async-signal-safe work: atomics, and _exit on a second signal.
-    if FLAG.swap(true, Ordering::SeqCst) {
-        // SAFETY: _exit is async-signal-safe; the user insisted.
-        unsafe { libc::_exit(128 + signal) };
-    }
-    SIGNAL.store(signal, Ordering::SeqCst);
-}
-
 /// The interrupt of this process, for engines deep below the commands
 /// that are handed none (a tree comparison): it fires only after
 /// [`install`] (in the binary), never in a library caller without handlers.
 pub fn process() -> Interrupt {
-    Interrupt { flag: &FLAG }
+    Interrupt {
+        flag: LazyLock::force(&FLAG).as_ref(),
+    }
 }
 
 /// Install handlers for SIGINT and SIGTERM (the binary does, once) and
 /// return the interrupt they set. A second signal ends the process at once.
 pub fn install() -> Interrupt {
-    for signal in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: a zeroed sigaction with a plain handler and an empty mask
-        // is valid; on_signal only touches atomics (and _exit).
-        unsafe {
-            let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = on_signal as *const () as usize;
-            libc::sigemptyset(&mut action.sa_mask);
-            action.sa_flags = libc::SA_RESTART;
-            libc::sigaction(signal, &action, std::ptr::null_mut());
-        }
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    use signal_hook::flag;
+    for signal in [SIGINT, SIGTERM] {
+        // The second signal ends the process at once (registered first, so
+        // it sees the flag as the first signal left it), with git's status.
+        let exit = 128 + signal;
+        let _ = flag::register_conditional_shutdown(signal, exit, Arc::clone(&FLAG));
+        let _ = flag::register_usize(signal, Arc::clone(&SIGNAL), usize::try_from(signal).unwrap_or(0));
+        let _ = flag::register(signal, Arc::clone(&FLAG));
     }
-    Interrupt { flag: &FLAG }
+    Interrupt {
+        flag: LazyLock::force(&FLAG).as_ref(),
+    }
 }

@@ -42,11 +42,8 @@ pub fn terminal_columns(env_columns: Option<&str>) -> Option<usize> {
     {
         return Some(n);
     }
-    // SAFETY: an all-zero winsize is valid; TIOCGWINSZ only writes into it.
-    let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
-    // SAFETY: fd 1 and a pointer to a live local of the type the request takes.
-    let ok = unsafe { libc::ioctl(1, libc::TIOCGWINSZ, &mut ws) } == 0;
-    (ok && ws.ws_col > 0).then_some(usize::from(ws.ws_col))
+    let ws = rustix::termios::tcgetwinsize(std::io::stdout()).ok()?;
+    (ws.ws_col > 0).then_some(usize::from(ws.ws_col))
 }
 
 /// Whether to colour output.

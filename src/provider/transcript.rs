@@ -429,8 +429,7 @@ fn locate_opencode(raw: &str, thread: &str, homes: &AgentHomes) -> Result<Locate
 
 fn owned_by_me(meta: &std::fs::Metadata) -> bool {
     use std::os::unix::fs::MetadataExt as _;
-    // SAFETY: geteuid has no preconditions and touches no memory.
-    meta.uid() == unsafe { libc::geteuid() }
+    meta.uid() == rustix::process::geteuid().as_raw()
 }
 
 /// The bytes of the located file (`None`: it does not exist), read without

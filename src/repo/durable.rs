@@ -113,13 +113,21 @@ fn write_out_all(files: &[PathBuf]) -> Result<()> {
         .try_for_each(|(p, f)| write_out(f).context(|| format!("could not flush {} to disk", p.display())))
 }
 
+/// `sync_file_range(2)` over the whole of `f` (nothing safe wraps it).
+#[cfg(target_os = "linux")]
+fn sync_file_range(f: &File, flags: libc::c_uint) -> libc::c_int {
+    use std::os::fd::AsRawFd as _;
+    // SAFETY: the descriptor is open for as long as `f` lives (borrowed
+    // for the call); the call takes plain integers and touches no memory
+    // of ours.
+    unsafe { libc::sync_file_range(f.as_raw_fd(), 0, 0, flags) }
+}
+
 /// Start writing `f`'s data to the disk without waiting; [`write_out`]
 /// waits. A failure here is left to that call to report.
 #[cfg(target_os = "linux")]
 fn start_write_out(f: &File) {
-    use std::os::fd::AsRawFd as _;
-    // SAFETY: as in `write_out`.
-    let _ = unsafe { libc::sync_file_range(f.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE) };
+    let _ = sync_file_range(f, libc::SYNC_FILE_RANGE_WRITE);
 }
 
 /// Without `sync_file_range`: nothing to start.
@@ -131,12 +139,9 @@ fn start_write_out(_: &File) {}
 /// system has no such call, or refuses it for this file, a full `fsync`.
 #[cfg(target_os = "linux")]
 fn write_out(f: &File) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd as _;
     let flags =
         libc::SYNC_FILE_RANGE_WAIT_BEFORE | libc::SYNC_FILE_RANGE_WRITE | libc::SYNC_FILE_RANGE_WAIT_AFTER;
-    // SAFETY: the descriptor is open for as long as `f` lives; the call
-    // only reads its arguments.
-    let rc = unsafe { libc::sync_file_range(f.as_raw_fd(), 0, 0, flags) };
+    let rc = sync_file_range(f, flags);
     if rc == 0 {
         return Ok(());
     }

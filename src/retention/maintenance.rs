@@ -181,18 +181,14 @@ pub fn try_lock(repo: &gix::Repository) -> Result<Option<MaintenanceLock>> {
 /// lowest CPU priority and the idle I/O class, so housekeeping never slows
 /// the agent's turns down. Best effort.
 pub fn lower_priority() {
+    let _ = rustix::process::setpriority_process(None, 19);
     #[cfg(target_os = "linux")]
-    // SAFETY: setpriority and ioprio_set take plain integers and change only
-    // this process's scheduling.
+    // SAFETY: ioprio_set(2) takes three plain integers (IOPRIO_WHO_PROCESS = 1,
+    // this process = 0, IOPRIO_CLASS_IDLE = 3 << 13), reads no memory of
+    // ours and changes only this process's I/O scheduling; nothing safe
+    // wraps it.
     unsafe {
-        libc::setpriority(libc::PRIO_PROCESS, 0, 19);
-        // IOPRIO_WHO_PROCESS = 1, IOPRIO_CLASS_IDLE = 3 << 13.
         libc::syscall(libc::SYS_ioprio_set, 1, 0, 3 << 13);
-    }
-    #[cfg(all(unix, not(target_os = "linux")))]
-    // SAFETY: as above.
-    unsafe {
-        libc::setpriority(libc::PRIO_PROCESS, 0, 19);
     }
 }
 

@@ -663,13 +663,12 @@ impl Running {
         if self.exited {
             return;
         }
-        if let Ok(pid) = i32::try_from(self.child.id()) {
-            // SAFETY: kill(2) with a negative pid signals the process group
-            // this child leads (it was spawned with `process_group(0)`); it
-            // touches no memory of ours.
-            unsafe {
-                libc::kill(-pid, libc::SIGKILL);
-            }
+        // The process group this child leads (spawned with `process_group(0)`).
+        if let Some(pid) = i32::try_from(self.child.id())
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+        {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
         }
         let _ = self.child.kill();
         let _ = self.child.wait();

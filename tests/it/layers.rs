@@ -158,3 +158,38 @@ fn the_parser_sees_grouped_imports() {
         "{used:?}"
     );
 }
+
+#[test]
+fn at_most_three_unsafe_blocks_each_with_its_proof() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut all = Vec::new();
+    files(&src, &mut all);
+    let mut blocks = Vec::new();
+    for path in all {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if !code.contains("unsafe {") {
+                continue;
+            }
+            // The comment that proves it sound, just above (attributes and
+            // `#[cfg]` lines may sit between).
+            let proved = lines[..i]
+                .iter()
+                .rev()
+                .take_while(|l| {
+                    let t = l.trim();
+                    t.starts_with("//") || t.starts_with("#[") || !t.contains(';') && !t.ends_with('}')
+                })
+                .any(|l| l.trim().starts_with("// SAFETY:"));
+            blocks.push((format!("{}:{}", path.display(), i + 1), proved));
+        }
+    }
+    assert!(blocks.len() <= 3, "more than 3 unsafe blocks: {blocks:?}");
+    let unproved: Vec<_> = blocks.iter().filter(|(_, p)| !p).collect();
+    assert!(
+        unproved.is_empty(),
+        "unsafe blocks without a SAFETY comment: {unproved:?}"
+    );
+}

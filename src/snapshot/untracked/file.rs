@@ -25,10 +25,8 @@ use crate::error::Result;
 /// The file's first bytes; another value means another format.
 const MAGIC: &[u8] = b"t3-dirs 3\n";
 
-/// The bytes of `index.dirs`: mapped when read from disk.
+/// The bytes of `index.dirs`, read whole.
 enum Bytes {
-    Mapped(memmap2::Mmap),
-    #[cfg_attr(not(test), allow(dead_code))]
     Owned(Vec<u8>),
 }
 
@@ -37,7 +35,6 @@ impl std::ops::Deref for Bytes {
 
     fn deref(&self) -> &[u8] {
         match self {
-            Bytes::Mapped(m) => m,
             Bytes::Owned(v) => v,
         }
     }
@@ -69,15 +66,12 @@ pub(in crate::snapshot) struct DirFile {
 impl DirFile {
     /// Read `index.dirs`; `None` when missing or malformed.
     pub(in crate::snapshot) fn load(path: &Path) -> Option<DirFile> {
-        let file = crate::fsread::open_regular(path, false).ok()?;
-        // Mapped: reading 10 MB into a new buffer costs ~5 ms at 100,000
-        // directories, the CRC over the mapping ~1 ms.
-        // SAFETY: `index.dirs` is only ever replaced by a rename (a capture
-        // holding the repository's lock, as the caller does, writes a new
-        // file), never written in place, so the mapped bytes do not change.
-        #[allow(unsafe_code)]
-        let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
-        DirFile::parse(Bytes::Mapped(map))
+        // Read whole (~1 MB at 10,000 directories): a mapping would save a
+        // copy only in repositories with 100,000 of them, for an unsafe block.
+        let mut file = crate::fsread::open_regular(path, false).ok()?;
+        let mut data = Vec::new();
+        std::io::Read::read_to_end(&mut file, &mut data).ok()?;
+        DirFile::parse(Bytes::Owned(data))
     }
 
     fn parse(data: Bytes) -> Option<DirFile> {
