@@ -62,3 +62,28 @@ pub fn coarse_timestamps() -> bool {
 pub fn coarse_timestamps() -> bool {
     false
 }
+
+/// How far ahead of the system clock commands that judge ages (`prune
+/// --older-than`) see the time, in seconds (`T3_TEST_CLOCK_AHEAD`): a test
+/// makes an op or a thread "older than 1s" without sleeping.
+#[cfg(feature = "fault-injection")]
+pub fn clock_ahead() -> i64 {
+    std::env::var("T3_TEST_CLOCK_AHEAD")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Without the `fault-injection` feature the clock is the system's.
+#[cfg(not(feature = "fault-injection"))]
+#[inline(always)]
+pub fn clock_ahead() -> i64 {
+    0
+}
+
+/// Now, as commands that judge ages see it (see [`clock_ahead`]).
+pub fn now() -> jiff::Timestamp {
+    let now = jiff::Timestamp::now();
+    now.checked_add(jiff::SignedDuration::from_secs(clock_ahead()))
+        .unwrap_or(now)
+}

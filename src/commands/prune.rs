@@ -104,7 +104,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<PruneOutcome> {
         .or_else(|| retention::prune_after(repo).ok().flatten());
 
     let lock = ctx.lock("prune")?;
-    let now = jiff::Timestamp::now();
+    let now = crate::fault::now();
     let mut notes = repo::NotesReader::open(repo)?;
     let candidates = store::list_threads(repo)?
         .iter()

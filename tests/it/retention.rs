@@ -224,9 +224,19 @@ fn prune_by_age_removes_old_threads_their_notes_and_prompts() {
     // Pruned again, and the log forgets the ops: gc may collect the commits.
     r.t3(&["prune", "--older-than", "30d"]).ok();
     assert!(checkpoint_refs(&r, "old").is_empty());
-    std::thread::sleep(std::time::Duration::from_millis(2100));
-    r.t3(&["prune", "--older-than", "1s", "--dry-run"]).ok();
-    let trimmed = r.t3(&["--json", "prune", "--older-than", "1s"]).ok().json();
+    // Seen from 5 s later (an injected clock, not a sleep).
+    r.t3_env(
+        &["prune", "--older-than", "1s", "--dry-run"],
+        &[("T3_TEST_CLOCK_AHEAD", "5")],
+    )
+    .ok();
+    let trimmed = r
+        .t3_env(
+            &["--json", "prune", "--older-than", "1s"],
+            &[("T3_TEST_CLOCK_AHEAD", "5")],
+        )
+        .ok()
+        .json();
     assert!(trimmed["ops_removed"].as_u64().unwrap() >= 1, "{trimmed}");
     r.git(&[
         "-c",
@@ -302,8 +312,12 @@ fn prune_trims_the_operation_log_and_what_only_it_kept() {
     r.t3(&["drop", "--thread", "gone"]).ok();
     // The drop keeps the commits and their notes (op undo brings them back).
     assert!(dropped.iter().all(|c| noted(&r).contains(c)));
-    std::thread::sleep(Duration::from_millis(2100));
-    r.t3(&["prune", "--older-than", "1s", "--keep-last", "5"]).ok();
+    // Seen from 5 s later (an injected clock, not a sleep).
+    r.t3_env(
+        &["prune", "--older-than", "1s", "--keep-last", "5"],
+        &[("T3_TEST_CLOCK_AHEAD", "5")],
+    )
+    .ok();
     let ops = r.t3_json(&["op", "log"]);
     assert_eq!(ops["ops"].as_array().unwrap().len(), 0, "{ops}");
     let notes = noted(&r);
