@@ -884,13 +884,13 @@ fn parse_age(raw: &str) -> Result<u64> {
 }
 
 fn install_options(a: &crate::cli::InstallArgs) -> Result<commands::install::Options> {
-    use commands::install::{Agent, Options, Scope};
+    use commands::install::{Options, Scope, Target};
     let chosen = [
-        (a.claude_code, Agent::ClaudeCode),
-        (a.codex, Agent::Codex),
-        (a.codex_notify, Agent::CodexNotify),
-        (a.cursor, Agent::Cursor),
-        (a.opencode, Agent::Opencode),
+        (a.claude_code, Target::ClaudeCode),
+        (a.codex, Target::Codex),
+        (a.codex_notify, Target::CodexNotify),
+        (a.cursor, Target::Cursor),
+        (a.opencode, Target::Opencode),
     ];
     let opts = Options {
         agents: chosen

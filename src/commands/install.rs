@@ -46,9 +46,9 @@ use crate::repo;
 use json::{Shape, Spec};
 use records::{Record, Store};
 
-/// An agent `install-hooks` can set up.
+/// What `install-hooks` sets up: an agent's hooks, or Codex's legacy notify program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Agent {
+pub enum Target {
     /// Claude Code settings.
     ClaudeCode,
     /// Codex lifecycle hooks (`hooks.json`) and their feature flag.
@@ -61,29 +61,29 @@ pub enum Agent {
     Opencode,
 }
 
-impl Agent {
+impl Target {
     /// Its command-line name.
     pub fn flag(self) -> &'static str {
         match self {
-            Agent::ClaudeCode => "--claude-code",
-            Agent::Codex => "--codex",
-            Agent::CodexNotify => "--codex-notify",
-            Agent::Cursor => "--cursor",
-            Agent::Opencode => "--opencode",
+            Target::ClaudeCode => "--claude-code",
+            Target::Codex => "--codex",
+            Target::CodexNotify => "--codex-notify",
+            Target::Cursor => "--cursor",
+            Target::Opencode => "--opencode",
         }
     }
 
     fn scopes(self) -> &'static [Scope] {
         match self {
-            Agent::ClaudeCode => &[Scope::Local, Scope::Project, Scope::User],
-            Agent::CodexNotify => &[Scope::User],
-            Agent::Codex | Agent::Cursor | Agent::Opencode => &[Scope::User, Scope::Project],
+            Target::ClaudeCode => &[Scope::Local, Scope::Project, Scope::User],
+            Target::CodexNotify => &[Scope::User],
+            Target::Codex | Target::Cursor | Target::Opencode => &[Scope::User, Scope::Project],
         }
     }
 
     fn default_scope(self) -> Scope {
         match self {
-            Agent::ClaudeCode => Scope::Local,
+            Target::ClaudeCode => Scope::Local,
             _ => Scope::User,
         }
     }
@@ -126,7 +126,7 @@ impl Scope {
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     /// The agents, in the order given.
-    pub agents: Vec<Agent>,
+    pub agents: Vec<Target>,
     /// The `pre-push` git hook block.
     pub git: bool,
     /// `--scope`; `None`: each agent's default.
@@ -157,7 +157,7 @@ impl Options {
         Ok(())
     }
 
-    fn scope_of(&self, agent: Agent) -> Scope {
+    fn scope_of(&self, agent: Target) -> Scope {
         self.scope.unwrap_or_else(|| agent.default_scope())
     }
 
@@ -437,14 +437,14 @@ impl Run<'_> {
     }
 
     /// The file that holds `agent`'s hooks at `scope`.
-    fn target(&self, agent: Agent, scope: Scope) -> Result<PathBuf> {
+    fn target(&self, agent: Target, scope: Scope) -> Result<PathBuf> {
         self.place(agent, scope).map(|(_, file)| file)
     }
 
     /// The base (see [`links`]) and the file that holds `agent`'s hooks at
     /// `scope`: the worktree for the repository's files, the agent's own
     /// configuration folder for the user's.
-    fn place(&self, agent: Agent, scope: Scope) -> Result<(PathBuf, PathBuf)> {
+    fn place(&self, agent: Target, scope: Scope) -> Result<(PathBuf, PathBuf)> {
         let p = self.places;
         let in_repo = |rel: &str| -> Result<(PathBuf, PathBuf)> {
             let base = self.workdir()?.to_owned();
@@ -456,19 +456,19 @@ impl Run<'_> {
             Ok((base, file))
         };
         match (agent, scope) {
-            (Agent::ClaudeCode, Scope::Local) => in_repo(".claude/settings.local.json"),
-            (Agent::ClaudeCode, Scope::Project) => in_repo(".claude/settings.json"),
-            (Agent::ClaudeCode, Scope::User) => under(
+            (Target::ClaudeCode, Scope::Local) => in_repo(".claude/settings.local.json"),
+            (Target::ClaudeCode, Scope::Project) => in_repo(".claude/settings.json"),
+            (Target::ClaudeCode, Scope::User) => under(
                 p.under_home(p.claude_config_dir.as_ref(), ".claude", "~/.claude")?,
                 "settings.json",
             ),
-            (Agent::Codex, Scope::Project) => in_repo(".codex/hooks.json"),
-            (Agent::Codex, _) => under(self.codex_dir()?, "hooks.json"),
-            (Agent::CodexNotify, _) => under(self.codex_dir()?, "config.toml"),
-            (Agent::Cursor, Scope::Project) => in_repo(".cursor/hooks.json"),
-            (Agent::Cursor, _) => under(p.under_home(None, ".cursor", "~/.cursor")?, "hooks.json"),
-            (Agent::Opencode, Scope::Project) => in_repo(".opencode/plugins/git-t3.js"),
-            (Agent::Opencode, _) => under(
+            (Target::Codex, Scope::Project) => in_repo(".codex/hooks.json"),
+            (Target::Codex, _) => under(self.codex_dir()?, "hooks.json"),
+            (Target::CodexNotify, _) => under(self.codex_dir()?, "config.toml"),
+            (Target::Cursor, Scope::Project) => in_repo(".cursor/hooks.json"),
+            (Target::Cursor, _) => under(p.under_home(None, ".cursor", "~/.cursor")?, "hooks.json"),
+            (Target::Opencode, Scope::Project) => in_repo(".opencode/plugins/git-t3.js"),
+            (Target::Opencode, _) => under(
                 p.under_home(p.xdg_config_home.as_ref(), ".config", "~/.config")?
                     .join("opencode"),
                 "plugins/git-t3.js",
@@ -528,7 +528,7 @@ impl Run<'_> {
     }
 
     /// Our hooks for `agent` at the scopes other than `scope`.
-    fn elsewhere(&mut self, agent: Agent, spec: &Spec, scope: Scope, installing: bool) {
+    fn elsewhere(&mut self, agent: Target, spec: &Spec, scope: Scope, installing: bool) {
         for other in agent.scopes() {
             if *other == scope || (self.workdir.is_none() && *other != Scope::User) {
                 continue;
@@ -684,17 +684,17 @@ impl Run<'_> {
     /// Check for links and read and parse every file `agent` would change,
     /// so that a file that cannot be edited stops the command before
     /// anything is written.
-    fn preflight(&mut self, agent: Agent, scope: Scope, installing: bool) -> Result<()> {
+    fn preflight(&mut self, agent: Target, scope: Scope, installing: bool) -> Result<()> {
         let (base, path) = self.place(agent, scope)?;
         self.check_links(base, path.clone())?;
         self.store_for(&path)?.check()?;
-        if agent == Agent::Codex {
+        if agent == Target::Codex {
             let codex = self.codex_dir()?;
             let config = codex.join("config.toml");
             self.check_links(codex, config.clone())?;
             self.store_for(&config)?.check()?;
         }
-        if agent == Agent::ClaudeCode
+        if agent == Target::ClaudeCode
             && scope == Scope::Local
             && let Some(repo) = self.repo
         {
@@ -712,9 +712,9 @@ impl Run<'_> {
         };
         let path = self.target(agent, scope)?;
         match agent {
-            Agent::ClaudeCode => check_json(&path, &CLAUDE),
-            Agent::Cursor => check_json(&path, &CURSOR),
-            Agent::Codex => {
+            Target::ClaudeCode => check_json(&path, &CLAUDE),
+            Target::Cursor => check_json(&path, &CURSOR),
+            Target::Codex => {
                 check_json(&path, &CODEX)?;
                 let config = self.codex_config()?;
                 if let Some(text) = read_text(&config)? {
@@ -722,13 +722,13 @@ impl Run<'_> {
                 }
                 Ok(())
             }
-            Agent::CodexNotify => {
+            Target::CodexNotify => {
                 if let Some(text) = read_text(&path)? {
                     codex::set_notify(&path, &text)?;
                 }
                 Ok(())
             }
-            Agent::Opencode => {
+            Target::Opencode => {
                 if installing
                     && let Some(text) = read_text(&path)?
                     && !text.starts_with(opencode::MARKER)
@@ -746,7 +746,7 @@ impl Run<'_> {
     // ------------------------------------------------------------ agents
 
     fn install_claude(&mut self, scope: Scope) -> Result<()> {
-        let path = self.target(Agent::ClaudeCode, scope)?;
+        let path = self.target(Target::ClaudeCode, scope)?;
         self.install_json("claude-code", &path, &CLAUDE)?;
         // This checkout's own file: out of git, and so out of checkpoints.
         if scope == Scope::Local
@@ -759,7 +759,7 @@ impl Run<'_> {
     }
 
     fn uninstall_claude(&mut self, scope: Scope) -> Result<()> {
-        let path = self.target(Agent::ClaudeCode, scope)?;
+        let path = self.target(Target::ClaudeCode, scope)?;
         let legacy = if scope == Scope::Project {
             self.legacy_claude_record(&path)
         } else {
@@ -780,7 +780,7 @@ impl Run<'_> {
             let _ = std::fs::remove_file(dir.join("claude-settings.json.absent"));
         }
         if action == Action::NotThere {
-            self.elsewhere(Agent::ClaudeCode, &CLAUDE, scope, false);
+            self.elsewhere(Target::ClaudeCode, &CLAUDE, scope, false);
         }
         Ok(())
     }
@@ -811,9 +811,9 @@ impl Run<'_> {
     }
 
     fn install_codex(&mut self, scope: Scope) -> Result<()> {
-        let hooks = self.target(Agent::Codex, scope)?;
+        let hooks = self.target(Target::Codex, scope)?;
         let added = self.install_json("codex", &hooks, &CODEX)?;
-        self.elsewhere(Agent::Codex, &CODEX, scope, true);
+        self.elsewhere(Target::Codex, &CODEX, scope, true);
         let flag = self.enable_codex_feature(&hooks)?;
         if added || flag {
             self.out.notices.push(Notice::CodexTrust);
@@ -872,10 +872,10 @@ impl Run<'_> {
     }
 
     fn uninstall_codex(&mut self, scope: Scope) -> Result<()> {
-        let hooks = self.target(Agent::Codex, scope)?;
+        let hooks = self.target(Target::Codex, scope)?;
         let action = self.uninstall_json("codex", &hooks, &CODEX, None)?;
         if action == Action::NotThere {
-            self.elsewhere(Agent::Codex, &CODEX, scope, false);
+            self.elsewhere(Target::Codex, &CODEX, scope, false);
         }
         let config = self.codex_config()?;
         let store = self.store_for(&config)?;
@@ -983,22 +983,22 @@ impl Run<'_> {
     }
 
     fn install_cursor(&mut self, scope: Scope) -> Result<()> {
-        let path = self.target(Agent::Cursor, scope)?;
+        let path = self.target(Target::Cursor, scope)?;
         self.install_json("cursor", &path, &CURSOR)?;
-        self.elsewhere(Agent::Cursor, &CURSOR, scope, true);
+        self.elsewhere(Target::Cursor, &CURSOR, scope, true);
         Ok(())
     }
 
     fn uninstall_cursor(&mut self, scope: Scope) -> Result<()> {
-        let path = self.target(Agent::Cursor, scope)?;
+        let path = self.target(Target::Cursor, scope)?;
         if self.uninstall_json("cursor", &path, &CURSOR, None)? == Action::NotThere {
-            self.elsewhere(Agent::Cursor, &CURSOR, scope, false);
+            self.elsewhere(Target::Cursor, &CURSOR, scope, false);
         }
         Ok(())
     }
 
     fn install_opencode(&mut self, scope: Scope) -> Result<()> {
-        let path = self.target(Agent::Opencode, scope)?;
+        let path = self.target(Target::Opencode, scope)?;
         let store = self.store_for(&path)?;
         let current = read_text(&path)?;
         match &current {
@@ -1035,7 +1035,7 @@ impl Run<'_> {
     }
 
     fn uninstall_opencode(&mut self, scope: Scope) -> Result<()> {
-        let path = self.target(Agent::Opencode, scope)?;
+        let path = self.target(Target::Opencode, scope)?;
         let store = self.store_for(&path)?;
         let record = store.get("opencode", &path)?;
         let action = match read_text(&path)? {
@@ -1106,8 +1106,8 @@ fn run(
     if !installing {
         agents.reverse();
     }
-    let scope_of = |agent: Agent| match (opts.scope, agent) {
-        (None, Agent::ClaudeCode) if claude_settings_untracked(repo) => Scope::Project,
+    let scope_of = |agent: Target| match (opts.scope, agent) {
+        (None, Target::ClaudeCode) if claude_settings_untracked(repo) => Scope::Project,
         _ => opts.scope_of(agent),
     };
     for agent in &agents {
@@ -1120,16 +1120,16 @@ fn run(
     for agent in &agents {
         let scope = scope_of(*agent);
         match (agent, installing) {
-            (Agent::ClaudeCode, true) => run.install_claude(scope)?,
-            (Agent::ClaudeCode, false) => run.uninstall_claude(scope)?,
-            (Agent::Codex, true) => run.install_codex(scope)?,
-            (Agent::Codex, false) => run.uninstall_codex(scope)?,
-            (Agent::CodexNotify, true) => run.install_codex_notify()?,
-            (Agent::CodexNotify, false) => run.uninstall_codex_notify()?,
-            (Agent::Cursor, true) => run.install_cursor(scope)?,
-            (Agent::Cursor, false) => run.uninstall_cursor(scope)?,
-            (Agent::Opencode, true) => run.install_opencode(scope)?,
-            (Agent::Opencode, false) => run.uninstall_opencode(scope)?,
+            (Target::ClaudeCode, true) => run.install_claude(scope)?,
+            (Target::ClaudeCode, false) => run.uninstall_claude(scope)?,
+            (Target::Codex, true) => run.install_codex(scope)?,
+            (Target::Codex, false) => run.uninstall_codex(scope)?,
+            (Target::CodexNotify, true) => run.install_codex_notify()?,
+            (Target::CodexNotify, false) => run.uninstall_codex_notify()?,
+            (Target::Cursor, true) => run.install_cursor(scope)?,
+            (Target::Cursor, false) => run.uninstall_cursor(scope)?,
+            (Target::Opencode, true) => run.install_opencode(scope)?,
+            (Target::Opencode, false) => run.uninstall_opencode(scope)?,
         }
     }
     if opts.git {

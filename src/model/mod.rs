@@ -3,6 +3,7 @@
 //! happens here.
 
 pub mod age;
+pub mod agent;
 pub mod color;
 pub mod config_params;
 pub mod note;

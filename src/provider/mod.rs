@@ -38,7 +38,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::error::{Error, Result};
-pub use transcript::{Agent, AgentHomes};
+pub use transcript::{Agent, AgentHomes, Conversation};
 
 /// Default time a helper may take, overridable with `t3.providerTimeout`
 /// (seconds, git config) or `T3_PROVIDER_TIMEOUT`.
@@ -148,7 +148,7 @@ pub fn resolve(repo: &gix::Repository, name: Option<&str>, settings: &Settings) 
 /// The provider built into git-t3 under `name`, if there is one that can
 /// roll back (`claude-code`, `codex`, `opencode`).
 pub fn builtin(name: &str, settings: &Settings) -> Option<Provider> {
-    Agent::from_name(name).map(|agent| Provider::Builtin {
+    transcript::rolls_back(name).map(|agent| Provider::Builtin {
         agent,
         homes: settings.homes.clone(),
     })

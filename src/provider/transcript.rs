@@ -31,16 +31,15 @@ use crate::oplog::TranscriptChange;
 /// The largest transcript read (a long session with images stays far below).
 pub const MAX_TRANSCRIPT_BYTES: u64 = 1 << 30;
 
-/// An agent whose conversation git-t3 rolls back itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Agent {
-    /// Claude Code: `~/.claude/projects/<project>/<session>.jsonl`.
-    ClaudeCode,
-    /// Codex: `~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<session>.jsonl`.
-    Codex,
-    /// opencode: a session in opencode's database, reached through the
-    /// `opencode` program ([`super::opencode`]).
-    OpenCode,
+pub use crate::model::agent::Agent;
+
+/// The agent called `name` when git-t3 rolls its conversation back itself:
+/// Claude Code (`~/.claude/projects/<project>/<session>.jsonl`), Codex
+/// (`~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<session>.jsonl`) and
+/// opencode (a session in opencode's database, reached through the
+/// `opencode` program, [`super::opencode`]); not Cursor.
+pub fn rolls_back(name: &str) -> Option<Agent> {
+    Agent::parse(name).filter(|a| *a != Agent::Cursor)
 }
 
 /// The directories the agents' data directories hang from, read from the
@@ -57,37 +56,21 @@ pub struct AgentHomes {
     pub search_path: Option<std::ffi::OsString>,
 }
 
-impl Agent {
-    /// The agent of provider `name`.
-    pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "claude-code" => Some(Agent::ClaudeCode),
-            "codex" => Some(Agent::Codex),
-            "opencode" => Some(Agent::OpenCode),
-            _ => None,
-        }
-    }
-
-    /// The provider's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => "claude-code",
-            Agent::Codex => "codex",
-            Agent::OpenCode => "opencode",
-        }
-    }
-
-    /// The agent as people call it.
-    pub fn label(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => "Claude Code",
-            Agent::Codex => "Codex",
-            Agent::OpenCode => "opencode",
-        }
-    }
-
+/// Where an agent keeps its conversations, and how to take one back
+/// with the agent itself.
+pub trait Conversation {
     /// Where the agent keeps the current user's conversations.
-    pub fn data_root(self, homes: &AgentHomes) -> Option<PathBuf> {
+    fn data_root(self, homes: &AgentHomes) -> Option<PathBuf>;
+    /// How to take the conversation back with the agent itself.
+    fn own_rewind(self) -> &'static str;
+    /// Whether `rel` (below the data directory) is where this agent keeps
+    /// the conversation of session `thread`.
+    fn is_session_file(&self, rel: &[&OsStr], thread: &str) -> bool;
+}
+
+impl Conversation for Agent {
+    /// Where the agent keeps the current user's conversations.
+    fn data_root(self, homes: &AgentHomes) -> Option<PathBuf> {
         let own = |dir: &Option<PathBuf>| dir.clone().filter(|d| d.is_absolute());
         let home = || own(&homes.home);
         match self {
@@ -97,22 +80,23 @@ impl Agent {
             Agent::Codex => own(&homes.codex_home)
                 .or_else(|| home().map(|h| h.join(".codex")))
                 .map(|d| d.join("sessions")),
-            Agent::OpenCode => None,
+            Agent::Opencode | Agent::Cursor => None,
         }
     }
 
     /// How to take the conversation back with the agent itself.
-    pub fn own_rewind(self) -> &'static str {
+    fn own_rewind(self) -> &'static str {
         match self {
             Agent::ClaudeCode => "with /rewind in Claude Code",
             Agent::Codex => "with Codex's own backtrack or /fork",
-            Agent::OpenCode => "with /undo in opencode",
+            Agent::Opencode => "with /undo in opencode",
+            Agent::Cursor => "in Cursor",
         }
     }
 
     /// Whether `rel` (below the data directory) is where this agent keeps
     /// the conversation of session `thread`.
-    fn is_session_file(self, rel: &[&OsStr], thread: &str) -> bool {
+    fn is_session_file(&self, rel: &[&OsStr], thread: &str) -> bool {
         let Some(name) = rel.last().and_then(|n| n.to_str()) else {
             return false;
         };
@@ -123,7 +107,7 @@ impl Agent {
                     && name.starts_with("rollout-")
                     && name.ends_with(&format!("-{thread}.jsonl"))
             }
-            Agent::OpenCode => false,
+            Agent::Opencode | Agent::Cursor => false,
         }
     }
 }
@@ -313,7 +297,7 @@ pub struct Located {
 /// Check that `raw` (from a note or an op) names the conversation file of
 /// `thread` under `agent`'s data directory, as the module says.
 pub fn locate(agent: Agent, raw: &str, thread: &str, homes: &AgentHomes) -> Result<Located, RollbackError> {
-    if agent == Agent::OpenCode {
+    if agent == Agent::Opencode {
         return locate_opencode(raw, thread, homes);
     }
     let root = agent.data_root(homes).ok_or(RollbackError::NoDataDir { agent })?;
@@ -353,7 +337,7 @@ pub fn locate(agent: Agent, raw: &str, thread: &str, homes: &AgentHomes) -> Resu
         return Err(refuse(match agent {
             Agent::ClaudeCode => "it is not <project>/<this thread's session id>.jsonl",
             Agent::Codex => "it is not a rollout-…-<this thread's session id>.jsonl file",
-            Agent::OpenCode => "it is not this thread's session",
+            Agent::Opencode | Agent::Cursor => "it is not this thread's session",
         }));
     }
     let mut path = canonical;
@@ -417,7 +401,7 @@ fn locate_opencode(raw: &str, thread: &str, homes: &AgentHomes) -> Result<Locate
         return Err(refuse("it is not this thread's session"));
     }
     let program = super::opencode::program(homes.search_path.as_deref()).ok_or(RollbackError::NoProgram {
-        agent: Agent::OpenCode,
+        agent: Agent::Opencode,
         program: "opencode",
     })?;
     Ok(Located {
@@ -502,11 +486,11 @@ fn write(at: &Located, data: Option<&[u8]>) -> Result<()> {
                 super::opencode::Failure::Other(p) => p,
             };
             RollbackError::Format {
-                agent: Agent::OpenCode,
+                agent: Agent::Opencode,
                 path: at.path.clone(),
                 problem,
             }
-            .into_error(Agent::OpenCode)
+            .into_error(Agent::Opencode)
         });
     }
     match data {
@@ -589,7 +573,7 @@ pub fn plan(
     let Some(first) = turns.iter().filter(|t| t.turn > target).min_by_key(|t| t.turn) else {
         return Ok(None);
     };
-    let raw = if agent == Agent::OpenCode {
+    let raw = if agent == Agent::Opencode {
         super::opencode::handle(thread)
     } else {
         transcript_of(agent, turns, target)?
@@ -611,7 +595,7 @@ pub fn plan(
         return Err(missing());
     }
     let before = read(agent, &at)?.ok_or_else(missing)?;
-    if agent != Agent::OpenCode && !before.is_empty() && !before.ends_with(b"\n") {
+    if agent != Agent::Opencode && !before.is_empty() && !before.ends_with(b"\n") {
         return Err(RollbackError::MidLine { agent, path: at.path });
     }
     let not_found = || RollbackError::PromptNotFound {
@@ -628,7 +612,7 @@ pub fn plan(
     let edit = match agent {
         Agent::ClaudeCode => super::claude::plan(&before, prompt),
         Agent::Codex => super::codex::plan(&before, prompt, &now_with_millis()),
-        Agent::OpenCode => super::opencode::plan(&before, prompt),
+        Agent::Opencode | Agent::Cursor => super::opencode::plan(&before, prompt),
     };
     let edit = match edit {
         Ok(e) => e,
@@ -731,7 +715,7 @@ pub fn check(
     thread: &str,
     homes: &AgentHomes,
 ) -> Result<Checked> {
-    let agent = Agent::from_name(&change.agent).ok_or_else(|| Error::BadMetadata {
+    let agent = rolls_back(&change.agent).ok_or_else(|| Error::BadMetadata {
         reference: crate::oplog::OPS_REF.into(),
         problem: format!("a transcript change names the unknown agent '{}'", change.agent),
     })?;

@@ -11,41 +11,7 @@ use crate::commands::capture;
 use crate::error::{Error, Result};
 use crate::model::thread::ThreadId;
 
-/// The agents `git t3 hook` knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Agent {
-    /// Claude Code: command hooks, JSON on stdin.
-    ClaudeCode,
-    /// Codex: lifecycle hooks (JSON on stdin) or the legacy `notify`
-    /// program (JSON as the last argument).
-    Codex,
-    /// opencode: git t3's plugin sends the payload described in
-    /// [`opencode`].
-    Opencode,
-    /// Cursor: `hooks.json` command hooks, JSON on stdin.
-    Cursor,
-}
-
-impl Agent {
-    /// Every agent, in the order messages list them.
-    pub const ALL: [Agent; 4] = [Agent::ClaudeCode, Agent::Codex, Agent::Opencode, Agent::Cursor];
-
-    /// The agent called `name` on the command line.
-    pub fn parse(name: &str) -> Option<Self> {
-        Agent::ALL.into_iter().find(|a| a.name() == name)
-    }
-
-    /// Its name: on the command line, in notes (`agent`) and as the
-    /// provider of its threads.
-    pub fn name(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => "claude-code",
-            Agent::Codex => "codex",
-            Agent::Opencode => "opencode",
-            Agent::Cursor => "cursor",
-        }
-    }
-}
+pub use crate::model::agent::Agent;
 
 /// What the hook was told, agent-neutral.
 #[derive(Debug)]
