@@ -1,0 +1,312 @@
+//! Arguments turned into commands' options: diff, log, op, revert,
+//! install-hooks, ages.
+
+use super::Edge;
+use crate::commands::{self, Context};
+use crate::error::{Error, Result};
+use crate::model::thread::ThreadId;
+
+pub(super) fn diff(
+    a: crate::cli::DiffArgs,
+    edge: &Edge<'_>,
+    open: &dyn Fn() -> Result<Context>,
+) -> Result<commands::diff::DiffOutcome> {
+    use commands::diff::{Format, Mode};
+    // `--to worktree`: the live files are the newer side.
+    let (to, to_worktree) = match a.to.as_deref() {
+        None => (None, false),
+        Some("worktree") => (None, true),
+        Some(n) => (
+            Some(
+                n.parse::<u64>()
+                    .map_err(|_| Error::usage(format!("--to {n}: want a turn number or 'worktree'")))?,
+            ),
+            false,
+        ),
+    };
+    let (json, quiet, term) = (edge.json, edge.quiet, edge.term);
+    let mode = if a.worktree {
+        Mode::Worktree
+    } else if let Some(base) = a.branch {
+        Mode::Branch((!base.is_empty()).then_some(base))
+    } else if to_worktree {
+        Mode::ToWorktree {
+            from: if a.full { Some(0) } else { a.from },
+        }
+    } else if a.full {
+        Mode::Full { to }
+    } else if let Some(from) = a.from {
+        Mode::Range { from, to }
+    } else if let Some(to) = to {
+        Mode::Turn(Some(to))
+    } else {
+        Mode::Turn(a.turn)
+    };
+    let needs_thread = matches!(
+        mode,
+        Mode::Turn(_) | Mode::Range { .. } | Mode::Full { .. } | Mode::ToWorktree { .. }
+    );
+    let thread = match (a.thread, needs_thread) {
+        (Some(t), true) => Some(ThreadId::parse(&t)?),
+        (None, true) => {
+            return Err(Error::usage("this diff needs --thread <ID> (or T3_THREAD)"));
+        }
+        (_, false) => None,
+    };
+    let format = if a.stat.is_some() {
+        Format::Stat
+    } else if a.numstat {
+        Format::Numstat
+    } else if a.name_only {
+        Format::NameOnly
+    } else if a.name_status {
+        Format::NameStatus
+    } else {
+        Format::Patch
+    };
+    let ctx = open()?;
+    let thread = thread.map(|t| ctx.resolve(t)).transpose()?;
+    if let (Mode::ToWorktree { .. }, Some(t)) = (&mode, &thread) {
+        crate::store::require_bound_here(&ctx.repo, t, "diff --to worktree", a.force)?;
+    }
+    let prefix = crate::repo::prefix(&ctx.repo, edge.base);
+    let live = matches!(mode, Mode::Worktree | Mode::Branch(_));
+    let ignore_whitespace = if a.keep_whitespace {
+        false
+    } else if a.ignore_all_space {
+        true
+    } else {
+        // Turn diffs hide whitespace (the seed's default); the live modes
+        // compare like `git diff`.
+        !live
+            && ctx
+                .repo
+                .config_snapshot()
+                .boolean("t3.diff.ignoreWhitespace")
+                .unwrap_or(true)
+    };
+    let mut outcome = commands::diff::run(
+        &ctx,
+        commands::diff::Options {
+            thread,
+            mode,
+            ignore_whitespace,
+            binary: a.binary,
+            // JSON needs no patch text: do not build it.
+            format: if json { Format::Numstat } else { format },
+            context: a.unified.unwrap_or(crate::diff::patch::CONTEXT),
+            paths: a.paths,
+            relative: relative(a.relative, a.no_relative, &ctx.repo, prefix.as_ref())?,
+            prefix,
+            include_user_edits: a.include_user_edits,
+        },
+    )?;
+    outcome.format = format;
+    outcome.null_terminated = a.null;
+    // git's `diff --quiet`: no output, the exit status says it all.
+    outcome.exit_code = a.exit_code || quiet;
+    outcome.quiet = quiet;
+    outcome.stat_widths = stat_widths(a.stat.as_deref(), &ctx.repo, term)?;
+    outcome.color = !json
+        && match (a.no_color, a.color.as_deref()) {
+            (true, _) | (false, Some("never")) => false,
+            (false, Some("always")) => true,
+            (false, Some("auto")) => term.stdout_is_terminal && !term.no_color,
+            (false, Some(other)) => {
+                return Err(Error::usage(format!(
+                    "--color={other}: use always, never or auto"
+                )));
+            }
+            (false, None) => crate::output::pager::use_color(&ctx.repo, term),
+        };
+    if !json {
+        // Like git, a colour or whitespace setting it cannot use stops the
+        // diff even when it is not coloured.
+        let (look, warnings) = crate::diff::style::read(&ctx.repo)?;
+        outcome.look = look;
+        outcome.notices.extend(warnings);
+    }
+    outcome.pager = if json {
+        None
+    } else {
+        crate::output::pager::pager_command(Some(&ctx.repo), term)
+    };
+    Ok(outcome)
+}
+
+/// git's `--relative[=<path>]`, `--no-relative` (the last given wins) and
+/// `diff.relative`: the leading part of paths to keep and strip. Without a
+/// path it is the current directory's `prefix`; a path is taken from the top
+/// as written.
+pub(super) fn relative(
+    arg: Option<Option<String>>,
+    no_relative: bool,
+    repo: &gix::Repository,
+    prefix: &gix::bstr::BStr,
+) -> Result<Option<gix::bstr::BString>> {
+    if no_relative {
+        return Ok(None);
+    }
+    let on = match arg {
+        Some(Some(path)) => return Ok(Some(path.into())),
+        Some(None) => true,
+        None => {
+            let config = repo.config_snapshot();
+            match config.try_boolean("diff.relative") {
+                Ok(on) => on.unwrap_or(false),
+                Err(_) => {
+                    return Err(Error::BadConfig {
+                        key: "diff.relative".into(),
+                        value: config
+                            .string("diff.relative")
+                            .map(|v| v.to_string())
+                            .unwrap_or_default(),
+                        origin: "git config".into(),
+                        problem: "not a boolean (true or false)".into(),
+                    });
+                }
+            }
+        }
+    };
+    Ok(on.then(|| prefix.to_owned()))
+}
+
+/// `--stat=<width>[,<name-width>[,<count>]]` over `diff.statNameWidth`,
+/// `diff.statGraphWidth` and the terminal's width (else 80), as git reads them.
+pub(super) fn stat_widths(
+    arg: Option<&str>,
+    repo: &gix::Repository,
+    term: &crate::output::pager::Terminal,
+) -> Result<commands::diff::StatWidths> {
+    let config = repo.config_snapshot();
+    let number = |key: &str| {
+        config
+            .integer(key)
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(0)
+    };
+    let mut w = commands::diff::StatWidths {
+        width: term.columns.unwrap_or(80),
+        name: number("diff.statNameWidth"),
+        graph: number("diff.statGraphWidth"),
+    };
+    let mut parts = arg.unwrap_or_default().split(',');
+    let bad = || Error::usage("--stat takes <width>[,<name-width>[,<count>]] in columns");
+    if let Some(width) = parts.next().filter(|p| !p.is_empty()) {
+        w.width = width.parse().map_err(|_| bad())?;
+    }
+    if let Some(name) = parts.next().filter(|p| !p.is_empty()) {
+        w.name = name.parse().map_err(|_| bad())?;
+    }
+    Ok(w)
+}
+
+/// `30s`, `30m`, `12h`, `2d` or plain seconds.
+pub(super) fn parse_age(raw: &str) -> Result<u64> {
+    crate::model::age::parse(raw).map_err(Error::usage)
+}
+
+pub(super) fn install_options(a: &crate::cli::InstallArgs) -> Result<commands::install::Options> {
+    use commands::install::{Options, Scope, Target};
+    let chosen = [
+        (a.claude_code, Target::ClaudeCode),
+        (a.codex, Target::Codex),
+        (a.codex_notify, Target::CodexNotify),
+        (a.cursor, Target::Cursor),
+        (a.opencode, Target::Opencode),
+    ];
+    let opts = Options {
+        agents: chosen
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, agent)| *agent)
+            .collect(),
+        git: a.git,
+        scope: a
+            .scope
+            .as_deref()
+            .map(|s| {
+                Scope::parse(s)
+                    .ok_or_else(|| Error::usage(format!("unknown scope '{s}': say local, project or user")))
+            })
+            .transpose()?,
+    };
+    opts.check()?;
+    Ok(opts)
+}
+
+pub(super) fn revert_action(a: &crate::cli::RevertArgs) -> Result<commands::revert::Action> {
+    use commands::revert::Action;
+    Ok(if a.resume {
+        Action::Continue
+    } else if a.abort {
+        Action::Abort { force: a.force }
+    } else if a.undo {
+        Action::Undo { force: a.force }
+    } else {
+        Action::To {
+            turn: a.to.ok_or_else(|| Error::usage("revert needs --to <N>"))?,
+            files_only: a.files_only,
+            dry_run: a.dry_run,
+            force: a.force,
+        }
+    })
+}
+
+pub(super) fn log(
+    a: crate::cli::LogArgs,
+    edge: &Edge<'_>,
+    open: &dyn Fn() -> Result<Context>,
+) -> Result<commands::log::LogOutcome> {
+    let thread = ThreadId::parse(&a.thread.thread)?;
+    let ctx = open()?;
+    let opts = commands::log::Options {
+        thread: ctx.resolve(thread)?,
+        // JSON carries no patch: do not build it.
+        patch: a.patch && !edge.json,
+        paths: a.paths,
+        prefix: crate::repo::prefix(&ctx.repo, edge.base),
+    };
+    let mut outcome = commands::log::run(&ctx, opts)?;
+    let look = if edge.json {
+        Default::default()
+    } else {
+        let (look, warnings) = crate::diff::style::read(&ctx.repo)?;
+        outcome.notices.extend(warnings);
+        look
+    };
+    outcome.view = commands::log::View {
+        oneline: a.oneline,
+        color: !edge.json && a.patch && crate::output::pager::use_color(&ctx.repo, edge.term),
+        pager: if edge.json {
+            None
+        } else {
+            crate::output::pager::pager_command(Some(&ctx.repo), edge.term)
+        },
+        time_zone: edge.time_zone(),
+        look,
+        quote_path: ctx
+            .repo
+            .config_snapshot()
+            .boolean("core.quotePath")
+            .unwrap_or(true),
+    };
+    Ok(outcome)
+}
+
+pub(super) fn op(
+    action: crate::cli::OpAction,
+    open: &dyn Fn() -> Result<Context>,
+) -> Result<commands::op::OpOutcome> {
+    use crate::cli::OpAction;
+    match action {
+        OpAction::Log { thread } => {
+            let thread = thread.as_deref().map(ThreadId::parse).transpose()?;
+            let ctx = open()?;
+            let thread = thread.map(|t| ctx.resolve(t)).transpose()?;
+            commands::op::log(&ctx.repo, thread.as_ref())
+        }
+        OpAction::Show { op } => commands::op::show(&open()?.repo, &op),
+        OpAction::Undo { op, force } => commands::op::undo(&open()?, op.as_deref(), force),
+    }
+}

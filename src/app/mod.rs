@@ -1,0 +1,338 @@
+//! The edge of the library: turn a parsed command line and the process
+//! environment into plain options, open the repository once, and dispatch
+//! to the command. Environment variables are read here and nowhere else.
+
+use std::path::{Path, PathBuf};
+
+use crate::cli::{Cli, Command};
+use crate::commands::{self, Context, Outcome, Settings};
+use crate::error::{Context as _, Error, Result};
+use crate::model::thread::ThreadId;
+use crate::repo::lock::DEFAULT_TIMEOUT;
+
+mod args;
+mod env;
+mod hook;
+
+use args::{diff, install_options, log, op, parse_age, revert_action};
+pub use env::{Environment, start_maintenance};
+use hook::hook;
+
+/// Run the command `cli` describes, in the environment `env`.
+pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
+    crate::trace::enable(env.trace);
+    let base = cli.directory.clone().unwrap_or_else(|| PathBuf::from("."));
+    // Validate what needs no repository first, so usage errors win.
+    let open = |settings: Settings| -> Result<Context> {
+        let _t = crate::trace::span("open repository");
+        if env.config_overrides.is_none() {
+            return Err(Error::usage(
+                "bogus format in GIT_CONFIG_PARAMETERS, or GIT_CONFIG_COUNT without its keys and values",
+            ));
+        }
+        Context::open(&base, settings)
+    };
+    let settings = env.settings(DEFAULT_TIMEOUT);
+    if env.read_only && !matches!(cli.command, Command::List(_) | Command::Diff(_)) {
+        return Err(Error::Internal(
+            "only list and diff run when nothing may be written".into(),
+        ));
+    }
+    let installing = matches!(cli.command, Command::InstallHooks(_));
+    match cli.command {
+        Command::Hook(a) => Ok(Outcome::Hook(hook(a, &base, env))),
+        Command::Completions(a) => Ok(Outcome::Text(
+            crate::cli::completions(&a.shell).map_err(Error::usage)?,
+        )),
+        Command::Mangen(a) => {
+            let dir = match &a.dir {
+                Some(dir) => base.join(dir),
+                None => crate::cli::man::default_dir()
+                    .context(|| "could not find where git-t3 is installed".into())?,
+            };
+            let written = crate::cli::man::generate(&dir)
+                .context(|| format!("could not write man pages into {}", dir.display()))?;
+            Ok(Outcome::Files(
+                written.iter().map(|p| p.display().to_string()).collect(),
+            ))
+        }
+        Command::InstallHooks(a) | Command::UninstallHooks(a) => {
+            let opts = install_options(&a)?;
+            // A user-scoped agent set-up needs no repository.
+            let ctx = if opts.needs_repository() {
+                Some(open(settings)?)
+            } else {
+                None
+            };
+            let repo = ctx.as_ref().map(|c| &c.repo);
+            Ok(Outcome::Install(if installing {
+                commands::install::install(repo, &env.places, &opts)?
+            } else {
+                commands::install::uninstall(repo, &env.places, &opts)?
+            }))
+        }
+        Command::Review(a) => {
+            let opts = crate::review::options(&a, &base)?;
+            // The page's commands: never a pager, never colour (the output
+            // goes into a response), times in UTC; read-only unless a POST.
+            let mut page = env.clone();
+            page.terminal.stdout_is_terminal = false;
+            page.terminal.pager_in_use = false;
+            page.terminal.no_color = true;
+            page.time_zone = Some(None);
+            let run_page = |cli: Cli, writes: bool| {
+                run(
+                    cli,
+                    &Environment {
+                        read_only: !writes,
+                        ..page.clone()
+                    },
+                )
+            };
+            let host = crate::review::Host {
+                run: &run_page,
+                interrupt: env.interrupt,
+                browser: env.browser.clone(),
+            };
+            Ok(Outcome::Review(crate::review::serve(opts, &host, &mut |url| {
+                crate::output::web::announce(url)
+            })?))
+        }
+        command => {
+            let mut settings = settings;
+            if let Command::Diff(a) = &command
+                && let Some(algorithm) = a.algorithm()
+            {
+                // Like git's, the flag beats `diff.algorithm`, `-c` included.
+                settings
+                    .config_overrides
+                    .push(format!("diff.algorithm={algorithm}"));
+            }
+            let edge = Edge {
+                json: cli.json,
+                quiet: cli.quiet,
+                term: &env.terminal,
+                base: &base,
+                time_zone: &env.time_zone,
+            };
+            repository_command(command, &edge, &|| open(settings.clone()))
+        }
+    }
+}
+
+/// What the edge knows that some commands need.
+struct Edge<'a> {
+    json: bool,
+    /// `-q`: on `diff`, git's `--quiet`.
+    quiet: bool,
+    term: &'a crate::output::pager::Terminal,
+    /// `-C`, else `.`: where relative paths start.
+    base: &'a Path,
+    time_zone: &'a Option<Option<jiff::tz::TimeZone>>,
+}
+
+impl Edge<'_> {
+    /// The local time zone (see [`Environment::time_zone`]).
+    fn time_zone(&self) -> Option<jiff::tz::TimeZone> {
+        match self.time_zone {
+            Some(fixed) => fixed.clone(),
+            None => Some(jiff::tz::TimeZone::system()),
+        }
+    }
+}
+
+/// The commands that work on a repository.
+fn repository_command(
+    command: Command,
+    edge: &Edge<'_>,
+    open: &dyn Fn() -> Result<Context>,
+) -> Result<Outcome> {
+    let thread = |raw: &str| ThreadId::parse(raw);
+    let optional = |raw: Option<&str>| raw.map(ThreadId::parse).transpose();
+    Ok(match command {
+        Command::Baseline(a) => {
+            let opts = commands::baseline::Options {
+                thread: thread(&a.thread.thread)?,
+                provider: a.provider,
+                agent: Some(a.agent.unwrap_or_else(|| "cli".into())),
+            };
+            Outcome::Checkpoint(commands::baseline::run(&open()?, opts)?)
+        }
+        Command::Capture(a) => {
+            let opts = commands::capture::Options {
+                turn: a.turn,
+                state: a.state,
+                turn_id: a.turn_id,
+                message_id: a.message_id,
+                replace: a.replace,
+                title: a.title,
+                agent: Some(a.agent.unwrap_or_else(|| "cli".into())),
+                ..commands::capture::Options::new(thread(&a.thread.thread)?)
+            };
+            Outcome::Checkpoint(commands::capture::run(&open()?, opts)?)
+        }
+        Command::Placeholder(a) => {
+            let opts = commands::placeholder::Options {
+                thread: thread(&a.thread.thread)?,
+                turn: a.turn,
+                turn_id: a.turn_id,
+            };
+            Outcome::Checkpoint(commands::placeholder::run(&open()?, opts)?)
+        }
+        Command::List(crate::cli::ListArgs {
+            thread,
+            remote: Some(remote),
+        }) => {
+            commands::sync::check_remote(Some(&remote))?;
+            let ctx = open()?;
+            let thread = optional(thread.as_deref())?;
+            Outcome::Remote(commands::list::remote(&ctx.repo, &remote, thread.as_ref())?)
+        }
+        Command::Log(crate::cli::LogArgs {
+            thread: crate::cli::ThreadArg { thread },
+            remote: Some(remote),
+            ..
+        }) => {
+            commands::sync::check_remote(Some(&remote))?;
+            let ctx = open()?;
+            let thread = crate::model::thread::ThreadId::parse(&thread)?;
+            Outcome::Remote(commands::list::remote(&ctx.repo, &remote, Some(&thread))?)
+        }
+        Command::List(a) => match optional(a.thread.as_deref())? {
+            Some(t) => {
+                let ctx = open()?;
+                let mut listed = commands::list::turns(&ctx.repo, &ctx.resolve(t)?)?;
+                listed.view.time_zone = edge.time_zone();
+                Outcome::Turns(listed)
+            }
+            None => {
+                let mut listed = commands::list::threads(&open()?.repo)?;
+                listed.view.time_zone = edge.time_zone();
+                Outcome::Threads(listed)
+            }
+        },
+        Command::Show(a) => {
+            let t = thread(&a.thread.thread)?;
+            let ctx = open()?;
+            Outcome::Show(commands::show::run(&ctx.repo, &ctx.resolve(t)?, a.turn)?)
+        }
+        Command::Diff(a) => Outcome::Diff(diff(a, edge, open)?),
+        command @ (Command::Log(_) | Command::Status | Command::Rev(_) | Command::Restore(_)) => {
+            review(command, edge, open)?
+        }
+        Command::Revert(a) => {
+            let t = thread(&a.thread.thread)?;
+            let action = revert_action(&a)?;
+            let ctx = open()?;
+            Outcome::Revert(commands::revert::run(&ctx, &ctx.resolve(t)?, action)?)
+        }
+        Command::Verify(a) => {
+            let mut opts = commands::verify::Options {
+                thread: optional(a.thread.as_deref())?,
+                max_journal_age_secs: parse_age(&a.max_journal_age)?,
+                fix: a.fix,
+                quick: a.quick,
+            };
+            let ctx = open()?;
+            opts.thread = opts.thread.map(|t| ctx.resolve(t)).transpose()?;
+            Outcome::Verify(commands::verify::run(&ctx, opts)?)
+        }
+        Command::Push(crate::cli::PushArgs { sync, allow_secrets }) => Outcome::Sync(sync_command(
+            commands::sync::Direction::Push { allow_secrets },
+            sync,
+            open,
+        )?),
+        Command::Fetch(a) => Outcome::Sync(sync_command(commands::sync::Direction::Fetch, a, open)?),
+        Command::Op(a) => Outcome::Op(op(a.action, open)?),
+        Command::Notes(a) => {
+            let crate::cli::NotesAction::Backfill { thread, dry_run } = a.action;
+            let thread = optional(thread.as_deref())?;
+            let ctx = open()?;
+            let opts = commands::notes::Options {
+                thread: thread.map(|t| ctx.resolve(t)).transpose()?,
+                dry_run,
+            };
+            Outcome::Notes(commands::notes::backfill(&ctx, opts)?)
+        }
+        Command::Du(a) => {
+            let ctx = open()?;
+            let only = optional(a.thread.as_deref())?
+                .map(|t| ctx.resolve(t))
+                .transpose()?;
+            Outcome::Du(commands::du::run(&ctx.repo, only.as_ref())?)
+        }
+        Command::Prune(a) => {
+            let opts = commands::prune::Options {
+                older_than: a.older_than.as_deref().map(parse_age).transpose()?,
+                keep_last: a.keep_last,
+                dry_run: a.dry_run,
+                force: a.force,
+                start_maintenance: true,
+            };
+            Outcome::Prune(commands::prune::run(&open()?, opts)?)
+        }
+        Command::Maintenance(a) => Outcome::Maintenance(commands::maintenance::run(&open()?, a.prune)?),
+        Command::Drop(a) => {
+            let t = thread(&a.thread.thread)?;
+            let ctx = open()?;
+            Outcome::Drop(commands::drop::run(&ctx, &ctx.resolve(t)?, a.force)?)
+        }
+        Command::Hook(_)
+        | Command::Review(_)
+        | Command::Completions(_)
+        | Command::Mangen(_)
+        | Command::InstallHooks(_)
+        | Command::UninstallHooks(_) => {
+            return Err(Error::Internal(
+                "a command without a repository reached the dispatch".into(),
+            ));
+        }
+    })
+}
+
+/// `push` and `fetch`.
+fn sync_command(
+    dir: commands::sync::Direction,
+    a: crate::cli::SyncArgs,
+    open: &dyn Fn() -> Result<Context>,
+) -> Result<commands::sync::SyncOutcome> {
+    let t = a.thread.as_deref().map(ThreadId::parse).transpose()?;
+    // Usage first, before a repository is looked for.
+    commands::sync::check_remote(a.remote.as_deref())?;
+    let ctx = open()?;
+    let t = t.map(|t| ctx.resolve(t)).transpose()?;
+    commands::sync::run(&ctx, dir, a.remote.as_deref(), t.as_ref())
+}
+
+/// `log`, `status`, `rev` and `restore`.
+fn review(command: Command, edge: &Edge<'_>, open: &dyn Fn() -> Result<Context>) -> Result<Outcome> {
+    let thread = |raw: &str| ThreadId::parse(raw);
+    Ok(match command {
+        Command::Log(a) => Outcome::Log(log(a, edge, open)?),
+        Command::Status => Outcome::Status(commands::status::run(&open()?)?),
+        Command::Rev(a) => {
+            let t = thread(&a.thread.thread)?;
+            let ctx = open()?;
+            Outcome::Rev(commands::rev::run(&ctx.repo, &ctx.resolve(t)?, a.turn)?)
+        }
+        Command::Restore(a) => {
+            let t = thread(&a.thread.thread)?;
+            let ctx = open()?;
+            let opts = commands::restore::Options {
+                thread: ctx.resolve(t)?,
+                turn: a.turn,
+                paths: a.paths,
+                cwd: edge.base.to_owned(),
+                force: a.force,
+                remote: a.remote,
+            };
+            commands::sync::check_remote(opts.remote.as_deref())?;
+            Outcome::Restore(commands::restore::run(&ctx, opts)?)
+        }
+        _ => {
+            return Err(Error::Internal(
+                "a command that is not a review command reached review".into(),
+            ));
+        }
+    })
+}
