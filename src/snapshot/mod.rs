@@ -50,7 +50,8 @@
 //! - `tree.rs`: the tree edits, applied to the base tree;
 //! - `untracked.rs`: the untracked walk, directory by directory, replaying
 //!   what did not change from `index.dirs`;
-//! - `watcher.rs`: asking a file-system watcher what changed, and
+//! - `watcher/`: asking a file-system watcher what changed (the hook,
+//!   Watchman, running them), and
 //!   `focus.rs`: what its answer spares;
 //! - `scope.rs`: what a capture leaves out besides git's ignored files
 //!   (`t3.maxFileSize`, `.t3ignore`, `info/t3-exclude`);

@@ -1,4 +1,4 @@
-//! The unit tests of `watcher.rs`.
+//! The unit tests of the watcher.
 
 use super::*;
 
