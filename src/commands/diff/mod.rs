@@ -1,0 +1,316 @@
+//! `git t3 diff`: what a turn, a range of turns or the whole thread changed,
+//! and the live review modes (worktree against HEAD, branch against its base).
+
+use gix::ObjectId;
+use gix::bstr::{BString, ByteSlice};
+use serde::Serialize;
+
+use crate::commands::Context;
+use crate::diff::changes::{self, TreeChange};
+use crate::diff::patch::{self, FilePatch};
+use crate::diff::{cache, summary};
+use crate::error::{Error, Result};
+use crate::model::note::FileChange;
+use crate::model::thread::ThreadId;
+use crate::repo::{self, NotesReader, Recorder};
+use crate::store;
+
+mod sides;
+mod types;
+pub use sides::*;
+pub use types::*;
+
+struct Side {
+    label: String,
+    turn: Option<u64>,
+    tree: ObjectId,
+}
+
+/// Compute the diff `opts` asks for.
+pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
+    let Options {
+        thread,
+        mode,
+        ignore_whitespace,
+        binary,
+        format,
+        context,
+        paths,
+        prefix,
+        relative,
+        include_user_edits,
+    } = opts;
+    let relative = relative.filter(|r| !r.is_empty());
+    let mut notices = Vec::new();
+    let turn_thread = thread.clone().filter(|_| matches!(mode, Mode::Turn(_)));
+    // Read-only, the worktree's new objects are only in memory: everything
+    // after reads through this repository.
+    let mut in_memory = None;
+    let (mut from, to) = match &mode {
+        Mode::Worktree => worktree(ctx, &mut in_memory)?,
+        Mode::ToWorktree { from } => {
+            let repo = &ctx.repo;
+            let thread = thread
+                .as_ref()
+                .ok_or_else(|| Error::usage("this diff needs --thread or T3_THREAD"))?;
+            let turn = match from {
+                Some(t) => *t,
+                None => store::latest_turn(repo, thread)?.ok_or_else(|| Error::UnknownThread {
+                    thread: thread.to_string(),
+                })?,
+            };
+            let from_side = checkpoint(repo, &mut None, thread, turn)?;
+            (from_side, worktree(ctx, &mut in_memory)?.1)
+        }
+        Mode::Branch(base) => branch(&ctx.repo, base.as_deref())?,
+        _ => {
+            let _t = crate::trace::span("resolve checkpoints");
+            let thread = thread.ok_or_else(|| Error::usage("this diff needs --thread or T3_THREAD"))?;
+            checkpoints(&ctx.repo, &thread, &mode, &mut notices)?
+        }
+    };
+    let repo = in_memory.as_ref().unwrap_or(&ctx.repo);
+    let mut limit = changes::Pathspecs::new(repo, &paths, &prefix)?;
+    let mut user_edits = None;
+    if let Some(thread) = &turn_thread
+        && !include_user_edits
+        && let Some(turn) = to.turn
+        && let Some(pre) = pre_turn_tree(repo, thread, turn, &mut notices)
+    {
+        let mut edited = changes::tree_changes_with(repo, from.tree, pre, true)?;
+        if let Some(limit) = limit.as_mut() {
+            edited = changes::limit(edited, |path| limit.includes(path));
+        }
+        if let Some(rel) = &relative {
+            edited = changes::limit(edited, |path| path.starts_with(rel));
+        }
+        let n = edited.len();
+        if n > 0 {
+            let before = from
+                .turn
+                .map_or_else(|| "HEAD".to_owned(), |t| format!("turn {t}"));
+            let (file, them) = if n == 1 { ("file", "it") } else { ("files", "them") };
+            notices.push(format!(
+                "{n} {file} changed between {before} and the prompt of turn {turn} (not by the agent) \
+                 left out: --include-user-edits shows {them}"
+            ));
+        }
+        user_edits = Some(n);
+        from = Side {
+            label: pre.to_string(),
+            turn: None,
+            tree: pre,
+        };
+    }
+    let (files, shown, hidden) = files_and_shown(
+        repo,
+        &from,
+        &to,
+        Compare {
+            ignore_whitespace,
+            format,
+            relative: relative.as_ref().map(|r| r.as_slice()),
+            interrupt: ctx.settings.interrupt,
+            keep_summary: !ctx.settings.read_only,
+        },
+        limit,
+    )?;
+    if hidden > 0 {
+        notices.push(format!(
+            "{hidden} file{} differ{} only in whitespace (--keep-whitespace shows them)",
+            if hidden == 1 { "" } else { "s" },
+            if hidden == 1 { "s" } else { "" }
+        ));
+    }
+    let totals = Totals {
+        files: files.len(),
+        additions: files.iter().map(|f| f.additions).sum(),
+        deletions: files.iter().map(|f| f.deletions).sum(),
+    };
+    let patch = if format == Format::Patch {
+        patch::build(
+            repo,
+            &shown,
+            patch::Options {
+                ignore_whitespace,
+                binary,
+                context,
+                interrupt: ctx.settings.interrupt,
+            },
+        )?
+    } else {
+        Vec::new()
+    };
+    let mut sizes = if format == Format::Stat {
+        binary_sizes(repo, from.tree, to.tree, &files)?
+    } else {
+        Default::default()
+    };
+    let (mut files, mut patch) = (files, patch);
+    if let Some(rel) = &relative {
+        // Paths shown relative to the directory, once everything that reads
+        // the trees by path is done.
+        for f in &mut files {
+            let path = strip_relative(rel, &f.path_bytes());
+            let old = f.old_path_bytes().map(|old| strip_relative(rel, &old));
+            *f = FileChange {
+                similarity: f.similarity,
+                ..FileChange::new(
+                    &path,
+                    old.as_deref(),
+                    f.kind,
+                    [f.additions, f.deletions],
+                    f.binary,
+                )
+            };
+        }
+        for p in &mut patch {
+            p.header.old_path = strip_relative(rel, &p.header.old_path).into();
+            p.header.new_path = strip_relative(rel, &p.header.new_path).into();
+        }
+        sizes = sizes
+            .into_iter()
+            .map(|(path, size)| (strip_relative(rel, &path), size))
+            .collect();
+    }
+    let pre_turn_tree = user_edits.map(|_| from.label.clone());
+    Ok(DiffOutcome {
+        from: from.label,
+        to: to.label,
+        from_turn: from.turn,
+        to_turn: to.turn,
+        pre_turn_tree,
+        user_edits,
+        ignore_whitespace,
+        files,
+        totals,
+        patch,
+        format,
+        null_terminated: false,
+        color: false,
+        look: Default::default(),
+        relative: relative.map(|r| r.to_str_lossy().into_owned()),
+        pager: None,
+        notices,
+        stat_widths: Default::default(),
+        quote_path: repo.config_snapshot().boolean("core.quotePath").unwrap_or(true),
+        exit_code: false,
+        quiet: false,
+        sizes,
+    })
+}
+
+/// `path` without the `--relative` part `rel`, and without the `/` after
+/// it (git strips the bytes, so `--relative=su` makes `sub/a` into `b/a`).
+fn strip_relative(rel: &[u8], path: &[u8]) -> Vec<u8> {
+    let rest = path.strip_prefix(rel).unwrap_or(path);
+    rest.strip_prefix(b"/").unwrap_or(rest).to_vec()
+}
+
+/// How files are compared and listed.
+#[derive(Debug, Clone, Copy)]
+struct Compare<'a> {
+    ignore_whitespace: bool,
+    format: Format,
+    /// git's `--relative`: only paths starting with these bytes.
+    relative: Option<&'a [u8]>,
+    /// Stop between files when this fires.
+    interrupt: crate::interrupt::Interrupt,
+    /// Remember the summary computed (in the cache of [`cache`]); not when
+    /// nothing may be written.
+    keep_summary: bool,
+}
+
+/// The old and new sizes of the binary files of `files` whose content
+/// differs (git's `Bin <old> -> <new> bytes`), by path.
+fn binary_sizes(
+    repo: &gix::Repository,
+    from: ObjectId,
+    to: ObjectId,
+    files: &[FileChange],
+) -> Result<std::collections::HashMap<Vec<u8>, (u64, u64)>> {
+    let mut sizes = std::collections::HashMap::new();
+    for f in files.iter().filter(|f| f.binary) {
+        let path = f.path_bytes();
+        let old_path = f.old_path_bytes().unwrap_or_else(|| path.clone());
+        let old = changes::blob_at(repo, from, &old_path)?;
+        let new = changes::blob_at(repo, to, &path)?;
+        if old.map(|b| b.0) == new.map(|b| b.0) {
+            continue;
+        }
+        let size = |b: Option<(ObjectId, u64)>| b.map_or(0, |b| b.1);
+        sizes.insert(path.to_vec(), (size(old), size(new)));
+    }
+    Ok(sizes)
+}
+
+/// The listed files with their counts, and the changes whose patches git
+/// would show (only computed for [`Format::Patch`]).
+///
+/// For counts only, a summary computed before (by a capture, or an earlier
+/// diff of the same trees) answers without reading a tree.
+fn files_and_shown(
+    repo: &gix::Repository,
+    from: &Side,
+    to: &Side,
+    how: Compare<'_>,
+    mut limit: Option<changes::Pathspecs<'_>>,
+) -> Result<(Vec<FileChange>, Vec<TreeChange>, usize)> {
+    let Compare {
+        ignore_whitespace,
+        format,
+        relative,
+        interrupt,
+        keep_summary,
+    } = how;
+    // Names need no contents: whitespace-only changes are listed.
+    let ignore_whitespace = ignore_whitespace && !format.names_only();
+    // git's `diff.renames` (default on; `copies` is taken as on).
+    let renames = repo.config_snapshot().string("diff.renames").is_none_or(|v| {
+        !matches!(
+            v.to_string().to_ascii_lowercase().as_str(),
+            "false" | "no" | "off" | "0"
+        )
+    });
+    // The cache holds git's default: renames paired, Myers counts.
+    let default_counts =
+        renames && crate::diff::lines::algorithm(repo) == crate::diff::lines::Algorithm::Myers;
+    let cacheable = format != Format::Patch
+        && format != Format::NameStatus
+        && limit.is_none()
+        && relative.is_none()
+        && default_counts;
+    if cacheable && let Some(files) = cache::get(repo, from.tree, to.tree, ignore_whitespace) {
+        // The exact summary, when known too, tells what whitespace hides.
+        let hidden = if ignore_whitespace {
+            cache::get(repo, from.tree, to.tree, false).map_or(0, |all| all.len().saturating_sub(files.len()))
+        } else {
+            0
+        };
+        return Ok((files, Vec::new(), hidden));
+    }
+    let mut changes = changes::tree_changes_with(repo, from.tree, to.tree, renames)?;
+    if let Some(limit) = limit.as_mut() {
+        changes = changes::limit(changes, |path| limit.includes(path));
+    }
+    if let Some(rel) = relative {
+        changes = changes::limit(changes, |path| path.starts_with(rel));
+    }
+    let counts = summary::count_all(repo, &changes, ignore_whitespace, interrupt)?;
+    let visible: Vec<bool> = changes
+        .iter()
+        .zip(&counts)
+        .map(|(c, n)| summary::is_visible(c, n, ignore_whitespace))
+        .collect();
+    let files = summary::files(&changes, counts, ignore_whitespace);
+    if keep_summary && limit.is_none() && relative.is_none() && default_counts {
+        cache::put(repo, from.tree, to.tree, ignore_whitespace, &files);
+    }
+    let hidden = visible.iter().filter(|v| !**v).count();
+    let shown: Vec<TreeChange> = changes
+        .into_iter()
+        .zip(visible)
+        .filter_map(|(c, v)| v.then_some(c))
+        .collect();
+    Ok((files, shown, hidden))
+}

@@ -1,0 +1,241 @@
+//! The two sides a diff compares: checkpoints, the worktree, a branch.
+
+use super::*;
+
+pub(super) fn checkpoints(
+    repo: &gix::Repository,
+    thread: &ThreadId,
+    mode: &Mode,
+    notices: &mut Vec<String>,
+) -> Result<(Side, Side)> {
+    // Explicit turns are looked up directly; only a default end needs the
+    // listing of the thread's refs (it grows with the thread).
+    let explicit_to = match *mode {
+        Mode::Turn(t) => t,
+        Mode::Range { to, .. } | Mode::Full { to } => to,
+        Mode::Worktree | Mode::Branch(_) | Mode::ToWorktree { .. } => {
+            return Err(Error::Internal(
+                "a live mode reached the checkpoint resolver".into(),
+            ));
+        }
+    };
+    let to = match explicit_to {
+        Some(t) => t,
+        None => store::latest_turn(repo, thread)?.ok_or_else(|| Error::UnknownThread {
+            thread: thread.to_string(),
+        })?,
+    };
+    let from = match *mode {
+        Mode::Turn(_) if to == 0 => {
+            return Err(Error::Refused(format!(
+                "turn 0 of thread '{thread}' is its baseline: nothing before it to compare with (try --full)"
+            )));
+        }
+        Mode::Turn(_) => Some(to - 1),
+        // Either order, like `git diff B A`: a newer --from shows the change backwards.
+        Mode::Range { from, .. } => Some(from),
+        _ => None,
+    };
+    let mut notes = None;
+    let to_side = checkpoint(repo, &mut notes, thread, to)?;
+    let from_side = match from {
+        Some(f) => checkpoint(repo, &mut notes, thread, f)?,
+        None => match store::turn_ref(repo, thread, 0)? {
+            Some(_) => checkpoint(repo, &mut notes, thread, 0)?,
+            None => {
+                notices.push(format!(
+                    "turn 0 of thread '{thread}' is gone ({}): comparing from HEAD instead",
+                    thread.checkpoint_ref(0)
+                ));
+                Side {
+                    label: "HEAD".into(),
+                    turn: None,
+                    tree: head_tree(repo)?,
+                }
+            }
+        },
+    };
+    Ok((from_side, to_side))
+}
+
+/// The `pre_turn_tree` of turn `turn`'s note, when it has one and the tree
+/// is here (a fetched turn's is not: it is said, and the turn is compared
+/// from the turn before).
+pub(super) fn pre_turn_tree(
+    repo: &gix::Repository,
+    thread: &ThreadId,
+    turn: u64,
+    notices: &mut Vec<String>,
+) -> Option<ObjectId> {
+    let found = store::turn_ref(repo, thread, turn).ok()??;
+    let mut notes = NotesReader::open(repo).ok()?;
+    let note = store::load(repo, &mut notes, thread, found).ok()?.note;
+    let named = note.pre_turn_tree?;
+    let tree = ObjectId::from_hex(named.as_bytes()).ok().filter(|id| {
+        repo.find_header(*id)
+            .is_ok_and(|h| h.kind() == gix::objs::Kind::Tree)
+    });
+    if tree.is_none() {
+        notices.push(format!(
+            "turn {turn}'s note names the worktree when its prompt was submitted ({named}), which is not in this \
+             repository: showing everything since the turn before, the user's edits between turns included"
+        ));
+    }
+    tree
+}
+
+pub(super) fn checkpoint<'r>(
+    repo: &'r gix::Repository,
+    notes: &mut Option<NotesReader<'r>>,
+    thread: &ThreadId,
+    turn: u64,
+) -> Result<Side> {
+    let Some(found) = store::turn_ref(repo, thread, turn)? else {
+        let latest = store::latest_turn(repo, thread)?;
+        return Err(match latest {
+            None => Error::UnknownThread {
+                thread: thread.to_string(),
+            },
+            Some(_) => Error::NoSuchTurn {
+                thread: thread.to_string(),
+                turn,
+                latest,
+            },
+        });
+    };
+    let reference = thread.checkpoint_ref(turn);
+    let tree = repo::commit_tree(repo, found.commit).map_err(|_| Error::BadMetadata {
+        reference: reference.clone(),
+        problem: "does not point at a checkpoint commit".into(),
+    })?;
+    // A placeholder's commit holds the empty tree, so only then is its note
+    // worth reading (a damaged note does not stop a diff of a real snapshot).
+    if tree == ObjectId::empty_tree(repo.object_hash())
+        && let Ok(cp) = store::load(repo, notes_reader(repo, notes)?, thread, found)
+        && cp.note.placeholder
+    {
+        return Err(Error::Placeholder {
+            thread: thread.to_string(),
+            turn,
+            reference,
+        });
+    }
+    Ok(Side {
+        label: reference,
+        turn: Some(turn),
+        tree,
+    })
+}
+
+pub(super) fn notes_reader<'a, 'r>(
+    repo: &'r gix::Repository,
+    notes: &'a mut Option<NotesReader<'r>>,
+) -> Result<&'a mut NotesReader<'r>> {
+    if notes.is_none() {
+        *notes = Some(NotesReader::open(repo)?);
+    }
+    notes
+        .as_mut()
+        .ok_or_else(|| Error::Internal("notes reader missing".into()))
+}
+
+pub(super) fn head_tree(repo: &gix::Repository) -> Result<ObjectId> {
+    repo::head_tree_or_empty(repo)
+}
+
+/// HEAD against a snapshot of the worktree, which writes blobs (never
+/// refs); read-only, it writes nothing and `in_memory` is set to the
+/// repository that reads the worktree's new objects from memory.
+pub(super) fn worktree(ctx: &Context, in_memory: &mut Option<gix::Repository>) -> Result<(Side, Side)> {
+    let repo = &ctx.repo;
+    repo::workdir(repo)?;
+    let tree = if ctx.settings.read_only {
+        let preview = crate::snapshot::preview(repo, ctx.settings.interrupt)?;
+        *in_memory = Some(preview.repo);
+        preview.tree
+    } else {
+        let lock = ctx.lock("diff --worktree")?;
+        let rec = Recorder::new(repo);
+        let snapshot = crate::snapshot::snapshot(&lock, &rec)?;
+        snapshot.keep_cache(&rec)?;
+        snapshot.tree
+    };
+    Ok((
+        Side {
+            label: "HEAD".into(),
+            turn: None,
+            tree: head_tree(repo)?,
+        },
+        Side {
+            label: "worktree".into(),
+            turn: None,
+            tree,
+        },
+    ))
+}
+
+/// merge-base(BASE, HEAD) against HEAD.
+pub(super) fn branch(repo: &gix::Repository, base: Option<&str>) -> Result<(Side, Side)> {
+    let head = repo
+        .head_id()
+        .map_err(|_| Error::Refused("--branch: HEAD has no commit yet".into()))?
+        .detach();
+    let base_id = match base {
+        Some(name) => repo
+            .rev_parse_single(name)
+            .map_err(|_| Error::Usage(format!("--branch: '{name}' does not name a commit")))?
+            .detach(),
+        None => default_base(repo)?,
+    };
+    let merge_base = repo
+        .merge_base(base_id, head)
+        .ok()
+        .flatten()
+        .ok_or_else(|| Error::Refused(format!("--branch: HEAD and {base_id} have no common ancestor")))?
+        .detach();
+    Ok((
+        Side {
+            label: merge_base.to_string(),
+            turn: None,
+            tree: repo::commit_tree(repo, merge_base)?,
+        },
+        Side {
+            label: "HEAD".into(),
+            turn: None,
+            tree: head_tree(repo)?,
+        },
+    ))
+}
+
+/// The branch's upstream, else `main`, else `master`.
+pub(super) fn default_base(repo: &gix::Repository) -> Result<ObjectId> {
+    if let Ok(Some(head)) = repo.head_name() {
+        // A remote upstream is its remote-tracking ref; with `remote = .`
+        // the upstream is the local branch named by `merge` itself.
+        let tracking = repo
+            .branch_remote_tracking_ref_name(head.as_ref(), gix::remote::Direction::Fetch)
+            .and_then(std::result::Result::ok);
+        let merge = repo
+            .branch_remote_ref_name(head.as_ref(), gix::remote::Direction::Fetch)
+            .and_then(std::result::Result::ok);
+        for name in [tracking, merge].into_iter().flatten() {
+            if let Some(id) = repo::find_ref(repo, &name.as_bstr().to_string())? {
+                return Ok(id);
+            }
+        }
+    }
+    for name in [
+        "refs/heads/main",
+        "refs/heads/master",
+        "refs/remotes/origin/main",
+        "refs/remotes/origin/master",
+    ] {
+        if let Some(id) = repo::find_ref(repo, name)? {
+            return Ok(id);
+        }
+    }
+    Err(Error::Refused(
+        "--branch: no base found (no upstream, no main, no master); name one: git t3 diff --branch BASE"
+            .into(),
+    ))
+}

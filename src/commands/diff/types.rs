@@ -1,0 +1,191 @@
+//! What `diff` is asked and what it reports.
+
+use super::*;
+
+/// What to compare.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// Turn `k-1 → k`; `None`: the latest turn.
+    Turn(Option<u64>),
+    /// `from → to` (`to` default: latest).
+    Range {
+        /// The older checkpoint.
+        from: u64,
+        /// The newer checkpoint.
+        to: Option<u64>,
+    },
+    /// Turn 0 (or HEAD when it is gone) → `to` (default: latest).
+    Full {
+        /// The newer checkpoint.
+        to: Option<u64>,
+    },
+    /// HEAD → the live worktree, untracked files included.
+    Worktree,
+    /// A checkpoint (`None`: the latest) → the live worktree (`--to worktree`).
+    ToWorktree {
+        /// The checkpoint.
+        from: Option<u64>,
+    },
+    /// merge-base(BASE, HEAD) → HEAD.
+    Branch(Option<String>),
+}
+
+/// How the diff is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// A git-style patch.
+    Patch,
+    /// `--stat`.
+    Stat,
+    /// `--numstat`.
+    Numstat,
+    /// `--name-only`.
+    NameOnly,
+    /// `--name-status`.
+    NameStatus,
+}
+
+impl Format {
+    /// Whether it lists names only (git does not look at contents then, so
+    /// whitespace-only changes are listed even when whitespace is ignored).
+    pub fn names_only(self) -> bool {
+        matches!(self, Format::NameOnly | Format::NameStatus)
+    }
+}
+
+/// Inputs of `diff`.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The thread, for checkpoint modes.
+    pub thread: Option<ThreadId>,
+    /// What to compare.
+    pub mode: Mode,
+    /// Ignore all whitespace when comparing lines.
+    pub ignore_whitespace: bool,
+    /// Include binary patches.
+    pub binary: bool,
+    /// The output wanted (the patch is only built for [`Format::Patch`]).
+    pub format: Format,
+    /// Lines of context in the patch (`-U<n>`).
+    pub context: u32,
+    /// Limit to these pathspecs (git's syntax, relative to `prefix`).
+    pub paths: Vec<String>,
+    /// Where the command runs in the worktree (`sub/dir/`; empty: the root).
+    pub prefix: BString,
+    /// git's `--relative`: only paths that start with these bytes, shown
+    /// without them (and a `/` that follows). `None` or empty: off.
+    pub relative: Option<BString>,
+    /// [`Mode::Turn`]: compare from turn N-1 even when N's note has a
+    /// `pre_turn_tree` (the worktree when N's prompt was submitted), so the
+    /// user's edits between the turns are shown too.
+    pub include_user_edits: bool,
+}
+
+/// How wide `--stat` may be: git's `--stat=<width>,<name-width>`,
+/// `diff.statGraphWidth` and `diff.statNameWidth`, the terminal's width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StatWidths {
+    /// The whole line (default: the terminal's columns, else 80).
+    pub width: usize,
+    /// Largest name part; 0: no limit of its own.
+    pub name: usize,
+    /// Largest graph part; 0: no limit of its own.
+    pub graph: usize,
+}
+
+impl Default for StatWidths {
+    fn default() -> Self {
+        StatWidths {
+            width: 80,
+            name: 0,
+            graph: 0,
+        }
+    }
+}
+
+/// Totals of a diff.
+#[derive(Debug, Clone, Copy, Serialize, Default)]
+pub struct Totals {
+    /// Files listed.
+    pub files: usize,
+    /// Lines added.
+    pub additions: u64,
+    /// Lines deleted.
+    pub deletions: u64,
+}
+
+/// What `diff` found.
+#[derive(Debug, Serialize)]
+pub struct DiffOutcome {
+    /// The older side: a checkpoint ref, `HEAD`, or a commit id.
+    pub from: String,
+    /// The newer side: a checkpoint ref, `HEAD` or `worktree`.
+    pub to: String,
+    /// The older side's turn, for checkpoint modes.
+    pub from_turn: Option<u64>,
+    /// The newer side's turn, for checkpoint modes.
+    pub to_turn: Option<u64>,
+    /// `--turn N` compared from N's `pre_turn_tree` (then also `from`): the
+    /// worktree when N's prompt was submitted, so only the agent's work shows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pre_turn_tree: Option<String>,
+    /// With `pre_turn_tree`: how many files changed between turn N-1 and N's
+    /// prompt (the user's edits), left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_edits: Option<usize>,
+    /// Whether whitespace was ignored.
+    pub ignore_whitespace: bool,
+    /// With `--relative`: the directory (or leading part of paths) that
+    /// `files` are relative to; only paths under it are listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relative: Option<String>,
+    /// The changed files, sorted by path bytes.
+    pub files: Vec<FileChange>,
+    /// Totals over `files`.
+    pub totals: Totals,
+    /// The patch, when asked for.
+    #[serde(skip)]
+    pub patch: Vec<FilePatch>,
+    /// How to show it.
+    #[serde(skip)]
+    pub format: Format,
+    /// Paths NUL-terminated and unquoted (`-z`).
+    #[serde(skip)]
+    pub null_terminated: bool,
+    /// Colour the patch or stat.
+    #[serde(skip)]
+    pub color: bool,
+    /// The colours and whitespace rules of git's config (set by the caller).
+    #[serde(skip)]
+    pub look: crate::diff::style::Look,
+    /// Page the output through this shell command.
+    #[serde(skip)]
+    pub pager: Option<String>,
+    /// Messages for stderr.
+    #[serde(skip)]
+    pub notices: Vec<String>,
+    /// How wide `--stat` may be.
+    #[serde(skip)]
+    pub stat_widths: StatWidths,
+    /// Quote bytes above 0x7f in paths (`core.quotePath`, default on).
+    #[serde(skip)]
+    pub quote_path: bool,
+    /// Exit 1 when there are differences (`--exit-code`, `--quiet`).
+    #[serde(skip)]
+    pub exit_code: bool,
+    /// Print nothing (`--quiet`).
+    #[serde(skip)]
+    pub quiet: bool,
+    /// For `--stat`: the old and new sizes of binary files whose content
+    /// changed, by path.
+    #[serde(skip)]
+    pub sizes: std::collections::HashMap<Vec<u8>, (u64, u64)>,
+}
+
+impl DiffOutcome {
+    /// The old and new byte sizes of binary `f` (0, 0 when its content is
+    /// the same on both sides, or unknown).
+    pub fn binary_sizes(&self, f: &FileChange) -> (u64, u64) {
+        self.sizes.get(f.path_bytes().as_ref()).copied().unwrap_or((0, 0))
+    }
+}
