@@ -17,7 +17,7 @@ use crate::store;
 
 mod sides;
 mod types;
-pub use sides::*;
+use sides::*;
 pub use types::*;
 
 struct Side {
