@@ -35,6 +35,11 @@ use crate::error::{Context as _, Error, Result};
 use crate::output::{self, Format, web};
 use http::{Method, Refusal, Route};
 
+mod browser;
+mod runner;
+use browser::*;
+use runner::*;
+
 /// How `review` runs.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -369,161 +374,6 @@ impl State<'_> {
         self.reverts += 1;
         Ok(body)
     }
-}
-
-/// Runs `git t3` commands for the API, as the command line would.
-struct Runner<'a> {
-    run: &'a dyn Fn(Cli, bool) -> Result<Outcome>,
-    base: PathBuf,
-}
-
-type Answer = std::result::Result<Vec<u8>, (u16, Error)>;
-
-impl Runner<'_> {
-    fn cli(&self, json: bool, args: &[String]) -> std::result::Result<Cli, (u16, Error)> {
-        let mut argv = vec![
-            "git-t3".to_owned(),
-            "-C".to_owned(),
-            self.base.display().to_string(),
-        ];
-        if json {
-            argv.push("--json".to_owned());
-        }
-        argv.extend(args.iter().cloned());
-        Cli::try_parse_from(argv).map_err(|e| (400, Error::usage(e.to_string().trim().to_owned())))
-    }
-
-    fn run(&self, cli: Cli, format: Format) -> Answer {
-        let outcome = (self.run)(cli, false).map_err(|e| (status_of(&e), e))?;
-        render(&outcome, format)
-    }
-
-    /// `git t3 --json <args>`, read-only.
-    fn json(&self, args: &[String]) -> Answer {
-        self.run(self.cli(true, args)?, Format::Json)
-    }
-
-    /// `git t3 --json revert <args>`: the one command that writes.
-    fn revert(&self, args: &[String]) -> Answer {
-        let outcome = (self.run)(self.cli(true, args)?, true).map_err(|e| (status_of(&e), e))?;
-        render(&outcome, Format::Json)
-    }
-
-    /// `git t3 --json list` (built directly: `T3_THREAD` must not turn it
-    /// into one thread's turns).
-    fn threads(&self) -> Answer {
-        let cli = Cli {
-            directory: Some(self.base.clone()),
-            json: true,
-            quiet: false,
-            command: Command::List(ListArgs {
-                thread: None,
-                remote: None,
-            }),
-        };
-        self.run(cli, Format::Json)
-    }
-
-    /// `git t3 --json list --thread T`.
-    fn turns(&self, thread: &str) -> Answer {
-        self.json(&["list".to_owned(), format!("--thread={thread}")])
-    }
-
-    /// `git t3 diff --no-color <args>`: the patch, files from `start` on,
-    /// a page at most.
-    fn patch(&self, args: &[String], start: usize) -> Answer {
-        let mut args = args.to_vec();
-        args.push("--no-color".to_owned());
-        let text = self.run(self.cli(false, &args)?, Format::Human)?;
-        serde_json::to_vec(&web::patch_page(&text, start)).map_err(|e| (500, Error::Internal(e.to_string())))
-    }
-}
-
-fn render(outcome: &Outcome, format: Format) -> Answer {
-    let mut out = Vec::new();
-    output::render(outcome, format, false, &mut out)
-        .map_err(|e| (500, Error::Internal(format!("could not render: {e}"))))?;
-    Ok(out)
-}
-
-/// The HTTP status of a command's error.
-fn status_of(e: &Error) -> u16 {
-    use crate::error::ErrorKind as K;
-    match e.kind() {
-        K::Usage => 400,
-        K::NotFound => 404,
-        K::Conflict | K::Refused => 409,
-        K::Interrupted => 503,
-        _ => 500,
-    }
-}
-
-/// 192 random bits from the system, base64url: the URL and CSRF tokens.
-fn random_token() -> Result<String> {
-    use base64::Engine as _;
-    let mut bytes = [0u8; 24];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .context(|| "could not read random bytes from /dev/urandom".into())?;
-    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
-}
-
-/// A page only this user can read that sends the browser on to `url`:
-/// what the browser is started on, so the token is in no command line
-/// (any user on the machine can read those), as Jupyter does.
-fn launcher(url: &str) -> std::result::Result<tempfile::NamedTempFile, String> {
-    let mut file = tempfile::Builder::new()
-        .prefix("t3-review-")
-        .suffix(".html")
-        .tempfile()
-        .map_err(|e| format!("could not write the page that opens it: {e}"))?;
-    let link = web::html_escape(url);
-    let page = format!(
-        "<!doctype html><meta charset=\"utf-8\"><meta name=\"referrer\" content=\"no-referrer\">\
-         <meta http-equiv=\"refresh\" content=\"0;url={link}\"><title>git t3 review</title>\
-         <p><a href=\"{link}\">Open git t3 review</a></p>\n"
-    );
-    std::io::Write::write_all(&mut file, page.as_bytes())
-        .map_err(|e| format!("could not write the page that opens it: {e}"))?;
-    Ok(file)
-}
-
-/// Start `$BROWSER` (split like a shell would, never through one), else
-/// `xdg-open`, else `open`, on a [`launcher`] page for `url`, without
-/// waiting for it; the page's file is returned to be kept while serving.
-fn open_browser(url: &str, browser: Option<&str>) -> std::result::Result<tempfile::NamedTempFile, String> {
-    let page = launcher(url)?;
-    let target = format!("file://{}", page.path().display());
-    let mut candidates: Vec<Vec<String>> = Vec::new();
-    if let Some(browser) = browser.filter(|b| !b.trim().is_empty()) {
-        // `$BROWSER` may list several, separated by colons.
-        for one in browser.split(':').filter(|b| !b.trim().is_empty()) {
-            match shlex::split(one) {
-                Some(words) if !words.is_empty() => candidates.push(words),
-                _ => return Err(format!("cannot parse $BROWSER={browser:?}")),
-            }
-        }
-    }
-    candidates.push(vec!["xdg-open".into()]);
-    candidates.push(vec!["open".into()]);
-    let mut last = String::from("no browser");
-    for words in candidates {
-        let mut cmd = std::process::Command::new(&words[0]);
-        cmd.args(&words[1..])
-            .arg(&target)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null());
-        match cmd.spawn() {
-            Ok(mut child) => {
-                // Reap it whenever it ends.
-                std::thread::spawn(move || child.wait());
-                return Ok(page);
-            }
-            Err(e) => last = format!("{}: {e}", words[0]),
-        }
-    }
-    Err(last)
 }
 
 /// The options of `review` from its arguments.
