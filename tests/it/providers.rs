@@ -429,15 +429,7 @@ fn opencode_thread(r: &TestRepo) -> PathBuf {
     let doc = serde_json::json!({"info": {"id": OPENCODE, "directory": r.root}, "messages": messages});
     let file = r.tmp().join("opencode-session.json");
     std::fs::write(&file, serde_json::to_vec(&doc).unwrap()).unwrap();
-    let fakes = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/fakes");
-    r.extra_env_set(
-        "PATH",
-        &format!(
-            "{}:{}",
-            fakes.display(),
-            std::env::var("PATH").unwrap_or_default()
-        ),
-    );
+    fake_opencode_on_path(r);
     r.extra_env_set("T3_FAKE_OPENCODE", file.to_str().unwrap());
     r.t3(&["baseline", "--thread", OPENCODE, "--provider", "opencode"])
         .ok();
@@ -448,6 +440,17 @@ fn opencode_thread(r: &TestRepo) -> PathBuf {
         set_note(r, OPENCODE, turn, &[("prompt_id", &format!("msg_{turn}0"))]);
     }
     file
+}
+
+/// The stand-in opencode (tests/it/fakes/opencode) first on PATH.
+fn fake_opencode_on_path(r: &TestRepo) {
+    let fakes = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/fakes");
+    let path = format!(
+        "{}:{}",
+        fakes.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    r.extra_env_set("PATH", &path);
 }
 
 fn opencode_messages(file: &Path) -> Vec<String> {
@@ -497,15 +500,7 @@ fn opencode_without_its_program_or_with_a_hostile_session_stops_before_changing_
     );
     assert_eq!(state(&r), before);
     // A message id that is not a plain id, after the cut.
-    let fakes = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/fakes");
-    r.extra_env_set(
-        "PATH",
-        &format!(
-            "{}:{}",
-            fakes.display(),
-            std::env::var("PATH").unwrap_or_default()
-        ),
-    );
+    fake_opencode_on_path(&r);
     let hostile = String::from_utf8(bytes.clone())
         .unwrap()
         .replace("msg_31", "msg_31') OR ('1'='1");
