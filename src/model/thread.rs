@@ -23,7 +23,9 @@ pub const MAX_FETCHED_TURN_GAP: u64 = 100_000;
 
 /// The ref-name component for `remote` (a configured name, else a URL or
 /// path made one): letters, digits, `.`, `_`, `-`, not starting with `.`
-/// or `-`, at most 64 bytes.
+/// or `-`, not ending with `.` or `.lock`, at most 64 bytes. A name that
+/// had to be changed gets a hash of the original appended, so two remotes
+/// never share one (`team/alice` and `team-alice`).
 pub fn remote_component(remote: &str) -> String {
     let mut out: String = remote
         .chars()
@@ -38,10 +40,24 @@ pub fn remote_component(remote: &str) -> String {
     while out.contains("..") {
         out = out.replace("..", ".");
     }
-    let out = out.trim_start_matches(['.', '-']);
-    let out = out.strip_suffix(".lock").unwrap_or(out).trim_end_matches('.');
-    let out: String = out.chars().take(64).collect();
-    if out.is_empty() { "remote".to_owned() } else { out }
+    let mut out: String = out.trim_start_matches(['.', '-']).chars().take(48).collect();
+    loop {
+        let trimmed = out.trim_end_matches('.');
+        let trimmed = trimmed.strip_suffix(".lock").unwrap_or(trimmed);
+        if trimmed.len() == out.len() {
+            break;
+        }
+        out = trimmed.to_owned();
+    }
+    if out == remote && !out.is_empty() {
+        return out;
+    }
+    let hash = crc32fast::hash(remote.as_bytes());
+    if out.is_empty() {
+        format!("remote-{hash:08x}")
+    } else {
+        format!("{out}-{hash:08x}")
+    }
 }
 
 /// The highest turn number: far beyond any conversation, far below
@@ -200,12 +216,34 @@ mod tests {
     #[test]
     fn a_remote_becomes_one_safe_ref_component() {
         assert_eq!(remote_component("origin"), "origin");
-        assert_eq!(remote_component("/srv/git/a b.git"), "srv-git-a-b.git");
-        assert_eq!(remote_component("https://h/x/../y"), "https---h-x-.-y");
-        assert_eq!(remote_component("..lock"), "lock");
-        assert_eq!(remote_component("..."), "remote");
-        assert_eq!(remote_component("-x.lock"), "x");
-        assert_eq!(remote_component(""), "remote");
+        assert_eq!(remote_component("my-remote_2"), "my-remote_2");
+        let valid = |c: &str| {
+            !c.is_empty()
+                && !c.starts_with(['.', '-'])
+                && !c.ends_with('.')
+                && !c.ends_with(".lock")
+                && !c.contains("..")
+                && c.len() <= 64
+                && c.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        };
+        let long = "a.".repeat(40);
+        for raw in [
+            "/srv/git/a b.git",
+            "https://h/x/../y",
+            "..lock",
+            "...",
+            "-x.lock",
+            "",
+            "r.lock.lock",
+            &long,
+        ] {
+            let c = remote_component(raw);
+            assert!(valid(&c), "{raw:?} -> {c:?}");
+        }
+        // Two remotes never share a name.
+        assert_ne!(remote_component("team/alice"), remote_component("team-alice"));
+        assert_ne!(remote_component("./origin"), remote_component("origin"));
     }
 
     #[test]

@@ -180,6 +180,13 @@ fn remote_tree(
         reference: reference.clone(),
         problem: format!("does not point at a checkpoint commit ({e})"),
     })?;
+    // A placeholder holds no snapshot: nothing to take files from.
+    if tree == ObjectId::empty_tree(repo.object_hash()) {
+        return Err(Error::usage(format!(
+            "{remote}'s turn {turn} of thread '{thread}' is a placeholder (no snapshot): \
+             take the files from another of its turns"
+        )));
+    }
     if let Some(first) = restore::verify::check_tree(repo, tree, repo::head_tree(repo)?, 1).first() {
         return Err(Error::BadMetadata {
             reference,

@@ -44,8 +44,8 @@ const MAX_FETCHED_TURN: u64 = 1 << 31;
 struct Remote {
     turn: u64,
     commit: ObjectId,
-    /// Its note's blob (the remote's, else the local one).
-    note: Option<ObjectId>,
+    /// The remote's note on it, if it has one.
+    their_note: Option<ObjectId>,
 }
 
 /// Take the staged refs as the module says; `removed`: `(ref, commit)`
@@ -79,9 +79,11 @@ pub(super) fn adopt(
             report.refused.push(format!("{local}: not a commit; not taken"));
             continue;
         }
-        let note = match theirs.blob_id(id)? {
+        // The note that will be in effect: ours when we have one (the merge
+        // keeps it), else theirs.
+        let note = match ours.blob_id(id)? {
             Some(blob) => Some(blob),
-            None => ours.blob_id(id)?,
+            None => theirs.blob_id(id)?,
         };
         if let Some(problem) = note_problem(
             repo,
@@ -99,7 +101,7 @@ pub(super) fn adopt(
         threads.entry(parsed.thread).or_default().push(Remote {
             turn: parsed.turn,
             commit: id,
-            note,
+            their_note: theirs.blob_id(id)?,
         });
     }
     let mut updates = Vec::new();
@@ -149,7 +151,10 @@ pub(super) fn adopt(
         for t in &turns {
             let problem = match mine.get(&t.turn) {
                 Some(c) if *c != t.commit => Some(format!("turn {} is another commit there", t.turn)),
-                Some(c) if ours.blob_id(*c)? != t.note => {
+                Some(c)
+                    if t.their_note
+                        .is_some_and(|n| Some(n) != ours.blob_id(*c).ok().flatten()) =>
+                {
                     Some(format!("turn {} has another note there", t.turn))
                 }
                 Some(_) => None,
@@ -261,9 +266,9 @@ fn note_problem(
     turn: u64,
     name: &str,
 ) -> Option<String> {
-    let data = match theirs.get(id) {
+    let data = match ours.get(id) {
         Ok(Some(d)) => d,
-        Ok(None) => match ours.get(id) {
+        Ok(None) => match theirs.get(id) {
             Ok(Some(d)) => d,
             Ok(None) if note.is_none() && repo::is_t3code_commit(repo, id) => return None,
             Ok(None) => return Some("it has no note".into()),

@@ -81,10 +81,16 @@ pub fn git_output_with(
 /// `git fetch` of `refspecs` from `remote`, quietly and without FETCH_HEAD.
 pub fn fetch_args(remote: &str, refspecs: impl IntoIterator<Item = String>) -> Vec<String> {
     // `--end-of-options`: a remote name from config can never be an option.
+    // No tags and no configured refspecs: only `refspecs` write, and only
+    // into the staging namespace (a remote's tag, or a user's
+    // `remote.<name>.fetch = +refs/notes/*:refs/notes/*`, would otherwise
+    // write past it).
     let mut args = vec![
         "fetch".to_owned(),
         "--quiet".into(),
         "--no-write-fetch-head".into(),
+        "--no-tags".into(),
+        "--refmap=".into(),
         "--end-of-options".into(),
         remote.to_owned(),
     ];

@@ -184,13 +184,22 @@ pub fn fetch(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>) -> Resu
             return Err(e);
         }
     }
+    let protected = local_checkpoints(repo)?;
     let removed = removed_by_log(repo, true);
     let adopted = removed.and_then(|removed| adopt::adopt(lock, remote, &removed, &mut report));
-    let merged = notes::merge_incoming(lock);
+    let merged = notes::merge_incoming(lock, &protected);
     clear_staging(lock)?;
     adopted?;
     (report.notes_merged, report.note_conflicts) = merged?;
     Ok(report)
+}
+
+/// The commits the local checkpoint refs point at.
+fn local_checkpoints(repo: &gix::Repository) -> Result<HashSet<ObjectId>> {
+    Ok(repo::list_refs(repo, CHECKPOINTS_PREFIX)?
+        .into_iter()
+        .filter_map(|r| r.target)
+        .collect())
 }
 
 /// Whether a fetch brought anything: staged refs or the other side's notes.
@@ -254,12 +263,20 @@ pub fn push(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>, opts: Pu
     // Bring the other side's notes in first, so the notes push fast-forwards.
     let args = fetch_args(remote, [format!("+{NOTES_REF}:{}", notes::INCOMING)]);
     match run_git(&dir, &args, interrupt) {
-        Ok(()) => (report.notes_merged, report.note_conflicts) = notes::merge_incoming(lock)?,
+        Ok(()) => {
+            (report.notes_merged, report.note_conflicts) =
+                notes::merge_incoming(lock, &local_checkpoints(repo)?)?
+        }
         Err(e @ Error::Interrupted { .. }) => return Err(e),
         Err(_) => {}
     }
+    // Only the refs this push is about (a thread's push never sends another
+    // thread's turns, which the scan did not look at).
     let leased = match &listing {
-        Some(listing) => leased_updates(repo, listing, &removed)?,
+        Some(listing) => leased_updates(repo, listing, &removed)?
+            .into_iter()
+            .filter(|(name, _)| name.starts_with(&prefix))
+            .collect(),
         None => BTreeMap::new(),
     };
     if !leased.is_empty() {
@@ -293,15 +310,32 @@ pub fn push(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>, opts: Pu
     Ok(report)
 }
 
-/// `git ls-remote` of every ref on `remote`.
+/// `git ls-remote` of every ref where a push to `remote` goes (its
+/// `pushurl` when it has one: what the fetch URL has is not what the push
+/// destination has).
 fn ls_remote(dir: &std::path::Path, remote: &str, interrupt: crate::interrupt::Interrupt) -> Result<Vec<u8>> {
+    let push_url = git_output(
+        dir,
+        &[
+            "remote".into(),
+            "get-url".into(),
+            "--push".into(),
+            "--end-of-options".into(),
+            remote.to_owned(),
+        ],
+        interrupt,
+    )
+    .ok()
+    .and_then(|out| String::from_utf8(out).ok())
+    .map(|url| url.trim().to_owned())
+    .filter(|url| !url.is_empty() && !url.contains('\n'));
     git_output(
         dir,
         &[
             "ls-remote".into(),
             "--refs".into(),
             "--end-of-options".into(),
-            remote.to_owned(),
+            push_url.unwrap_or_else(|| remote.to_owned()),
         ],
         interrupt,
     )

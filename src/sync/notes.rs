@@ -2,7 +2,7 @@
 //! local note wins a conflict, as one notes commit with both histories as
 //! parents (so the push that follows fast-forwards).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use gix::ObjectId;
 
@@ -14,12 +14,15 @@ use crate::repo::{self, Expect, Locked, NoteEdit, RefUpdate};
 pub const INCOMING: &str = "refs/notes/t3-incoming";
 
 /// Merge `refs/notes/t3-incoming` into `refs/notes/t3` (union, local wins).
-pub fn merge_incoming(lock: &Locked<'_>) -> Result<(usize, Vec<String>)> {
+/// `protected`: commits the other side may not annotate (the local
+/// checkpoints there were before the fetch: one without a note here, a
+/// T3 Code commit, keeps having none).
+pub fn merge_incoming(lock: &Locked<'_>, protected: &HashSet<ObjectId>) -> Result<(usize, Vec<String>)> {
     let repo = lock.repo();
     let Some(theirs) = repo::find_ref(repo, INCOMING)? else {
         return Ok((0, Vec::new()));
     };
-    let result = merge_notes(lock, theirs);
+    let result = merge_notes(lock, theirs, protected);
     let drop_incoming = RefUpdate {
         name: INCOMING.into(),
         new: None,
@@ -31,7 +34,11 @@ pub fn merge_incoming(lock: &Locked<'_>) -> Result<(usize, Vec<String>)> {
 
 /// One notes commit with both histories as parents: notes only they have
 /// are added, equal ones kept, different ones keep ours and are reported.
-fn merge_notes(lock: &Locked<'_>, theirs: ObjectId) -> Result<(usize, Vec<String>)> {
+fn merge_notes(
+    lock: &Locked<'_>,
+    theirs: ObjectId,
+    protected: &HashSet<ObjectId>,
+) -> Result<(usize, Vec<String>)> {
     let repo = lock.repo();
     let their_notes = repo::list_notes(repo, theirs)?;
     let mut counted = (0, Vec::new());
@@ -44,6 +51,7 @@ fn merge_notes(lock: &Locked<'_>, theirs: ObjectId) -> Result<(usize, Vec<String
         let (mut merged, mut conflicts, mut edits) = (0, Vec::new(), Vec::new());
         for (object, blob) in &their_notes {
             match mine.get(object) {
+                None if protected.contains(object) => conflicts.push(object.to_string()),
                 None => {
                     edits.push(NoteEdit::SetBlob(*object, *blob));
                     merged += 1;

@@ -434,3 +434,62 @@ fn turns_that_continue_a_thread_dropped_here_are_kept_apart() {
     );
     assert_eq!(remote_turns(&r, &other, "origin", "t").len(), 1);
 }
+
+#[test]
+fn fetch_writes_nothing_outside_its_staging_refs() {
+    let (r, remote, other) = two_machines();
+    r.t3(&["baseline", "--thread", "t"]).ok();
+    r.t3(&["push", "origin"]).ok();
+    // The remote carries a tag, and the user fetches every notes ref by config.
+    r.git(&["tag", "v9.9", &ref_for("t", 0)]);
+    r.git(&["push", "-q", remote.to_str().unwrap(), "v9.9"]);
+    r.git_in(
+        &other,
+        &[
+            "config",
+            "--add",
+            "remote.origin.fetch",
+            "+refs/notes/*:refs/notes/*",
+        ],
+    )
+    .ok();
+    r.t3_in(&other, &["baseline", "--thread", "mine"]).ok();
+    let notes_before = r.git_in(&other, &["rev-parse", "refs/notes/t3"]).ok().out();
+    r.t3_in(&other, &["fetch", "origin"]).ok();
+    assert_eq!(
+        r.git_in(&other, &["tag", "-l"]).ok().out(),
+        "",
+        "a tag was fetched"
+    );
+    // The local notes were merged into, never replaced: thread mine keeps its note.
+    let notes_after = r.git_in(&other, &["rev-parse", "refs/notes/t3"]).ok().out();
+    assert_ne!(notes_after, notes_before);
+    r.t3_json_in(&other, &["show", "--thread", "mine", "--turn", "0"]);
+    r.t3_in(&other, &["verify"]).ok();
+}
+
+#[test]
+fn pushing_one_thread_sends_no_turn_of_another() {
+    let (r, _remote, _other) = two_machines();
+    for t in ["a", "b"] {
+        r.t3(&["baseline", "--thread", t]).ok();
+        r.write(&format!("{t}.txt"), "1\n");
+        r.t3(&["capture", "--thread", t]).ok();
+        r.write(&format!("{t}.txt"), "2\n");
+        r.t3(&["capture", "--thread", t]).ok();
+    }
+    r.t3(&["push", "origin"]).ok();
+    // Thread b goes back and records a secret as its new turn 2.
+    r.t3(&["revert", "--thread", "b", "--to", "1", "--files-only"])
+        .ok();
+    r.write(".env", "SECRET=1\n");
+    r.t3(&["capture", "--thread", "b"]).ok();
+    r.t3(&["push", "--thread", "b", "origin"]).fails(1);
+    let before = r.git(&["ls-remote", "origin", &ref_for("b", 2)]);
+    r.t3(&["push", "--thread", "a", "origin"]).ok();
+    assert_eq!(
+        r.git(&["ls-remote", "origin", &ref_for("b", 2)]),
+        before,
+        "thread b's turn moved"
+    );
+}
