@@ -53,7 +53,7 @@ struct Remote {
 pub(super) fn adopt(
     lock: &Locked<'_>,
     remote: &str,
-    removed: &HashSet<(String, ObjectId)>,
+    (removed, scope): (&HashSet<(String, ObjectId)>, Option<&ThreadId>),
     report: &mut Report,
 ) -> Result<()> {
     let repo = lock.repo();
@@ -105,6 +105,7 @@ pub(super) fn adopt(
         });
     }
     let mut updates = Vec::new();
+    let mut kept: HashSet<ThreadId> = HashSet::new();
     let mut op = Op::new(Kind::Fetch, None);
     for (thread, mut turns) in threads {
         turns.sort_by_key(|t| t.turn);
@@ -185,6 +186,31 @@ pub(super) fn adopt(
                 .filter(|t| mine.get(&t.turn) != Some(&t.commit))
                 .collect();
             keep_apart(repo, remote, &thread, &apart, &why, &mut updates, report)?;
+            kept.insert(thread.clone());
+        }
+    }
+    // What an earlier fetch kept apart and the remote no longer has
+    // otherwise goes, once a whole fetch (of this scope) came through.
+    if report.transport_error.is_none() {
+        let component = crate::model::thread::remote_component(remote);
+        let prefix = scope.map_or_else(
+            || format!("{}{component}/", crate::model::thread::REMOTES_PREFIX),
+            |t| t.remote_prefix(remote),
+        );
+        let base = format!("{}{component}/", crate::model::thread::REMOTES_PREFIX);
+        for r in repo::list_refs(repo, &prefix)? {
+            let Ok(name) = r.name.to_str() else { continue };
+            let thread = name
+                .strip_prefix(&base)
+                .and_then(|rest| rest.split('/').next())
+                .and_then(ThreadId::from_encoded);
+            if thread.is_none_or(|t| !kept.contains(&t)) {
+                updates.push(RefUpdate {
+                    name: name.to_owned(),
+                    new: None,
+                    expect: Expect::Any,
+                });
+            }
         }
     }
     if updates.is_empty() {

@@ -186,7 +186,7 @@ pub fn fetch(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>) -> Resu
     }
     let protected = local_checkpoints(repo)?;
     let removed = removed_by_log(repo, true);
-    let adopted = removed.and_then(|removed| adopt::adopt(lock, remote, &removed, &mut report));
+    let adopted = removed.and_then(|removed| adopt::adopt(lock, remote, (&removed, thread), &mut report));
     let merged = notes::merge_incoming(lock, &protected);
     clear_staging(lock)?;
     adopted?;

@@ -277,6 +277,12 @@ fn a_remote_thread_that_is_not_a_continuation_is_kept_apart() {
         "restore", "--thread", "t", "--turn", "4", "--remote", "origin", "build.sh",
     ])
     .fails(2);
+    // Once the remote no longer has them, the next fetch lets them go.
+    for n in 0..=3 {
+        r.git(&["push", "-q", "origin", &format!(":{}", ref_for("t", n))]);
+    }
+    r.t3(&["fetch", "origin"]).ok();
+    assert!(remote_turns(&r, &r.root, "origin", "t").is_empty());
 }
 
 #[test]
