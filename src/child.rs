@@ -59,14 +59,18 @@ impl Finished {
     /// Its stderr as one line of text: whitespace runs folded, control
     /// characters removed (a child's words may be hostile).
     pub fn stderr_line(&self) -> String {
-        String::from_utf8_lossy(&self.stderr)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .chars()
-            .filter(|c| !c.is_control())
-            .collect()
+        one_line(&String::from_utf8_lossy(&self.stderr))
     }
+}
+
+/// `text` as one line: whitespace runs folded, control characters removed.
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect()
 }
 
 /// Read `from` to its end on a thread, keeping at most the last `keep` bytes.

@@ -154,6 +154,7 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
     let t = crate::trace::span("list refs");
     let refs = store::thread_refs(repo, &thread)?;
     drop(t);
+    let mut notes = NotesReader::open(repo)?;
     let turn = match turn {
         Some(t) if t > crate::model::thread::MAX_TURN => {
             return Err(Error::usage(format!(
@@ -162,9 +163,8 @@ pub fn capture_locked(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome
             )));
         }
         Some(t) => t,
-        None => store::next_turn(repo, &thread)?,
+        None => store::next_turn(repo, &mut notes, &thread)?,
     };
-    let mut notes = NotesReader::open(repo)?;
     let expect = match refs.iter().find(|t| t.turn == turn) {
         None => Expect::Absent,
         Some(existing) => {

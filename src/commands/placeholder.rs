@@ -35,7 +35,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<CaptureOutcome> {
             return Err(Error::usage(format!("turn {t} is above the highest turn number")));
         }
         Some(t) => t,
-        None => store::next_turn(repo, &thread)?,
+        None => store::next_turn(repo, &mut NotesReader::open(repo)?, &thread)?,
     };
     let expect = match refs.iter().find(|t| t.turn == turn) {
         None => Expect::Absent,

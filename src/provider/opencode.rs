@@ -116,7 +116,7 @@ impl Session<'_> {
         if done.success() {
             return Ok(done.stdout);
         }
-        let text = one_line(&strip_ansi(&String::from_utf8_lossy(&done.stderr)));
+        let text = child::one_line(&strip_ansi(&String::from_utf8_lossy(&done.stderr)));
         if text.contains("Session not found") {
             return Err(Failure::NoSession);
         }
@@ -269,15 +269,6 @@ fn strip_ansi(text: &str) -> String {
         }
     }
     out.replace("\u{1b}", "")
-}
-
-fn one_line(text: &str) -> String {
-    text.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-        .filter(|c| !c.is_control())
-        .collect()
 }
 
 fn message_id(m: &Value) -> Option<&str> {

@@ -69,7 +69,7 @@ pub fn thread_refs(repo: &gix::Repository, thread: &ThreadId) -> Result<Vec<Turn
 /// below it), skipping numbers a ref that is not one holds
 /// (a ref at a blob, or fetched with a forged number, is in the way of its
 /// number, but never moves the count); 1 for a new thread.
-pub fn next_turn(repo: &gix::Repository, thread: &ThreadId) -> Result<u64> {
+pub fn next_turn(repo: &gix::Repository, notes: &mut NotesReader<'_>, thread: &ThreadId) -> Result<u64> {
     let prefix = thread.checkpoints_prefix();
     let mut numbered: Vec<(u64, Option<ObjectId>)> = repo::list_refs(repo, &prefix)?
         .into_iter()
@@ -80,7 +80,6 @@ pub fn next_turn(repo: &gix::Repository, thread: &ThreadId) -> Result<u64> {
         .collect();
     numbered.sort_by_key(|t| std::cmp::Reverse(t.0));
     let occupied: std::collections::HashSet<u64> = numbered.iter().map(|(t, _)| *t).collect();
-    let mut notes = NotesReader::open(repo)?;
     // A turn far above every other number (more than a fetch takes) does
     // not count, whatever its note says.
     let gap = crate::model::thread::MAX_FETCHED_TURN_GAP;
@@ -90,7 +89,7 @@ pub fn next_turn(repo: &gix::Repository, thread: &ThreadId) -> Result<u64> {
             return None;
         }
         let commit = target.filter(|id| is_commit(repo, *id))?;
-        load(repo, &mut notes, thread, TurnRef { turn: *turn, commit })
+        load(repo, notes, thread, TurnRef { turn: *turn, commit })
             .ok()
             .map(|_| *turn)
     });

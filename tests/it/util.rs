@@ -321,10 +321,16 @@ impl TestRepo {
     /// (needs `setpriv`; `None` without it).
     #[must_use = "check the exit status with .ok() or .fails()"]
     pub fn t3_unprivileged(&self, args: &[&str]) -> Option<Run> {
-        // SAFETY: geteuid has no preconditions and touches no memory.
-        if unsafe { libc::geteuid() } != 0 {
+        if rustix::process::geteuid().as_raw() != 0 {
             return Some(self.t3(args));
         }
+        let c = self.unprivileged_command(args)?;
+        Some(Self::finish(c, format!("git-t3 {args:?} unprivileged"), None))
+    }
+
+    /// `git-t3 args` through `setpriv`, without root's override of file
+    /// permissions; `None` without `setpriv`.
+    fn unprivileged_command(&self, args: &[&str]) -> Option<Command> {
         let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
             .into_iter()
             .map(Path::new)
@@ -332,25 +338,16 @@ impl TestRepo {
         let bin = bin();
         let mut all = vec!["--bounding-set=-dac_override,-dac_read_search", bin.to_str()?];
         all.extend_from_slice(args);
-        let c = self.command(setpriv, &all, &self.root);
-        Some(Self::finish(c, format!("git-t3 {args:?} unprivileged"), None))
+        Some(self.command(setpriv, &all, &self.root))
     }
 
     /// Spawn `git-t3 args` like [`TestRepo::t3_unprivileged`] runs it,
     /// with its stdout piped (stderr dropped); `None` without `setpriv`.
     pub fn spawn_t3_unprivileged_piped(&self, args: &[&str]) -> Option<std::process::Child> {
-        // SAFETY: geteuid has no preconditions and touches no memory.
-        if unsafe { libc::geteuid() } != 0 {
+        if rustix::process::geteuid().as_raw() != 0 {
             return Some(self.spawn_t3_piped(args, &[]));
         }
-        let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
-            .into_iter()
-            .map(Path::new)
-            .find(|p| p.exists())?;
-        let bin = bin();
-        let mut all = vec!["--bounding-set=-dac_override,-dac_read_search", bin.to_str()?];
-        all.extend_from_slice(args);
-        let mut c = self.command(setpriv, &all, &self.root);
+        let mut c = self.unprivileged_command(args)?;
         Some(
             c.stdout(Stdio::piped())
                 .stderr(Stdio::null())
