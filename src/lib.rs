@@ -11,9 +11,10 @@
 //!   push/fetch, provider helpers, and disk usage, pruning and maintenance;
 //! - [`commands`]: one use case per subcommand, returning typed outcomes;
 //!   [`output`] renders them;
-//! - [`cli`], [`app`]: the command line and the environment (the edge);
-//!   [`review`]: the local web page's server, which runs commands through
-//!   [`app`] like the command line does.
+//! - [`web`]: the local review page's server, which calls the same use
+//!   cases with typed requests and renders through [`output`];
+//! - [`cli`]: the edge — clap's types, the environment and `git -c`, turned
+//!   into typed requests and dispatched.
 #![warn(missing_docs)]
 
 pub mod atomic;
@@ -43,9 +44,9 @@ pub mod sync;
 pub mod commands;
 pub mod output;
 
-pub mod app;
+pub mod web;
+
 pub mod cli;
-pub mod review;
 
 pub use error::{Error, Result};
 

@@ -3,30 +3,31 @@
 use std::process::ExitCode;
 
 use clap::Parser as _;
-use git_t3::app::{self, Environment};
+use git_t3::cli::{self, Environment};
 use git_t3::output::{self, Format};
 
 fn main() -> ExitCode {
     // `GIT_T3_COMPLETE=<shell>`: the shell asks for completions.
-    git_t3::cli::complete_if_asked();
+    cli::complete_if_asked();
     // `--help` opens the man page when it is installed, as git's do;
     // otherwise clap prints the built-in help.
     let args: Vec<_> = std::env::args_os().collect();
-    if let Some(page) =
-        git_t3::cli::man::page_for_help(&args, std::io::IsTerminal::is_terminal(&std::io::stdout()))
-    {
-        return ExitCode::from(u8::try_from(git_t3::cli::man::show(&page)).unwrap_or(1));
+    if let Some(page) = cli::man::page_for_help(&args, std::io::IsTerminal::is_terminal(&std::io::stdout())) {
+        return ExitCode::from(u8::try_from(cli::man::show(&page)).unwrap_or(1));
     }
-    let cli = git_t3::cli::Cli::parse_from(args);
-    let (format, quiet) = (if cli.json { Format::Json } else { Format::Human }, cli.quiet);
+    let parsed = cli::Cli::parse_from(args);
+    let (format, quiet) = (
+        if parsed.json { Format::Json } else { Format::Human },
+        parsed.quiet,
+    );
     // Background maintenance starts this program again: the binary hands
     // the library that way (an embedder that does not gets none).
-    git_t3::retention::maintenance::install_starter(app::start_maintenance);
+    git_t3::retention::maintenance::install_starter(cli::start_maintenance);
     let env = Environment {
         interrupt: git_t3::interrupt::install(),
         ..Environment::from_process()
     };
-    let code = match app::run(cli, &env) {
+    let code = match cli::run(parsed, &env) {
         Ok(outcome) => output::finish(&outcome, format, quiet, &env.terminal, env.interrupt),
         Err(e) => output::fail(&e, format),
     };

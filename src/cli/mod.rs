@@ -4,9 +4,15 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+mod args;
 mod complete;
+mod dispatch;
+mod env;
+mod hook;
 mod turns;
 pub use complete::*;
+pub use dispatch::run;
+pub use env::{Environment, start_maintenance};
 pub use turns::*;
 
 pub mod man;

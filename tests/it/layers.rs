@@ -29,10 +29,9 @@ const LAYERS: &[(&str, u8)] = &[
     ("revert", 5),
     ("sync", 5),
     ("commands", 6),
-    ("cli", 7),
     ("output", 7),
-    ("review", 8),
-    ("app", 9),
+    ("web", 8),
+    ("cli", 9),
 ];
 
 fn layer(module: &str) -> Option<u8> {

@@ -26,6 +26,24 @@ struct Side {
     tree: ObjectId,
 }
 
+/// `diff.relative`: `prefix` (the current directory) when it is on, else
+/// `None`; a value that is not a boolean is refused, as git refuses it.
+pub fn relative_from_config(repo: &gix::Repository, prefix: &gix::bstr::BStr) -> Result<Option<BString>> {
+    let config = repo.config_snapshot();
+    match config.try_boolean("diff.relative") {
+        Ok(on) => Ok(on.unwrap_or(false).then(|| prefix.to_owned())),
+        Err(_) => Err(Error::BadConfig {
+            key: "diff.relative".into(),
+            value: config
+                .string("diff.relative")
+                .map(|v| v.to_string())
+                .unwrap_or_default(),
+            origin: "git config".into(),
+            problem: "not a boolean (true or false)".into(),
+        }),
+    }
+}
+
 /// Compute the diff `opts` asks for.
 pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
     let Options {

@@ -1,7 +1,7 @@
 //! Arguments turned into commands' options: diff, log, op, revert,
 //! install-hooks, ages.
 
-use super::Edge;
+use super::dispatch::Edge;
 use crate::commands::{self, Context};
 use crate::error::{Error, Result};
 use crate::model::thread::ThreadId;
@@ -147,28 +147,11 @@ pub(super) fn relative(
     if no_relative {
         return Ok(None);
     }
-    let on = match arg {
-        Some(Some(path)) => return Ok(Some(path.into())),
-        Some(None) => true,
-        None => {
-            let config = repo.config_snapshot();
-            match config.try_boolean("diff.relative") {
-                Ok(on) => on.unwrap_or(false),
-                Err(_) => {
-                    return Err(Error::BadConfig {
-                        key: "diff.relative".into(),
-                        value: config
-                            .string("diff.relative")
-                            .map(|v| v.to_string())
-                            .unwrap_or_default(),
-                        origin: "git config".into(),
-                        problem: "not a boolean (true or false)".into(),
-                    });
-                }
-            }
-        }
-    };
-    Ok(on.then(|| prefix.to_owned()))
+    match arg {
+        Some(Some(path)) => Ok(Some(path.into())),
+        Some(None) => Ok(Some(prefix.to_owned())),
+        None => commands::diff::relative_from_config(repo, prefix),
+    }
 }
 
 /// `--stat=<width>[,<name-width>[,<count>]]` over `diff.statNameWidth`,
@@ -309,4 +292,25 @@ pub(super) fn op(
         OpAction::Show { op } => commands::op::show(&open()?.repo, &op),
         OpAction::Undo { op, force } => commands::op::undo(&open()?, op.as_deref(), force),
     }
+}
+
+/// The options of `review` from its arguments.
+pub(super) fn review_options(
+    a: &crate::cli::ReviewArgs,
+    base: &std::path::Path,
+) -> Result<crate::web::Options> {
+    use crate::error::Context as _;
+    let idle = parse_age(&a.idle_timeout)?;
+    if idle == 0 {
+        return Err(Error::usage("--idle-timeout must be more than 0"));
+    }
+    let base = std::path::absolute(base).context(|| format!("could not resolve {}", base.display()))?;
+    Ok(crate::web::Options {
+        port: a.port,
+        open: !a.no_open,
+        thread: a.thread.clone(),
+        allow_revert: a.allow_revert,
+        idle: std::time::Duration::from_secs(idle),
+        base,
+    })
 }

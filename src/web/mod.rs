@@ -1,17 +1,16 @@
 //! `git t3 review`: a small HTTP server on 127.0.0.1 for the review page.
 //!
-//! It sits just below the edge: its API runs the command-line commands
-//! themselves: each `/api/…` request becomes the argument vector of a
-//! `git t3 --json …` command, parsed by the clap definition, run by the
-//! runner the edge hands it ([`Host`]: `app::run`, which this module never
-//! imports) and rendered by
-//! [`crate::output::render`], so the page and the command line never
-//! disagree. Every request carries the random token of the printed URL
-//! (403 otherwise) and a `Host` naming this server; the page's assets are
-//! embedded in the binary ([`crate::output::web`]). A GET writes nothing to
-//! the repository: its commands run read-only (see
+//! It calls the library's use cases directly with typed requests —
+//! [`commands::list`](crate::commands::list), [`commands::diff`](crate::commands::diff),
+//! [`commands::revert`](crate::commands::revert) — on a repository the
+//! program around it opens ([`Host`]), and renders their outcomes with
+//! [`crate::output::render`], as the command line does, so the page and the
+//! command line never disagree. Every request carries the random token of
+//! the printed URL (403 otherwise) and a `Host` naming this server; the
+//! page's assets are embedded in the binary ([`crate::output::web`]). A GET
+//! writes nothing to the repository: it opens it read-only (see
 //! [`crate::commands::context::Settings::read_only`]), so the page also
-//! works in a repository the user can only read. The one command that
+//! works in a repository the user can only read. The one request that
 //! writes is `--allow-revert`'s, a POST that also needs the page's CSRF
 //! token and a same-origin `Origin`. Idle or slow connections are bounded
 //! and dropped ([`conn`]). It stops on Ctrl-C or SIGTERM, or after the idle
@@ -26,11 +25,8 @@ use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use clap::Parser as _;
-
-use crate::cli::{Cli, Command, ListArgs};
-use crate::commands::Outcome;
 use crate::commands::review::{ReviewOutcome, Stopped};
+use crate::commands::{Context, Outcome};
 use crate::error::{Context as _, Error, Result};
 use crate::output::{self, Format, web};
 use http::{Method, Refusal, Route};
@@ -64,10 +60,10 @@ const CSRF_KEPT: usize = 64;
 
 /// What the server needs of the program around it.
 pub struct Host<'a> {
-    /// Run a parsed command (`true`: it may write; the page's GETs run with
-    /// `false`, and then only `list` and `diff` run, writing nothing), with
-    /// no pager, no colour and times in UTC.
-    pub run: &'a dyn Fn(Cli, bool) -> Result<Outcome>,
+    /// Open the repository the page shows, with the program's settings:
+    /// writable (`true`) for the revert POST, else read-only (see
+    /// [`crate::commands::Settings::read_only`]), so a GET writes nothing.
+    pub open: &'a dyn Fn(bool) -> Result<Context>,
     /// When to stop.
     pub interrupt: crate::interrupt::Interrupt,
     /// `BROWSER`: what the page is opened with.
@@ -78,7 +74,7 @@ pub struct Host<'a> {
 /// server listens (the edge prints it as the first line of stdout).
 pub fn serve(opts: Options, host: &Host<'_>, announce: &mut dyn FnMut(&str)) -> Result<ReviewOutcome> {
     let runner = Runner {
-        run: host.run,
+        open: host.open,
         base: opts.base.clone(),
     };
     // Fail before listening when there is no repository or no such thread.
@@ -293,8 +289,8 @@ impl State<'_> {
             }
             Route::Threads => self.runner.threads(),
             Route::Turns(t) => self.runner.turns(&t),
-            Route::Diff(q) => self.runner.json(&q.args()),
-            Route::Patch(q, start) => self.runner.patch(&q.args(), start),
+            Route::Diff(q) => self.runner.diff(&q),
+            Route::Patch(q, start) => self.runner.patch(&q, start),
             Route::Revert => {
                 let origin = match header("Origin") {
                     Ok(o) => o,
@@ -361,34 +357,8 @@ impl State<'_> {
     }
 
     fn revert(&mut self, form: http::RevertForm) -> std::result::Result<Vec<u8>, (u16, Error)> {
-        let mut args = vec![
-            "revert".to_owned(),
-            format!("--thread={}", form.thread),
-            "--to".to_owned(),
-            form.to.to_string(),
-        ];
-        if form.files_only {
-            args.push("--files-only".to_owned());
-        }
-        let body = self.runner.revert(&args)?;
+        let body = self.runner.revert(&form)?;
         self.reverts += 1;
         Ok(body)
     }
-}
-
-/// The options of `review` from its arguments.
-pub fn options(a: &crate::cli::ReviewArgs, base: &std::path::Path) -> Result<Options> {
-    let idle = crate::model::age::parse(&a.idle_timeout).map_err(Error::usage)?;
-    if idle == 0 {
-        return Err(Error::usage("--idle-timeout must be more than 0"));
-    }
-    let base = std::path::absolute(base).context(|| format!("could not resolve {}", base.display()))?;
-    Ok(Options {
-        port: a.port,
-        open: !a.no_open,
-        thread: a.thread.clone(),
-        allow_revert: a.allow_revert,
-        idle: Duration::from_secs(idle),
-        base,
-    })
 }

@@ -80,38 +80,7 @@ pub struct DiffQuery {
     pub ignore_whitespace: bool,
 }
 
-impl DiffQuery {
-    /// The `git t3 diff` arguments (after `diff`) that this query stands for.
-    pub fn args(&self) -> Vec<String> {
-        let mut args = vec!["diff".to_owned()];
-        match &self.mode {
-            Mode::Turn { thread, turn } => {
-                args.push(format!("--thread={thread}"));
-                if let Some(n) = turn {
-                    args.extend(["--turn".to_owned(), n.to_string()]);
-                }
-            }
-            Mode::Full { thread, to } => {
-                args.extend([format!("--thread={thread}"), "--full".to_owned()]);
-                if let Some(n) = to {
-                    args.extend(["--to".to_owned(), n.to_string()]);
-                }
-            }
-            Mode::Worktree => args.push("--worktree".to_owned()),
-            Mode::Branch { base: None } => args.push("--branch".to_owned()),
-            Mode::Branch { base: Some(b) } => args.extend(["--branch".to_owned(), b.clone()]),
-        }
-        args.push(
-            if self.ignore_whitespace {
-                "--ignore-all-space"
-            } else {
-                "--keep-whitespace"
-            }
-            .to_owned(),
-        );
-        args
-    }
-}
+impl DiffQuery {}
 
 /// The revert the page asks for (`POST /api/revert`).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -38,10 +38,6 @@ pub struct Environment {
     pub places: commands::install::Places,
     /// `BROWSER`: what `review` opens its page with.
     pub browser: Option<String>,
-    /// Only look: set by `review` for the page's GET requests (never from
-    /// the process environment). Only `list` and `diff` run then, and they
-    /// write nothing (see [`Settings::read_only`]).
-    pub read_only: bool,
 }
 
 impl Environment {
@@ -98,7 +94,6 @@ impl Environment {
             },
             places,
             browser: std::env::var("BROWSER").ok(),
-            read_only: false,
         }
     }
 
@@ -112,7 +107,7 @@ impl Environment {
             },
             interrupt: self.interrupt,
             config_overrides: self.config_overrides.clone().unwrap_or_default(),
-            read_only: self.read_only,
+            read_only: false,
         }
     }
 }

@@ -10,13 +10,9 @@ use crate::error::{Context as _, Error, Result};
 use crate::model::thread::ThreadId;
 use crate::repo::lock::DEFAULT_TIMEOUT;
 
-mod args;
-mod env;
-mod hook;
-
-use args::{diff, install_options, log, op, parse_age, revert_action};
-pub use env::{Environment, start_maintenance};
-use hook::hook;
+use super::args::{diff, install_options, log, op, parse_age, revert_action};
+use super::env::Environment;
+use super::hook::hook;
 
 /// Run the command `cli` describes, in the environment `env`.
 pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
@@ -33,11 +29,6 @@ pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
         Context::open(&base, settings)
     };
     let settings = env.settings(DEFAULT_TIMEOUT);
-    if env.read_only && !matches!(cli.command, Command::List(_) | Command::Diff(_)) {
-        return Err(Error::Internal(
-            "only list and diff run when nothing may be written".into(),
-        ));
-    }
     let installing = matches!(cli.command, Command::InstallHooks(_));
     match cli.command {
         Command::Hook(a) => Ok(Outcome::Hook(hook(a, &base, env))),
@@ -72,29 +63,20 @@ pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
             }))
         }
         Command::Review(a) => {
-            let opts = crate::review::options(&a, &base)?;
-            // The page's commands: never a pager, never colour (the output
-            // goes into a response), times in UTC; read-only unless a POST.
-            let mut page = env.clone();
-            page.terminal.stdout_is_terminal = false;
-            page.terminal.pager_in_use = false;
-            page.terminal.no_color = true;
-            page.time_zone = Some(None);
-            let run_page = |cli: Cli, writes: bool| {
-                run(
-                    cli,
-                    &Environment {
-                        read_only: !writes,
-                        ..page.clone()
-                    },
-                )
+            let opts = super::args::review_options(&a, &base)?;
+            // A GET reads only; the revert POST may write.
+            let open_page = |writes: bool| {
+                open(Settings {
+                    read_only: !writes,
+                    ..settings.clone()
+                })
             };
-            let host = crate::review::Host {
-                run: &run_page,
+            let host = crate::web::Host {
+                open: &open_page,
                 interrupt: env.interrupt,
                 browser: env.browser.clone(),
             };
-            Ok(Outcome::Review(crate::review::serve(opts, &host, &mut |url| {
+            Ok(Outcome::Review(crate::web::serve(opts, &host, &mut |url| {
                 crate::output::web::announce(url)
             })?))
         }
@@ -121,19 +103,19 @@ pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
 }
 
 /// What the edge knows that some commands need.
-struct Edge<'a> {
-    json: bool,
+pub(super) struct Edge<'a> {
+    pub(super) json: bool,
     /// `-q`: on `diff`, git's `--quiet`.
-    quiet: bool,
-    term: &'a crate::output::pager::Terminal,
+    pub(super) quiet: bool,
+    pub(super) term: &'a crate::output::pager::Terminal,
     /// `-C`, else `.`: where relative paths start.
-    base: &'a Path,
-    time_zone: &'a Option<Option<jiff::tz::TimeZone>>,
+    pub(super) base: &'a Path,
+    pub(super) time_zone: &'a Option<Option<jiff::tz::TimeZone>>,
 }
 
 impl Edge<'_> {
     /// The local time zone (see [`Environment::time_zone`]).
-    fn time_zone(&self) -> Option<jiff::tz::TimeZone> {
+    pub(super) fn time_zone(&self) -> Option<jiff::tz::TimeZone> {
         match self.time_zone {
             Some(fixed) => fixed.clone(),
             None => Some(jiff::tz::TimeZone::system()),

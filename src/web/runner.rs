@@ -1,0 +1,138 @@
+//! The use cases the page calls, with typed requests, rendered as the
+//! command line renders them (JSON, or a patch's text).
+
+use super::*;
+use crate::commands::diff::{Format as DiffFormat, Mode as DiffMode};
+use crate::commands::{self, Context};
+use crate::model::thread::ThreadId;
+use http::{DiffQuery, Mode};
+
+/// Calls the library for the API, as the command line would.
+pub(super) struct Runner<'a> {
+    /// Opens the repository: read-only (`false`) for a GET, writable
+    /// (`true`) for the revert POST.
+    pub(super) open: &'a dyn Fn(bool) -> Result<Context>,
+    /// The worktree the page shows (where `diff.relative` starts).
+    pub(super) base: PathBuf,
+}
+
+type Answer = std::result::Result<Vec<u8>, (u16, Error)>;
+
+/// An error with its HTTP status.
+fn failed(e: Error) -> (u16, Error) {
+    (status_of(&e), e)
+}
+
+impl Runner<'_> {
+    /// The repository, opened read-only.
+    fn look(&self) -> std::result::Result<Context, (u16, Error)> {
+        (self.open)(false).map_err(failed)
+    }
+
+    /// The thread `raw` names in `ctx` (a unique prefix works).
+    fn thread(ctx: &Context, raw: &str) -> std::result::Result<ThreadId, (u16, Error)> {
+        ThreadId::parse(raw).and_then(|t| ctx.resolve(t)).map_err(failed)
+    }
+
+    /// `git t3 --json list` (`T3_THREAD` never narrows it: nothing here
+    /// reads the environment).
+    pub(super) fn threads(&self) -> Answer {
+        let ctx = self.look()?;
+        let listed = commands::list::threads(&ctx.repo).map_err(failed)?;
+        render(&Outcome::Threads(listed), Format::Json)
+    }
+
+    /// `git t3 --json list --thread T`.
+    pub(super) fn turns(&self, thread: &str) -> Answer {
+        let ctx = self.look()?;
+        let thread = Self::thread(&ctx, thread)?;
+        let listed = commands::list::turns(&ctx.repo, &thread).map_err(failed)?;
+        render(&Outcome::Turns(listed), Format::Json)
+    }
+
+    /// What `q` compares, with its totals and files (`git t3 --json diff …`).
+    pub(super) fn diff(&self, q: &DiffQuery) -> Answer {
+        let ctx = self.look()?;
+        let mut outcome = self.run_diff(&ctx, q, DiffFormat::Numstat)?;
+        outcome.format = DiffFormat::Patch;
+        render(&Outcome::Diff(outcome), Format::Json)
+    }
+
+    /// The patch of `q` (`git t3 diff --no-color …`): files from `start`
+    /// on, a page at most.
+    pub(super) fn patch(&self, q: &DiffQuery, start: usize) -> Answer {
+        let ctx = self.look()?;
+        let mut outcome = self.run_diff(&ctx, q, DiffFormat::Patch)?;
+        // Like git, a colour or whitespace setting it cannot use stops the
+        // diff even when it is not coloured.
+        let (look, warnings) = crate::diff::style::read(&ctx.repo).map_err(failed)?;
+        outcome.look = look;
+        outcome.notices.extend(warnings);
+        let text = render(&Outcome::Diff(outcome), Format::Human)?;
+        serde_json::to_vec(&web::patch_page(&text, start)).map_err(|e| (500, Error::Internal(e.to_string())))
+    }
+
+    fn run_diff(
+        &self,
+        ctx: &Context,
+        q: &DiffQuery,
+        format: DiffFormat,
+    ) -> std::result::Result<commands::diff::DiffOutcome, (u16, Error)> {
+        let (thread, mode) = match &q.mode {
+            Mode::Turn { thread, turn } => (Some(thread), DiffMode::Turn(*turn)),
+            Mode::Full { thread, to } => (Some(thread), DiffMode::Full { to: *to }),
+            Mode::Worktree => (None, DiffMode::Worktree),
+            Mode::Branch { base } => (None, DiffMode::Branch(base.clone().filter(|b| !b.is_empty()))),
+        };
+        let thread = thread.map(|t| Self::thread(ctx, t)).transpose()?;
+        let prefix = crate::repo::prefix(&ctx.repo, &self.base);
+        let relative = commands::diff::relative_from_config(&ctx.repo, prefix.as_ref()).map_err(failed)?;
+        let opts = commands::diff::Options {
+            thread,
+            mode,
+            ignore_whitespace: q.ignore_whitespace,
+            binary: false,
+            format,
+            context: crate::diff::patch::CONTEXT,
+            paths: Vec::new(),
+            prefix,
+            relative,
+            include_user_edits: false,
+        };
+        commands::diff::run(ctx, opts).map_err(failed)
+    }
+
+    /// `git t3 --json revert --to N [--files-only]`: the one request that
+    /// writes.
+    pub(super) fn revert(&self, form: &http::RevertForm) -> Answer {
+        let ctx = (self.open)(true).map_err(failed)?;
+        let thread = Self::thread(&ctx, &form.thread)?;
+        let action = commands::revert::Action::To {
+            turn: form.to,
+            files_only: form.files_only,
+            dry_run: false,
+            force: false,
+        };
+        let outcome = commands::revert::run(&ctx, &thread, action).map_err(failed)?;
+        render(&Outcome::Revert(outcome), Format::Json)
+    }
+}
+
+pub(super) fn render(outcome: &Outcome, format: Format) -> Answer {
+    let mut out = Vec::new();
+    output::render(outcome, format, false, &mut out)
+        .map_err(|e| (500, Error::Internal(format!("could not render: {e}"))))?;
+    Ok(out)
+}
+
+/// The HTTP status of a command's error.
+pub(super) fn status_of(e: &Error) -> u16 {
+    use crate::error::ErrorKind as K;
+    match e.kind() {
+        K::Usage => 400,
+        K::NotFound => 404,
+        K::Conflict | K::Refused => 409,
+        K::Interrupted => 503,
+        _ => 500,
+    }
+}
