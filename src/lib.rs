@@ -41,6 +41,11 @@ pub mod provider;
 pub mod revert;
 pub mod sync;
 
+pub mod context;
+
+pub mod compare;
+pub mod record;
+
 pub mod commands;
 pub mod output;
 

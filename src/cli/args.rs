@@ -1,7 +1,8 @@
 //! Arguments turned into commands' options: diff, log, op, revert,
 //! install-hooks, ages.
 
-use super::dispatch::Edge;
+use std::path::Path;
+
 use crate::commands::{self, Context};
 use crate::error::{Error, Result};
 use crate::model::thread::ThreadId;
@@ -313,4 +314,25 @@ pub(super) fn review_options(
         idle: std::time::Duration::from_secs(idle),
         base,
     })
+}
+
+/// What the edge knows that some commands need.
+pub(super) struct Edge<'a> {
+    pub(super) json: bool,
+    /// `-q`: on `diff`, git's `--quiet`.
+    pub(super) quiet: bool,
+    pub(super) term: &'a crate::output::pager::Terminal,
+    /// `-C`, else `.`: where relative paths start.
+    pub(super) base: &'a Path,
+    pub(super) time_zone: &'a Option<Option<jiff::tz::TimeZone>>,
+}
+
+impl Edge<'_> {
+    /// The local time zone (see [`Environment::time_zone`]).
+    pub(super) fn time_zone(&self) -> Option<jiff::tz::TimeZone> {
+        match self.time_zone {
+            Some(fixed) => fixed.clone(),
+            None => Some(jiff::tz::TimeZone::system()),
+        }
+    }
 }

@@ -2,7 +2,7 @@
 //! environment into plain options, open the repository once, and dispatch
 //! to the command. Environment variables are read here and nowhere else.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::cli::{Cli, Command};
 use crate::commands::{self, Context, Outcome, Settings};
@@ -10,7 +10,7 @@ use crate::error::{Context as _, Error, Result};
 use crate::model::thread::ThreadId;
 use crate::repo::lock::DEFAULT_TIMEOUT;
 
-use super::args::{diff, install_options, log, op, parse_age, revert_action};
+use super::args::{Edge, diff, install_options, log, op, parse_age, revert_action};
 use super::env::Environment;
 use super::hook::hook;
 
@@ -98,27 +98,6 @@ pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
                 time_zone: &env.time_zone,
             };
             repository_command(command, &edge, &|| open(settings.clone()))
-        }
-    }
-}
-
-/// What the edge knows that some commands need.
-pub(super) struct Edge<'a> {
-    pub(super) json: bool,
-    /// `-q`: on `diff`, git's `--quiet`.
-    pub(super) quiet: bool,
-    pub(super) term: &'a crate::output::pager::Terminal,
-    /// `-C`, else `.`: where relative paths start.
-    pub(super) base: &'a Path,
-    pub(super) time_zone: &'a Option<Option<jiff::tz::TimeZone>>,
-}
-
-impl Edge<'_> {
-    /// The local time zone (see [`Environment::time_zone`]).
-    pub(super) fn time_zone(&self) -> Option<jiff::tz::TimeZone> {
-        match self.time_zone {
-            Some(fixed) => fixed.clone(),
-            None => Some(jiff::tz::TimeZone::system()),
         }
     }
 }
@@ -253,7 +232,7 @@ fn repository_command(
             };
             Outcome::Prune(commands::prune::run(&open()?, opts)?)
         }
-        Command::Maintenance(a) => Outcome::Maintenance(commands::maintenance::run(&open()?, a.prune)?),
+        Command::Maintenance(a) => Outcome::Maintenance(commands::prune::maintenance(&open()?, a.prune)?),
         Command::Drop(a) => {
             let t = thread(&a.thread.thread)?;
             let ctx = open()?;

@@ -1,64 +1,19 @@
-//! `git t3 baseline`: turn 0, written only when the thread has no checkpoint.
+//! `git t3 baseline`: turn 0, written only when the thread has no
+//! checkpoint (the use case is [`crate::record::baseline`]).
 
 use crate::commands::Context;
-use crate::commands::capture::{self, CaptureOutcome};
-use crate::error::{Error, Result};
-use crate::model::thread::ThreadId;
+use crate::error::Result;
+use crate::record::{self, CaptureOutcome};
 use crate::repo;
-use crate::store;
 
-/// Inputs of `baseline`.
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// The thread.
-    pub thread: ThreadId,
-    /// The provider that can roll the thread's conversation back.
-    pub provider: Option<String>,
-    /// Who drives the thread (`claude-code`, `codex`, …; `cli` by hand).
-    pub agent: Option<String>,
-}
-
-/// Validate a provider name: it becomes part of a helper's file name.
-pub fn check_provider(name: &str) -> Result<()> {
-    if crate::provider::is_valid_name(name) {
-        Ok(())
-    } else {
-        Err(Error::usage(format!(
-            "provider '{name}' is not a valid name: use 1-64 lowercase letters, digits and '-', \
-             starting with a letter or digit"
-        )))
-    }
-}
+pub use crate::record::Baseline as Options;
 
 /// Write turn 0 of the thread unless it already has a checkpoint (then return the latest).
 pub fn run(ctx: &Context, opts: Options) -> Result<CaptureOutcome> {
-    let repo = &ctx.repo;
-    let Options {
-        thread,
-        provider,
-        agent,
-    } = opts;
-    if let Some(p) = &provider {
-        check_provider(p)?;
+    if let Some(p) = &opts.provider {
+        record::check_provider(p)?;
     }
-    repo::workdir(repo)?;
+    repo::workdir(&ctx.repo)?;
     let lock = ctx.lock("baseline")?;
-    if let Some(latest) = store::thread_refs(repo, &thread)?.last() {
-        let checkpoint = store::load_turn(repo, &thread, Some(latest.turn))?;
-        return Ok(CaptureOutcome {
-            checkpoint,
-            created: false,
-            notices: Vec::new(),
-            scope_notices: Vec::new(),
-        });
-    }
-    capture::capture_locked(
-        &lock,
-        capture::Options {
-            turn: Some(0),
-            provider,
-            agent,
-            ..capture::Options::new(thread)
-        },
-    )
+    record::baseline(&lock, opts)
 }

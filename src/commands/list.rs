@@ -30,32 +30,10 @@ pub struct TurnsOutcome {
     pub problems: Vec<String>,
     /// A revert that stopped half-way, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub revert_in_progress: Option<RevertInProgress>,
+    pub revert_in_progress: Option<crate::revert::RevertInProgress>,
     /// How to show it (the edge fills in the time zone).
     #[serde(skip)]
     pub view: ListView,
-}
-
-/// A half-done revert, as `list` and `show` report it.
-#[derive(Debug, Serialize)]
-pub struct RevertInProgress {
-    /// The step that has not run yet.
-    pub step: crate::revert::Step,
-    /// The latest turn before the revert.
-    pub from_turn: u64,
-    /// The turn it goes back to.
-    pub to_turn: u64,
-}
-
-/// The half-done revert of `thread`, if any.
-pub fn revert_in_progress(repo: &gix::Repository, thread: &ThreadId) -> Result<Option<RevertInProgress>> {
-    Ok(
-        crate::revert::in_progress(repo, thread)?.map(|j| RevertInProgress {
-            step: j.step,
-            from_turn: j.from_turn,
-            to_turn: j.to_turn,
-        }),
-    )
 }
 
 /// All threads.
@@ -81,27 +59,12 @@ pub struct ListView {
 
 /// The turns of `thread`.
 pub fn turns(repo: &gix::Repository, thread: &ThreadId) -> Result<TurnsOutcome> {
-    let refs = store::thread_refs(repo, thread)?;
-    if refs.is_empty() {
-        return Err(Error::UnknownThread {
-            thread: thread.to_string(),
-        });
-    }
-    let mut notes = NotesReader::open(repo)?;
-    let mut turns = Vec::with_capacity(refs.len());
-    let mut problems = Vec::new();
-    for t in refs {
-        match store::load(repo, &mut notes, thread, t) {
-            Ok(cp) => turns.push(cp),
-            Err(e @ Error::BadMetadata { .. }) => problems.push(e.to_string()),
-            Err(e) => return Err(e),
-        }
-    }
+    let (turns, problems) = store::load_thread(repo, thread)?;
     Ok(TurnsOutcome {
         thread: thread.to_string(),
         turns,
         problems,
-        revert_in_progress: revert_in_progress(repo, thread)?,
+        revert_in_progress: crate::revert::progress(repo, thread)?,
         view: ListView::default(),
     })
 }

@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-use crate::commands::Context;
-use crate::commands::diff::{self, Format, Mode};
+use crate::compare::{self as diff, Format, Mode};
+use crate::context::Context;
 use crate::diff::patch::FilePatch;
 use crate::error::{Error, Result};
 use crate::model::thread::ThreadId;
@@ -68,8 +68,7 @@ pub struct View {
 
 /// The turns of `opts.thread`, newest first.
 pub fn run(ctx: &Context, opts: Options) -> Result<LogOutcome> {
-    let listed = super::list::turns(&ctx.repo, &opts.thread)?;
-    let mut turns = listed.turns;
+    let (mut turns, problems) = crate::store::load_thread(&ctx.repo, &opts.thread)?;
     turns.reverse();
     if let Some(mut spec) = crate::diff::changes::Pathspecs::new(&ctx.repo, &opts.paths, &opts.prefix)? {
         turns.retain_mut(|cp| limit_to(cp, &mut spec));
@@ -84,9 +83,9 @@ pub fn run(ctx: &Context, opts: Options) -> Result<LogOutcome> {
         Vec::new()
     };
     Ok(LogOutcome {
-        thread: listed.thread,
+        thread: opts.thread.to_string(),
         turns,
-        problems: listed.problems,
+        problems,
         patches,
         now: jiff::Timestamp::now(),
         view: View::default(),

@@ -4,7 +4,6 @@
 
 pub mod baseline;
 pub mod capture;
-pub mod context;
 pub mod diff;
 pub mod drop;
 pub mod du;
@@ -12,7 +11,6 @@ pub mod hook;
 pub mod install;
 pub mod list;
 pub mod log;
-pub mod maintenance;
 pub mod notes;
 pub mod op;
 pub mod placeholder;
@@ -28,7 +26,7 @@ pub mod verify;
 
 use serde::Serialize;
 
-pub use context::{Context, Settings};
+pub use crate::context::{Context, Settings};
 
 /// What a command produced, for `output::render` (above this module).
 #[derive(Debug, Serialize)]
@@ -65,7 +63,7 @@ pub enum Outcome {
     /// `prune`.
     Prune(prune::PruneOutcome),
     /// `maintenance`.
-    Maintenance(maintenance::MaintenanceOutcome),
+    Maintenance(prune::MaintenanceOutcome),
     /// `notes backfill`.
     Notes(notes::BackfillOutcome),
     /// `op log`, `op show`, `op undo`.

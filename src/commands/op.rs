@@ -3,10 +3,10 @@
 use serde::Serialize;
 
 use crate::commands::Context;
-use crate::commands::revert::RevertOutcome;
 use crate::error::{Error, Result};
 use crate::model::thread::ThreadId;
 use crate::oplog::{self, Entry};
+use crate::revert::{Ran, RevertOutcome};
 
 /// What an `op` command produced.
 #[derive(Debug, Serialize)]
@@ -43,7 +43,10 @@ pub fn undo(ctx: &Context, spec: Option<&str>, force: bool) -> Result<OpOutcome>
     let lock = ctx.lock("op undo")?;
     // An interrupted put-back is finished first (and is all this run does).
     if let Some(finished) = crate::revert::put_back::complete_pending(&lock, &ctx.settings.provider.homes)? {
-        return Ok(OpOutcome::Undo(super::revert::outcome("undo", finished)));
+        return Ok(OpOutcome::Undo(RevertOutcome {
+            action: Ran::Undo,
+            report: finished,
+        }));
     }
     let entry = match spec {
         Some(s) => oplog::find(&ctx.repo, s)?,
@@ -57,5 +60,8 @@ pub fn undo(ctx: &Context, spec: Option<&str>, force: bool) -> Result<OpOutcome>
         (false, spec.is_none()),
         &ctx.settings.provider.homes,
     )?;
-    Ok(OpOutcome::Undo(super::revert::outcome("undo", report)))
+    Ok(OpOutcome::Undo(RevertOutcome {
+        action: Ran::Undo,
+        report,
+    }))
 }

@@ -1,70 +1,16 @@
-//! `git t3 placeholder`: record a turn whose snapshot has not been taken.
+//! `git t3 placeholder`: record a turn whose snapshot has not been taken
+//! (the use case is [`crate::record::placeholder`]).
 
 use crate::commands::Context;
-use crate::commands::capture::CaptureOutcome;
-use crate::error::{Error, Result};
-use crate::model::note::{Note, Status};
-use crate::model::thread::ThreadId;
-use crate::repo::{self, Expect, NotesReader, Recorder};
-use crate::store;
+use crate::error::Result;
+use crate::record::{self, CaptureOutcome};
+use crate::repo;
 
-/// Inputs of `placeholder`.
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// The thread.
-    pub thread: ThreadId,
-    /// The turn; default: latest + 1.
-    pub turn: Option<u64>,
-    /// The agent's turn id.
-    pub turn_id: Option<String>,
-}
+pub use crate::record::Placeholder as Options;
 
 /// Write a `missing` placeholder (an empty tree) unless a real checkpoint is there.
 pub fn run(ctx: &Context, opts: Options) -> Result<CaptureOutcome> {
-    let repo = &ctx.repo;
-    let Options {
-        thread,
-        turn,
-        turn_id,
-    } = opts;
-    repo::workdir(repo)?;
+    repo::workdir(&ctx.repo)?;
     let lock = ctx.lock("placeholder")?;
-    let refs = store::thread_refs(repo, &thread)?;
-    let turn = match turn {
-        Some(t) if t > crate::model::thread::MAX_TURN => {
-            return Err(Error::usage(format!("turn {t} is above the highest turn number")));
-        }
-        Some(t) => t,
-        None => store::next_turn(repo, &mut NotesReader::open(repo)?, &thread)?,
-    };
-    let expect = match refs.iter().find(|t| t.turn == turn) {
-        None => Expect::Absent,
-        Some(existing) => {
-            let mut notes = NotesReader::open(repo)?;
-            match store::load(repo, &mut notes, &thread, *existing) {
-                Ok(cp) if cp.note.placeholder => Expect::Is(existing.commit),
-                _ => {
-                    return Err(Error::PlaceholderOverReal {
-                        thread: thread.to_string(),
-                        turn,
-                    });
-                }
-            }
-        }
-    };
-    let note = Note {
-        status: Status::Missing,
-        placeholder: true,
-        turn_id,
-        ..Note::new(&thread, turn)
-    };
-    let rec = Recorder::new(repo);
-    let empty = gix::ObjectId::empty_tree(repo.object_hash());
-    let checkpoint = store::write(&lock, &rec, &thread, empty, note, expect)?;
-    Ok(CaptureOutcome {
-        checkpoint,
-        created: true,
-        notices: Vec::new(),
-        scope_notices: Vec::new(),
-    })
+    record::placeholder(&lock, opts)
 }

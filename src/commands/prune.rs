@@ -1,12 +1,16 @@
-//! `git t3 prune`: remove whole threads that are old or beyond the N most
-//! recently used, their notes, operation-log entries older than the age,
-//! orphaned notes, and bound the summary cache; then let git pack and
-//! collect in the background.
+//! `git t3 prune` and `git t3 maintenance`. A prune removes whole threads
+//! that are old or beyond the N most recently used, their notes,
+//! operation-log entries older than the age, orphaned notes, and bounds the
+//! summary cache; then lets git pack and collect in the background.
 //!
 //! Unlike `drop`, a prune is final: its op in the log names the refs it
 //! removed but does not keep their commits, the notes go with a notes
 //! history started anew, and `op undo` refuses it. `--dry-run` shows what
 //! would go.
+//!
+//! `maintenance` is what a capture starts in the background when due: the
+//! daily prune by `t3.pruneAfter`, then git's `gc --auto`, never two runs
+//! at once.
 
 use serde::Serialize;
 
@@ -207,4 +211,59 @@ fn keep_reason(repo: &gix::Repository, thread: &ThreadId, force: bool) -> Result
         ));
     }
     Ok(None)
+}
+
+/// What a maintenance run did.
+#[derive(Debug, Serialize)]
+pub struct MaintenanceOutcome {
+    /// Another run holds the lock: this one did nothing.
+    pub already_running: bool,
+    /// The prune, when asked for and `t3.pruneAfter` is on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pruned: Option<PruneOutcome>,
+    /// Whether `git gc --auto` ran and succeeded.
+    pub gc: bool,
+}
+
+/// Run maintenance (with the daily prune when `prune`). A failed prune
+/// does not keep git from packing: gc runs, then the prune's error is
+/// returned.
+pub fn maintenance(ctx: &Context, prune: bool) -> Result<MaintenanceOutcome> {
+    let repo = &ctx.repo;
+    maintenance::lower_priority();
+    let Some(_held) = maintenance::try_lock(repo)? else {
+        return Ok(MaintenanceOutcome {
+            already_running: true,
+            pruned: None,
+            gc: false,
+        });
+    };
+    let pruned = if prune {
+        maintenance::touch(repo, maintenance::Stamp::Prune)?;
+        match retention::prune_after(repo) {
+            Ok(Some(age)) => Some(run(
+                ctx,
+                Options {
+                    older_than: Some(age),
+                    ..Options::default()
+                },
+            )),
+            Ok(None) => None,
+            Err(e) => Some(Err(e)),
+        }
+    } else {
+        None
+    };
+    // A signal ends the run here, before git is started.
+    if let Some(Err(e @ crate::error::Error::Interrupted { .. })) = pruned {
+        return Err(e);
+    }
+    maintenance::touch(repo, maintenance::Stamp::Gc)?;
+    let dir = repo.workdir().unwrap_or_else(|| repo.git_dir());
+    let gc = maintenance::git_gc_auto(dir, ctx.settings.interrupt)?;
+    Ok(MaintenanceOutcome {
+        already_running: false,
+        pruned: pruned.transpose()?,
+        gc,
+    })
 }

@@ -2,8 +2,6 @@
 //! one; the saga itself lives in [`crate::revert`]. The lock is taken first,
 //! before anything the revert decides on is read.
 
-use serde::Serialize;
-
 use crate::commands::Context;
 use crate::error::Result;
 use crate::model::thread::ThreadId;
@@ -37,25 +35,16 @@ pub enum Action {
     },
 }
 
-/// What a revert did (or, with `--dry-run`, would do): the saga's report
-/// and which action ran.
-#[derive(Debug, Serialize)]
-pub struct RevertOutcome {
-    /// `revert`, `continue`, `abort`, `undo` or `dry-run`.
-    pub action: &'static str,
-    /// What it did.
-    #[serde(flatten)]
-    pub report: revert::Report,
-}
+pub use crate::revert::{Ran, RevertOutcome};
 
 /// Run `action` on `thread`.
 pub fn run(ctx: &Context, thread: &ThreadId, action: Action) -> Result<RevertOutcome> {
-    let (name, what) = match &action {
-        Action::To { dry_run: true, .. } => ("dry-run", "revert --dry-run"),
-        Action::To { .. } => ("revert", "revert"),
-        Action::Continue => ("continue", "revert --continue"),
-        Action::Abort { .. } => ("abort", "revert --abort"),
-        Action::Undo { .. } => ("undo", "revert --undo"),
+    let (ran, what) = match &action {
+        Action::To { dry_run: true, .. } => (Ran::DryRun, "revert --dry-run"),
+        Action::To { .. } => (Ran::Revert, "revert"),
+        Action::Continue => (Ran::Continue, "revert --continue"),
+        Action::Abort { .. } => (Ran::Abort, "revert --abort"),
+        Action::Undo { .. } => (Ran::Undo, "revert --undo"),
     };
     let lock = ctx.lock(what)?;
     let provider = &ctx.settings.provider;
@@ -80,9 +69,5 @@ pub fn run(ctx: &Context, thread: &ThreadId, action: Action) -> Result<RevertOut
         Action::Abort { force } => revert::abort(&lock, thread, force, &provider.homes)?,
         Action::Undo { force } => revert::undo(&lock, thread, force, &provider.homes)?,
     };
-    Ok(outcome(name, report))
-}
-
-pub(crate) fn outcome(action: &'static str, report: revert::Report) -> RevertOutcome {
-    RevertOutcome { action, report }
+    Ok(RevertOutcome { action: ran, report })
 }

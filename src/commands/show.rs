@@ -14,13 +14,13 @@ pub struct ShowOutcome {
     pub checkpoint: Checkpoint,
     /// A revert of the thread that stopped half-way, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub revert_in_progress: Option<super::list::RevertInProgress>,
+    pub revert_in_progress: Option<crate::revert::RevertInProgress>,
 }
 
 /// The checkpoint of `turn` (default: the latest) of `thread`.
 pub fn run(repo: &gix::Repository, thread: &ThreadId, turn: Option<u64>) -> Result<ShowOutcome> {
     Ok(ShowOutcome {
         checkpoint: store::load_turn(repo, thread, turn)?,
-        revert_in_progress: super::list::revert_in_progress(repo, thread)?,
+        revert_in_progress: crate::revert::progress(repo, thread)?,
     })
 }

@@ -8,9 +8,10 @@ use super::safe;
 
 use super::quote_path;
 use crate::commands::capture::CaptureOutcome;
-use crate::commands::list::{RemoteOutcome, RevertInProgress, ThreadsOutcome, TurnsOutcome};
+use crate::commands::list::{RemoteOutcome, ThreadsOutcome, TurnsOutcome};
 use crate::commands::show::ShowOutcome;
 use crate::model::note::{ChangeKind, FileChange};
+use crate::revert::RevertInProgress;
 
 /// What `baseline`, `capture` or `placeholder` wrote (or found), in one line.
 pub fn captured(c: &CaptureOutcome, out: &mut dyn Write) -> io::Result<()> {

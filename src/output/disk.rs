@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use crate::commands::du::DuOutcome;
-use crate::commands::maintenance::MaintenanceOutcome;
+use crate::commands::prune::MaintenanceOutcome;
 use crate::commands::prune::PruneOutcome;
 
 use super::{human_size, review::relative, safe};

@@ -8,21 +8,28 @@ use super::quote_path;
 use crate::commands::drop::DropOutcome;
 use crate::commands::hook::{HookReport, Reply};
 use crate::commands::install::InstallOutcome;
-use crate::commands::revert::RevertOutcome;
 use crate::commands::sync::SyncOutcome;
 use crate::commands::verify::VerifyOutcome;
+use crate::revert::{Ran, RevertOutcome};
 
 /// `revert` (and its `--dry-run`, `--abort`, `--undo`): what changed.
 pub fn revert(r: &RevertOutcome, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
     if quiet {
         return Ok(());
     }
-    let dry_run = r.action == "dry-run";
+    revert_headline(r, out)?;
+    revert_changes(r, out)?;
+    revert_conversation(r, out)?;
+    revert_others(r, out)
+}
+
+/// The first line: what was reverted, aborted or undone.
+fn revert_headline(r: &RevertOutcome, out: &mut dyn Write) -> io::Result<()> {
     let verb = match r.action {
-        "dry-run" => "would revert",
-        "abort" => "aborted the revert of",
-        "undo" => "undid the revert of",
-        _ => "reverted",
+        Ran::DryRun => "would revert",
+        Ran::Abort => "aborted the revert of",
+        Ran::Undo => "undid the revert of",
+        Ran::Revert | Ran::Continue => "reverted",
     };
     if let Some(u) = &r.report.undid {
         let op = u.op.get(..12).unwrap_or(&u.op);
@@ -45,7 +52,7 @@ pub fn revert(r: &RevertOutcome, quiet: bool, out: &mut dyn Write) -> io::Result
                 turn(u.latest_after)
             )?;
         }
-    } else if r.action == "undo" && r.report.refs.is_empty() && r.report.target.starts_with("op ") {
+    } else if r.action == Ran::Undo && r.report.refs.is_empty() && r.report.target.starts_with("op ") {
         // An op that moved no ref (a restore of some paths): no turns to name.
         writeln!(out, "undid {} of thread {}", r.report.target, r.report.thread)?;
     } else {
@@ -55,7 +62,12 @@ pub fn revert(r: &RevertOutcome, quiet: bool, out: &mut dyn Write) -> io::Result
             r.report.thread, r.report.from_turn, r.report.to_turn, r.report.target
         )?;
     }
-    let (w, d) = if dry_run {
+    Ok(())
+}
+
+/// The files written and deleted, and the refs removed or restored.
+fn revert_changes(r: &RevertOutcome, out: &mut dyn Write) -> io::Result<()> {
+    let (w, d) = if r.action == Ran::DryRun {
         ("write", "delete")
     } else {
         ("written", "deleted")
@@ -67,9 +79,9 @@ pub fn revert(r: &RevertOutcome, quiet: bool, out: &mut dyn Write) -> io::Result
         writeln!(out, "  {d:<8} {}", quote_path(&p.0))?;
     }
     let refs_verb = match r.action {
-        "abort" | "undo" => "restored",
-        "dry-run" => "remove",
-        _ => "removed",
+        Ran::Abort | Ran::Undo => "restored",
+        Ran::DryRun => "remove",
+        Ran::Revert | Ran::Continue => "removed",
     };
     for reference in &r.report.refs {
         writeln!(
@@ -78,16 +90,25 @@ pub fn revert(r: &RevertOutcome, quiet: bool, out: &mut dyn Write) -> io::Result
             reference.turn, reference.commit
         )?;
     }
+    Ok(())
+}
+
+/// What happened to the agent's conversation.
+fn revert_conversation(r: &RevertOutcome, out: &mut dyn Write) -> io::Result<()> {
     if r.report.rolled_back_turns > 0 {
-        let v = if dry_run { "would roll back" } else { "rolled back" };
+        let v = if r.action == Ran::DryRun {
+            "would roll back"
+        } else {
+            "rolled back"
+        };
         writeln!(out, "  provider {v} {} turn(s)", r.report.rolled_back_turns)?;
     }
+    let v = match r.action {
+        Ran::DryRun => "would change",
+        Ran::Abort | Ran::Undo => "put back",
+        Ran::Revert | Ran::Continue => "changed",
+    };
     for t in &r.report.transcripts {
-        let v = match r.action {
-            "dry-run" => "would change",
-            "abort" | "undo" => "put back",
-            _ => "changed",
-        };
         writeln!(
             out,
             "  {v} the {} conversation {}: {}",
@@ -99,6 +120,12 @@ pub fn revert(r: &RevertOutcome, quiet: bool, out: &mut dyn Write) -> io::Result
             writeln!(out, "  the conversation as it was is kept in blob {b}")?;
         }
     }
+    Ok(())
+}
+
+/// Work of others it overwrote (or would), and where the worktree as it was is kept.
+fn revert_others(r: &RevertOutcome, out: &mut dyn Write) -> io::Result<()> {
+    let dry_run = r.action == Ran::DryRun;
     for p in &r.report.overwritten {
         writeln!(out, "  changed since, put back anyway: {}", quote_path(&p.0))?;
     }

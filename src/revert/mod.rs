@@ -15,6 +15,7 @@
 //! note) back.
 
 pub mod journal;
+mod outcome;
 pub mod owners;
 pub mod paths;
 pub mod put_back;
@@ -35,6 +36,7 @@ use crate::restore;
 use crate::store::{self, TurnRef};
 
 pub use journal::{Journal, Step};
+pub use outcome::{Ran, RevertInProgress, RevertOutcome, progress};
 pub use put_back::{abort, undo, undo_op};
 pub use report::{Report, TranscriptReport, Undid};
 use saga::Saga;

@@ -201,3 +201,25 @@ pub fn list_threads(repo: &gix::Repository) -> Result<Vec<ThreadSummary>> {
     out.sort_by(|a, b| when(b).cmp(&when(a)).then_with(|| a.thread.cmp(&b.thread)));
     Ok(out)
 }
+
+/// Every checkpoint of `thread` by turn, and the turns whose metadata
+/// could not be read (left out, each named by its error).
+pub fn load_thread(repo: &gix::Repository, thread: &ThreadId) -> Result<(Vec<Checkpoint>, Vec<String>)> {
+    let refs = thread_refs(repo, thread)?;
+    if refs.is_empty() {
+        return Err(Error::UnknownThread {
+            thread: thread.to_string(),
+        });
+    }
+    let mut notes = NotesReader::open(repo)?;
+    let mut turns = Vec::with_capacity(refs.len());
+    let mut problems = Vec::new();
+    for t in refs {
+        match load(repo, &mut notes, thread, t) {
+            Ok(cp) => turns.push(cp),
+            Err(e @ Error::BadMetadata { .. }) => problems.push(e.to_string()),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((turns, problems))
+}

@@ -9,7 +9,7 @@
 //! the printed URL (403 otherwise) and a `Host` naming this server; the
 //! page's assets are embedded in the binary ([`crate::output::web`]). A GET
 //! writes nothing to the repository: it opens it read-only (see
-//! [`crate::commands::context::Settings::read_only`]), so the page also
+//! [`crate::context::Settings::read_only`]), so the page also
 //! works in a repository the user can only read. The one request that
 //! writes is `--allow-revert`'s, a POST that also needs the page's CSRF
 //! token and a same-origin `Origin`. Idle or slow connections are bounded

@@ -26,11 +26,12 @@ use std::path::{Path, PathBuf};
 use gix::ObjectId;
 use serde::Serialize;
 
-use crate::commands::{Context, Settings, baseline, capture};
+use crate::commands::{Context, Settings};
 use crate::error::{Error, Result};
 use crate::model::note::Status;
 use crate::model::thread::ThreadId;
 use crate::prompts::{self, Pending, Prompts};
+use crate::record;
 use crate::repo::{self, Locked, NotesReader, Recorder};
 use crate::store;
 
@@ -337,14 +338,14 @@ fn baseline_if_new(lock: &Locked<'_>, agent: Agent, thread: &ThreadId) -> Result
         require_here(lock.repo(), thread, &refs)?;
         return Ok((latest.turn, false));
     }
-    baseline::check_provider(agent.name())?;
-    let out = capture::capture_locked(
+    record::check_provider(agent.name())?;
+    let out = record::capture(
         lock,
-        capture::Options {
+        record::Options {
             turn: Some(0),
             provider: Some(agent.name().to_owned()),
             agent: Some(agent.name().to_owned()),
-            ..capture::Options::new(thread.clone())
+            ..record::Options::new(thread.clone())
         },
     )?;
     Ok((out.checkpoint.note.turn, true))

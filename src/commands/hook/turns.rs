@@ -30,9 +30,9 @@ pub(super) fn submitted(
             let start = stale.pre_turn_tree().or(base);
             if start != Some(tree) {
                 let pre = stale.pre_turn_tree();
-                let out = capture::capture_locked(
+                let out = record::capture(
                     lock,
-                    capture::Options {
+                    record::Options {
                         state: Some("interrupted".into()),
                         status: Some(Status::from_hook_state("interrupted")),
                         ..from_pending(thread, agent, &stale, None)
@@ -47,12 +47,12 @@ pub(super) fn submitted(
         // A background task (a subagent) finished since the last turn:
         // what changed since is its work, a turn of its own.
         if changed && let Some(task) = prompt.background.as_deref() {
-            let out = capture::capture_locked(
+            let out = record::capture(
                 lock,
-                capture::Options {
+                record::Options {
                     agent: Some(agent.name().to_owned()),
                     title: Some(format!("{task} (background agent's edits)")),
-                    ..capture::Options::new(thread.clone())
+                    ..record::Options::new(thread.clone())
                 },
             )?;
             turn = out.checkpoint.note.turn;
@@ -87,15 +87,15 @@ pub(super) fn from_pending(
     agent: Agent,
     p: &Pending,
     turn_id: Option<String>,
-) -> capture::Options {
-    capture::Options {
+) -> record::Options {
+    record::Options {
         agent: Some(agent.name().to_owned()),
         title: p.title.clone(),
         prompt_id: p.prompt_id.clone(),
         turn_id: p.turn_id.clone().or(turn_id),
         transcript: p.transcript.clone(),
         pre_turn_tree: p.pre_turn_tree(),
-        ..capture::Options::new(thread.clone())
+        ..record::Options::new(thread.clone())
     }
 }
 
@@ -128,7 +128,7 @@ pub(super) fn ended(
     let status = Some(Status::from_hook_state(end.state));
     let (opts, action) = match old.fresh(latest) {
         Some(p) => (
-            capture::Options {
+            record::Options {
                 state,
                 status,
                 ..from_pending(thread, agent, p, end.turn_id.clone())
@@ -139,7 +139,7 @@ pub(super) fn ended(
             Some(cp) => {
                 let note = cp.note;
                 (
-                    capture::Options {
+                    record::Options {
                         turn: Some(note.turn),
                         replace: true,
                         state,
@@ -152,20 +152,20 @@ pub(super) fn ended(
                         pre_turn_tree: note
                             .pre_turn_tree
                             .and_then(|t| ObjectId::from_hex(t.as_bytes()).ok()),
-                        ..capture::Options::new(thread.clone())
+                        ..record::Options::new(thread.clone())
                     },
                     "recapture",
                 )
             }
             None => (
-                capture::Options {
+                record::Options {
                     state,
                     status,
                     agent: Some(agent.name().to_owned()),
                     turn_id: end.turn_id,
                     prompt_id: end.prompt_id,
                     title: end.title,
-                    ..capture::Options::new(thread.clone())
+                    ..record::Options::new(thread.clone())
                 },
                 "capture",
             ),
@@ -173,7 +173,7 @@ pub(super) fn ended(
     };
     let pre = opts.pre_turn_tree;
     let recapture = opts.replace;
-    let out = capture::capture_locked(lock, opts)?;
+    let out = record::capture(lock, opts)?;
     let turn = out.checkpoint.note.turn;
     if !recapture {
         keep(&mut new, turn, pre);

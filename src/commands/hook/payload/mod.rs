@@ -7,9 +7,9 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::commands::capture;
 use crate::error::{Error, Result};
 use crate::model::thread::ThreadId;
+use crate::record;
 
 mod opencode_cursor;
 use opencode_cursor::*;
@@ -100,7 +100,7 @@ fn task_notification(prompt: &str) -> Option<String> {
         .or(summary)
         .filter(|s| !s.is_empty())
         .unwrap_or("background task");
-    capture::title_of(chosen).or_else(|| Some("background task".to_owned()))
+    record::title_of(chosen).or_else(|| Some("background task".to_owned()))
 }
 
 /// How a turn ended.
@@ -196,7 +196,7 @@ fn flag(v: &Value, key: &str) -> bool {
 }
 
 fn title(v: &Value, key: &str) -> Option<String> {
-    text(v, key).and_then(capture::title_of)
+    text(v, key).and_then(record::title_of)
 }
 
 /// The thread id in `key`, required.
@@ -305,7 +305,7 @@ fn codex(v: &Value) -> Result<Event> {
                         .get("input-messages")
                         .and_then(Value::as_array)
                         .and_then(|m| m.iter().find_map(Value::as_str))
-                        .and_then(capture::title_of),
+                        .and_then(record::title_of),
                 },
             },
             _ => Action::Nothing,

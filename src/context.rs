@@ -1,5 +1,5 @@
-//! What every command runs with: the open repository and the settings the
-//! edge (`app`) read from the environment once.
+//! What every use case runs with: the open repository and the settings the
+//! edge (`cli`) read from the environment once.
 
 use std::path::Path;
 use std::time::Duration;

@@ -1,11 +1,13 @@
-//! `git t3 diff`: what a turn, a range of turns or the whole thread changed,
-//! and the live review modes (worktree against HEAD, branch against its base).
+//! Comparing: what a turn, a range of turns or the whole thread changed,
+//! and the live review modes (worktree against HEAD, branch against its
+//! base) — the use case of `diff`, of `log -p`'s patches and of the review
+//! page.
 
 use gix::ObjectId;
 use gix::bstr::{BString, ByteSlice};
 use serde::Serialize;
 
-use crate::commands::Context;
+use crate::context::Context;
 use crate::diff::changes::{self, TreeChange};
 use crate::diff::patch::{self, FilePatch};
 use crate::diff::{cache, summary};

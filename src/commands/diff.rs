@@ -1,0 +1,4 @@
+//! `git t3 diff`: what a turn, a range of turns or the whole thread
+//! changed (the use case is [`crate::compare`]).
+
+pub use crate::compare::{DiffOutcome, Format, Mode, Options, StatWidths, Totals, relative_from_config, run};

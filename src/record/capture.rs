@@ -1,0 +1,348 @@
+//! A capture: snapshot the worktree as a turn and record its summary.
+
+use serde::Serialize;
+
+use crate::diff::{cache, summary};
+use crate::error::{Error, Result};
+use crate::model::note::{self, Note, Status};
+use crate::model::thread::ThreadId;
+use crate::repo::{self, Expect, Locked, NotesReader, Recorder};
+use crate::snapshot::{self as capture, Skipped, secrets};
+use crate::store::{self, Checkpoint};
+
+/// Inputs of `capture`.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The thread.
+    pub thread: ThreadId,
+    /// The turn to write; default: latest + 1.
+    pub turn: Option<u64>,
+    /// The agent's turn state (`completed`, `failed`, …).
+    pub state: Option<String>,
+    /// The status to record, when the caller knows it better than the
+    /// state's mapping (a hook that saw the turn interrupted).
+    pub status: Option<Status>,
+    /// The agent's turn id.
+    pub turn_id: Option<String>,
+    /// The assistant message id.
+    pub message_id: Option<String>,
+    /// Overwrite a real checkpoint of the same turn.
+    pub replace: bool,
+    /// Record the thread's provider (baseline only).
+    pub provider: Option<String>,
+    /// The turn's title (the first line of its prompt).
+    pub title: Option<String>,
+    /// Who drove the turn (`claude-code`, `codex`, …; `cli` by hand).
+    pub agent: Option<String>,
+    /// The worktree when the turn's prompt was submitted, when it differed
+    /// from the checkpoint before.
+    pub pre_turn_tree: Option<gix::ObjectId>,
+    /// The agent's transcript file when the turn began.
+    pub transcript: Option<String>,
+    /// The agent's id of the prompt that started the turn.
+    pub prompt_id: Option<String>,
+}
+
+impl Options {
+    /// Capture the next turn of `thread` with nothing else said.
+    pub fn new(thread: ThreadId) -> Self {
+        Options {
+            thread,
+            turn: None,
+            state: None,
+            status: None,
+            turn_id: None,
+            message_id: None,
+            replace: false,
+            provider: None,
+            title: None,
+            agent: None,
+            pre_turn_tree: None,
+            transcript: None,
+            prompt_id: None,
+        }
+    }
+}
+
+/// The longest title kept, in characters.
+pub const MAX_TITLE_CHARS: usize = 200;
+
+/// A title from a prompt: its first non-empty line, trimmed, without
+/// control characters, at most [`MAX_TITLE_CHARS`] characters (`None` when
+/// nothing is left).
+pub fn title_of(prompt: &str) -> Option<String> {
+    let line = prompt.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let clean: String = line
+        .chars()
+        .filter(|c| !c.is_control() && !crate::model::thread::is_bidi_control(*c))
+        .take(MAX_TITLE_CHARS)
+        .collect();
+    let clean = clean.trim().to_owned();
+    (!clean.is_empty()).then_some(clean)
+}
+
+/// Where a checkpoint was taken: the worktree (canonical path), the branch
+/// (`""` when detached) and HEAD's commit (unborn: none).
+pub fn whereabouts(repo: &gix::Repository) -> Result<(String, Option<String>, Option<String>)> {
+    let workdir = repo::workdir(repo)?;
+    let worktree = repo::canonical(&workdir);
+    let branch = match repo.head_name() {
+        Ok(Some(name)) => Some(name.shorten().to_string()),
+        Ok(None) => Some(String::new()),
+        Err(_) => None,
+    };
+    let head = repo.head_id().ok().map(|id| id.detach().to_string());
+    Ok((worktree.to_string_lossy().into_owned(), branch, head))
+}
+
+/// The checkpoint a capture, baseline or placeholder wrote or found.
+#[derive(Debug, Serialize)]
+pub struct CaptureOutcome {
+    /// The checkpoint.
+    #[serde(flatten)]
+    pub checkpoint: Checkpoint,
+    /// Whether this command wrote it (false: `baseline` found one already).
+    pub created: bool,
+    /// Messages for the user on stderr.
+    #[serde(skip)]
+    pub notices: Vec<String>,
+    /// Those of `notices` about what the checkpoint left out or holds
+    /// (files skipped for their size, secret-looking paths): an agent's hook
+    /// passes them on to the user, who sees no stderr there.
+    #[serde(skip)]
+    pub scope_notices: Vec<String>,
+}
+
+/// Capture the worktree as a turn of `opts.thread`, with the repository
+/// lock held.
+pub fn capture(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome> {
+    let repo = lock.repo();
+    let Options {
+        thread,
+        turn,
+        state,
+        status,
+        turn_id,
+        message_id,
+        replace,
+        provider,
+        title,
+        agent,
+        pre_turn_tree,
+        transcript,
+        prompt_id,
+    } = opts;
+    // A revert stopped half-way left a worktree that is neither the turn
+    // before nor the target: never recorded as a turn.
+    if let Some(j) = crate::revert::in_progress(repo, &thread)?
+        && j.step != crate::revert::Step::Done
+    {
+        return Err(Error::RevertInProgress {
+            thread: thread.to_string(),
+            to_turn: j.to_turn,
+            step: j.step.as_str().into(),
+        });
+    }
+    let t = crate::trace::span("list refs");
+    let refs = store::thread_refs(repo, &thread)?;
+    drop(t);
+    let mut notes = NotesReader::open(repo)?;
+    let turn = match turn {
+        Some(t) if t > crate::model::thread::MAX_TURN => {
+            return Err(Error::usage(format!(
+                "turn {t} is above the highest turn number, {}",
+                crate::model::thread::MAX_TURN
+            )));
+        }
+        Some(t) => t,
+        None => store::next_turn(repo, &mut notes, &thread)?,
+    };
+    let expect = match refs.iter().find(|t| t.turn == turn) {
+        None => Expect::Absent,
+        Some(existing) => {
+            let placeholder = store::load(repo, &mut notes, &thread, *existing)
+                .map(|c| c.note.placeholder)
+                .unwrap_or(false);
+            if placeholder || replace {
+                Expect::Is(existing.commit)
+            } else {
+                return Err(Error::TurnExists {
+                    thread: thread.to_string(),
+                    turn,
+                    reference: thread.checkpoint_ref(turn),
+                });
+            }
+        }
+    };
+
+    // The snapshot's objects go into one pack (see `repo::pack`).
+    let rec = Recorder::packing(repo);
+    let t = crate::trace::span("snapshot");
+    let snapshot = capture::snapshot(lock, &rec)?;
+    drop(t);
+    let t = crate::trace::span("load base");
+    let base = store::real_checkpoint_below(repo, &mut notes, &thread, &refs, turn)?;
+    drop(t);
+    let t = crate::trace::span("summary");
+    let mut notices = Vec::new();
+    let (files, from_turn, mut warnings) = match base {
+        Some(base) => {
+            // The snapshot's objects may not be on disk yet (see
+            // `Recorder::seal_for_reading`).
+            let reader = rec.reader();
+            let (exact, squeezed) = summary::summarize_both(
+                reader.as_ref().unwrap_or(repo),
+                base.tree,
+                snapshot.tree,
+                lock.interrupt(),
+            )?;
+            // The cache holds git's default counts only.
+            if crate::diff::lines::algorithm(repo) == crate::diff::lines::Algorithm::Myers {
+                cache::put(repo, base.tree, snapshot.tree, true, &squeezed);
+                cache::put(repo, base.tree, snapshot.tree, false, &exact);
+            }
+            (exact, Some(base.note.turn), Vec::new())
+        }
+        None if turn == 0 => (Vec::new(), None, Vec::new()),
+        None => {
+            notices.push(format!(
+                "thread '{thread}' has no checkpoint before turn {turn}: the summary is empty (run `git t3 baseline` before the first turn)"
+            ));
+            (Vec::new(), None, vec![note::NO_BASELINE_WARNING.to_owned()])
+        }
+    };
+    drop(t);
+    let mut scope_notices = Vec::new();
+    let unreadable: Vec<String> = snapshot
+        .skipped
+        .iter()
+        .filter(|s| s.unreadable)
+        .map(|s| crate::model::path::quoted(&s.path))
+        .collect();
+    if !unreadable.is_empty() {
+        notices.push(format!(
+            "left out {} untracked file{} git t3 may not read: {}",
+            unreadable.len(),
+            if unreadable.len() == 1 { "" } else { "s" },
+            unreadable.join(", ")
+        ));
+    }
+    let by_size: Vec<Skipped> = snapshot
+        .skipped
+        .iter()
+        .filter(|s| !s.unreadable)
+        .cloned()
+        .collect();
+    if let Some(n) = skipped_notice(&by_size, snapshot.max_file_size) {
+        scope_notices.push(n);
+    }
+    if !snapshot.secrets.is_empty() {
+        let warning = secrets::warning(&snapshot.secrets);
+        // Said once per thread: a checkpoint of it that warned already says so.
+        if !warned_before(&mut notes, &refs) {
+            scope_notices.push(format!(
+                "turn {turn} {warning}; leave them out with .t3ignore (or .gitignore) — \
+                 `git t3 push` refuses to send them unless --allow-secrets (said once per thread)"
+            ));
+        }
+        warnings.push(warning);
+    }
+    notices.extend(scope_notices.iter().cloned());
+    notices.extend(snapshot.notices.iter().cloned());
+    let (worktree, branch, head) = whereabouts(repo)?;
+    let note = Note {
+        status: status.unwrap_or_else(|| Status::from_turn_state(state.as_deref())),
+        turn_id,
+        assistant_message_id: message_id,
+        provider,
+        title: title.as_deref().and_then(title_of),
+        agent,
+        worktree: Some(worktree),
+        branch,
+        head,
+        pre_turn_tree: pre_turn_tree.map(|t| t.to_string()),
+        transcript,
+        prompt_id,
+        from_turn,
+        warnings,
+        skipped: snapshot
+            .skipped
+            .iter()
+            .map(|s| note::SkippedFile {
+                reason: s.unreadable.then(|| "unreadable".to_owned()),
+                ..note::SkippedFile::new(&s.path, s.size)
+            })
+            .collect(),
+        files,
+        ..Note::new(&thread, turn)
+    };
+    let t = crate::trace::span("write commit, note, ref");
+    let checkpoint = store::write(lock, &rec, &thread, snapshot.tree, note, expect)?;
+    drop(t);
+    // Published, so flushed: the cache may name its objects now.
+    snapshot.keep_cache(&rec)?;
+    rec.published();
+    // The daily prune and git's packing, in the background when due (a
+    // stat and a directory listing when not).
+    crate::retention::maintenance::start_if_due(repo);
+    if let Some(o) = checkpoint.note.files_omitted {
+        notices.push(format!(
+            "the summary of turn {turn} is too large to store whole: {} of its files are counted but not listed",
+            o.files
+        ));
+    }
+    Ok(CaptureOutcome {
+        checkpoint,
+        created: true,
+        notices,
+        scope_notices,
+    })
+}
+
+/// At most this many skipped files are named in the notice.
+const SKIPPED_NAMED: usize = 5;
+
+/// The notice for files left out for their size: "skipped 1 file over 10
+/// MiB: dataset.bin (200 MiB); raise t3.maxFileSize to keep it".
+fn skipped_notice(skipped: &[Skipped], cap: Option<u64>) -> Option<String> {
+    skipped.first()?;
+    let cap = cap?;
+    let n = skipped.len();
+    let mut named: Vec<String> = skipped
+        .iter()
+        .take(SKIPPED_NAMED)
+        .map(|s| {
+            format!(
+                "{} ({})",
+                crate::model::path::quoted(&s.path),
+                crate::model::units::human_size(s.size)
+            )
+        })
+        .collect();
+    if n > SKIPPED_NAMED {
+        named.push(format!("and {} more", n - SKIPPED_NAMED));
+    }
+    Some(format!(
+        "skipped {n} file{} over {}: {}; raise {} to keep {}",
+        if n == 1 { "" } else { "s" },
+        crate::model::units::human_size(cap),
+        named.join(", "),
+        capture::scope::MAX_FILE_SIZE_KEY,
+        if n == 1 { "it" } else { "them" },
+    ))
+}
+
+/// Whether a checkpoint of the thread (`refs`, read newest first) already
+/// warned about secret-looking paths. Only stored notes are read (a
+/// checkpoint without one never warned); one that does not parse counts as
+/// not.
+fn warned_before(notes: &mut NotesReader<'_>, refs: &[store::TurnRef]) -> bool {
+    refs.iter().rev().any(|t| {
+        notes
+            .get(t.commit)
+            .ok()
+            .flatten()
+            .and_then(|data| Note::parse(&data).ok())
+            .is_some_and(|n| n.warnings.iter().any(|w| w.starts_with(secrets::WARNING_PREFIX)))
+    })
+}
