@@ -13,58 +13,20 @@ pub(super) fn diff(
     open: &dyn Fn() -> Result<Context>,
 ) -> Result<commands::diff::DiffOutcome> {
     use commands::diff::{Format, Mode};
-    // `--to worktree`: the live files are the newer side.
-    let (to, to_worktree) = match a.to.as_deref() {
-        None => (None, false),
-        Some("worktree") => (None, true),
-        Some(n) => (
-            Some(
-                n.parse::<u64>()
-                    .map_err(|_| Error::usage(format!("--to {n}: want a turn number or 'worktree'")))?,
-            ),
-            false,
-        ),
-    };
     let (json, quiet, term) = (edge.json, edge.quiet, edge.term);
-    let mode = if a.worktree {
-        Mode::Worktree
-    } else if let Some(base) = a.branch {
-        Mode::Branch((!base.is_empty()).then_some(base))
-    } else if to_worktree {
-        Mode::ToWorktree {
-            from: if a.full { Some(0) } else { a.from },
-        }
-    } else if a.full {
-        Mode::Full { to }
-    } else if let Some(from) = a.from {
-        Mode::Range { from, to }
-    } else if let Some(to) = to {
-        Mode::Turn(Some(to))
-    } else {
-        Mode::Turn(a.turn)
-    };
+    let mode = diff_mode(&a)?;
     let needs_thread = matches!(
         mode,
         Mode::Turn(_) | Mode::Range { .. } | Mode::Full { .. } | Mode::ToWorktree { .. }
     );
-    let thread = match (a.thread, needs_thread) {
-        (Some(t), true) => Some(ThreadId::parse(&t)?),
+    let thread = match (a.thread.as_deref(), needs_thread) {
+        (Some(t), true) => Some(ThreadId::parse(t)?),
         (None, true) => {
             return Err(Error::usage("this diff needs --thread <ID> (or T3_THREAD)"));
         }
         (_, false) => None,
     };
-    let format = if a.stat.is_some() {
-        Format::Stat
-    } else if a.numstat {
-        Format::Numstat
-    } else if a.name_only {
-        Format::NameOnly
-    } else if a.name_status {
-        Format::NameStatus
-    } else {
-        Format::Patch
-    };
+    let format = diff_format(&a);
     let ctx = open()?;
     let thread = thread.map(|t| ctx.resolve(t)).transpose()?;
     if let (Mode::ToWorktree { .. }, Some(t)) = (&mode, &thread) {
@@ -102,13 +64,13 @@ pub(super) fn diff(
             include_user_edits: a.include_user_edits,
         },
     )?;
-    outcome.format = format;
-    outcome.null_terminated = a.null;
+    outcome.view.format = format;
+    outcome.view.null_terminated = a.null;
     // git's `diff --quiet`: no output, the exit status says it all.
-    outcome.exit_code = a.exit_code || quiet;
-    outcome.quiet = quiet;
-    outcome.stat_widths = stat_widths(a.stat.as_deref(), &ctx.repo, term)?;
-    outcome.color = !json
+    outcome.view.exit_code = a.exit_code || quiet;
+    outcome.view.quiet = quiet;
+    outcome.view.stat_widths = stat_widths(a.stat.as_deref(), &ctx.repo, term)?;
+    outcome.view.color = !json
         && match (a.no_color, a.color.as_deref()) {
             (true, _) | (false, Some("never")) => false,
             (false, Some("always")) => true,
@@ -124,15 +86,65 @@ pub(super) fn diff(
         // Like git, a colour or whitespace setting it cannot use stops the
         // diff even when it is not coloured.
         let (look, warnings) = crate::diff::style::read(&ctx.repo)?;
-        outcome.look = look;
+        outcome.view.look = look;
         outcome.notices.extend(warnings);
     }
-    outcome.pager = if json {
+    outcome.view.pager = if json {
         None
     } else {
         crate::output::pager::pager_command(Some(&ctx.repo), term)
     };
     Ok(outcome)
+}
+
+/// What `diff`'s flags ask to compare.
+fn diff_mode(a: &crate::cli::DiffArgs) -> Result<commands::diff::Mode> {
+    use commands::diff::Mode;
+    // `--to worktree`: the live files are the newer side.
+    let (to, to_worktree) = match a.to.as_deref() {
+        None => (None, false),
+        Some("worktree") => (None, true),
+        Some(n) => (
+            Some(
+                n.parse::<u64>()
+                    .map_err(|_| Error::usage(format!("--to {n}: want a turn number or 'worktree'")))?,
+            ),
+            false,
+        ),
+    };
+    Ok(if a.worktree {
+        Mode::Worktree
+    } else if let Some(base) = &a.branch {
+        Mode::Branch((!base.is_empty()).then(|| base.clone()))
+    } else if to_worktree {
+        Mode::ToWorktree {
+            from: if a.full { Some(0) } else { a.from },
+        }
+    } else if a.full {
+        Mode::Full { to }
+    } else if let Some(from) = a.from {
+        Mode::Range { from, to }
+    } else if let Some(to) = to {
+        Mode::Turn(Some(to))
+    } else {
+        Mode::Turn(a.turn)
+    })
+}
+
+/// How `diff`'s flags ask to show it.
+fn diff_format(a: &crate::cli::DiffArgs) -> commands::diff::Format {
+    use commands::diff::Format;
+    if a.stat.is_some() {
+        Format::Stat
+    } else if a.numstat {
+        Format::Numstat
+    } else if a.name_only {
+        Format::NameOnly
+    } else if a.name_status {
+        Format::NameStatus
+    } else {
+        Format::Patch
+    }
 }
 
 /// git's `--relative[=<path>]`, `--no-relative` (the last given wins) and

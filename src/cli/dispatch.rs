@@ -108,8 +108,22 @@ fn repository_command(
     edge: &Edge<'_>,
     open: &dyn Fn() -> Result<Context>,
 ) -> Result<Outcome> {
+    Ok(match command {
+        command @ (Command::Baseline(_) | Command::Capture(_) | Command::Placeholder(_)) => {
+            record(command, open)?
+        }
+        command @ (Command::List(_) | Command::Show(_)) => listing(command, edge, open)?,
+        Command::Diff(a) => Outcome::Diff(diff(a, edge, open)?),
+        command @ (Command::Log(_) | Command::Status | Command::Rev(_) | Command::Restore(_)) => {
+            review(command, edge, open)?
+        }
+        command => upkeep(command, open)?,
+    })
+}
+
+/// `baseline`, `capture` and `placeholder`.
+fn record(command: Command, open: &dyn Fn() -> Result<Context>) -> Result<Outcome> {
     let thread = |raw: &str| ThreadId::parse(raw);
-    let optional = |raw: Option<&str>| raw.map(ThreadId::parse).transpose();
     Ok(match command {
         Command::Baseline(a) => {
             let opts = commands::baseline::Options {
@@ -140,6 +154,15 @@ fn repository_command(
             };
             Outcome::Checkpoint(commands::placeholder::run(&open()?, opts)?)
         }
+        _ => return Err(Error::Internal("not a recording command".into())),
+    })
+}
+
+/// `list` and `show`.
+fn listing(command: Command, edge: &Edge<'_>, open: &dyn Fn() -> Result<Context>) -> Result<Outcome> {
+    let thread = |raw: &str| ThreadId::parse(raw);
+    let optional = |raw: Option<&str>| raw.map(ThreadId::parse).transpose();
+    Ok(match command {
         Command::List(crate::cli::ListArgs {
             thread,
             remote: Some(remote),
@@ -177,10 +200,16 @@ fn repository_command(
             let ctx = open()?;
             Outcome::Show(commands::show::run(&ctx.repo, &ctx.resolve(t)?, a.turn)?)
         }
-        Command::Diff(a) => Outcome::Diff(diff(a, edge, open)?),
-        command @ (Command::Log(_) | Command::Status | Command::Rev(_) | Command::Restore(_)) => {
-            review(command, edge, open)?
-        }
+        _ => return Err(Error::Internal("not a listing command".into())),
+    })
+}
+
+/// `revert`, `verify`, `push`, `fetch`, `op`, `notes`, `du`, `prune`,
+/// `maintenance` and `drop`.
+fn upkeep(command: Command, open: &dyn Fn() -> Result<Context>) -> Result<Outcome> {
+    let thread = |raw: &str| ThreadId::parse(raw);
+    let optional = |raw: Option<&str>| raw.map(ThreadId::parse).transpose();
+    Ok(match command {
         Command::Revert(a) => {
             let t = thread(&a.thread.thread)?;
             let action = revert_action(&a)?;
@@ -238,12 +267,7 @@ fn repository_command(
             let ctx = open()?;
             Outcome::Drop(commands::drop::run(&ctx, &ctx.resolve(t)?, a.force)?)
         }
-        Command::Hook(_)
-        | Command::Review(_)
-        | Command::Completions(_)
-        | Command::Mangen(_)
-        | Command::InstallHooks(_)
-        | Command::UninstallHooks(_) => {
+        _ => {
             return Err(Error::Internal(
                 "a command without a repository reached the dispatch".into(),
             ));

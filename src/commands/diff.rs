@@ -1,4 +1,6 @@
 //! `git t3 diff`: what a turn, a range of turns or the whole thread
 //! changed (the use case is [`crate::compare`]).
 
-pub use crate::compare::{DiffOutcome, Format, Mode, Options, StatWidths, Totals, relative_from_config, run};
+pub use crate::compare::{
+    DiffOutcome, DiffView, Format, Mode, Options, StatWidths, Totals, relative_from_config, run,
+};

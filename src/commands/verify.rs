@@ -288,6 +288,47 @@ fn same_summary(files: &[crate::model::note::FileChange], note: &Note) -> bool {
     }
 }
 
+impl Check<'_> {
+    /// Check one ref under `refs/t3/` by what its name says it is.
+    fn reference(&mut self, name: &str, id: gix::ObjectId, max_journal_age_secs: u64) {
+        if name.starts_with(CHECKPOINTS_PREFIX) {
+            self.checkpoint(name, id);
+        } else if let Some(rest) = name.strip_prefix(crate::model::thread::REMOTES_PREFIX) {
+            // A remote's turns kept apart by fetch: `<remote>/<b64>/turn/<n>`.
+            let layout = rest.split_once('/').is_some_and(|(remote, rest)| {
+                !remote.is_empty() && parse_checkpoint_ref(&format!("{CHECKPOINTS_PREFIX}{rest}")).is_ok()
+            });
+            if !layout {
+                self.error(
+                    name,
+                    "not of the form refs/t3/remotes/<remote>/<base64url thread>/turn/<n>",
+                );
+            } else {
+                self.commit_shape(name, id, false);
+            }
+        } else if name.starts_with("refs/t3/reverts/") {
+            self.journal(name, id, Some(max_journal_age_secs));
+        } else if name.starts_with("refs/t3/undo/") {
+            self.journal(name, id, None);
+        } else if name.starts_with(prompts::PROMPTS_PREFIX) {
+            self.prompts(name, id);
+        } else if name == oplog::OPS_REF {
+            self.op_log(name);
+        } else if name == oplog::PENDING_REF {
+            self.error(
+                name,
+                "an operation was recorded but not finished (a killed abort or undo); \
+                 `git t3 revert --continue`, `--abort`, `--undo` or `git t3 op undo` finishes it first",
+            );
+        } else {
+            self.error(
+                name,
+                "is not a ref git t3 writes (checkpoints/, remotes/, reverts/, undo/, prompts/, ops, pending)",
+            );
+        }
+    }
+}
+
 /// Verify refs under `refs/t3/` (one thread's, or all) and their notes;
 /// with `fix`, remove the orphaned notes.
 pub fn run(ctx: &Context, opts: Options) -> Result<VerifyOutcome> {
@@ -329,41 +370,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<VerifyOutcome> {
             check.error(&name, "is a symbolic ref");
             continue;
         };
-        if name.starts_with(CHECKPOINTS_PREFIX) {
-            check.checkpoint(&name, id);
-        } else if let Some(rest) = name.strip_prefix(crate::model::thread::REMOTES_PREFIX) {
-            // A remote's turns kept apart by fetch: `<remote>/<b64>/turn/<n>`.
-            let layout = rest.split_once('/').is_some_and(|(remote, rest)| {
-                !remote.is_empty() && parse_checkpoint_ref(&format!("{CHECKPOINTS_PREFIX}{rest}")).is_ok()
-            });
-            if !layout {
-                check.error(
-                    &name,
-                    "not of the form refs/t3/remotes/<remote>/<base64url thread>/turn/<n>",
-                );
-            } else {
-                check.commit_shape(&name, id, false);
-            }
-        } else if name.starts_with("refs/t3/reverts/") {
-            check.journal(&name, id, Some(max_journal_age_secs));
-        } else if name.starts_with("refs/t3/undo/") {
-            check.journal(&name, id, None);
-        } else if name.starts_with(prompts::PROMPTS_PREFIX) {
-            check.prompts(&name, id);
-        } else if name == oplog::OPS_REF {
-            check.op_log(&name);
-        } else if name == oplog::PENDING_REF {
-            check.error(
-                &name,
-                "an operation was recorded but not finished (a killed abort or undo); \
-                 `git t3 revert --continue`, `--abort`, `--undo` or `git t3 op undo` finishes it first",
-            );
-        } else {
-            check.error(
-                &name,
-                "is not a ref git t3 writes (checkpoints/, remotes/, reverts/, undo/, prompts/, ops, pending)",
-            );
-        }
+        check.reference(&name, id, max_journal_age_secs);
     }
     if let Some(t) = &thread
         && checked == 0

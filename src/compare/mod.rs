@@ -66,29 +66,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
     // Read-only, the worktree's new objects are only in memory: everything
     // after reads through this repository.
     let mut in_memory = None;
-    let (mut from, to) = match &mode {
-        Mode::Worktree => worktree(ctx, &mut in_memory)?,
-        Mode::ToWorktree { from } => {
-            let repo = &ctx.repo;
-            let thread = thread
-                .as_ref()
-                .ok_or_else(|| Error::usage("this diff needs --thread or T3_THREAD"))?;
-            let turn = match from {
-                Some(t) => *t,
-                None => store::latest_turn(repo, thread)?.ok_or_else(|| Error::UnknownThread {
-                    thread: thread.to_string(),
-                })?,
-            };
-            let from_side = checkpoint(repo, &mut None, thread, turn)?;
-            (from_side, worktree(ctx, &mut in_memory)?.1)
-        }
-        Mode::Branch(base) => branch(&ctx.repo, base.as_deref())?,
-        _ => {
-            let _t = crate::trace::span("resolve checkpoints");
-            let thread = thread.ok_or_else(|| Error::usage("this diff needs --thread or T3_THREAD"))?;
-            checkpoints(&ctx.repo, &thread, &mode, &mut notices)?
-        }
-    };
+    let (mut from, to) = resolve(ctx, thread.as_ref(), &mode, &mut in_memory, &mut notices)?;
     let repo = in_memory.as_ref().unwrap_or(&ctx.repo);
     let mut limit = changes::Pathspecs::new(repo, &paths, &prefix)?;
     let mut user_edits = None;
@@ -97,24 +75,15 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
         && let Some(turn) = to.turn
         && let Some(pre) = pre_turn_tree(repo, thread, turn, &mut notices)
     {
-        let mut edited = changes::tree_changes_with(repo, from.tree, pre, true)?;
-        if let Some(limit) = limit.as_mut() {
-            edited = changes::limit(edited, |path| limit.includes(path));
-        }
-        if let Some(rel) = &relative {
-            edited = changes::limit(edited, |path| path.starts_with(rel));
-        }
-        let n = edited.len();
-        if n > 0 {
-            let before = from
-                .turn
-                .map_or_else(|| "HEAD".to_owned(), |t| format!("turn {t}"));
-            let (file, them) = if n == 1 { ("file", "it") } else { ("files", "them") };
-            notices.push(format!(
-                "{n} {file} changed between {before} and the prompt of turn {turn} (not by the agent) \
-                 left out: --include-user-edits shows {them}"
-            ));
-        }
+        let n = user_edits_left_out(
+            repo,
+            &from,
+            pre,
+            turn,
+            limit.as_mut(),
+            relative.as_ref().map(|r| r.as_slice()),
+            &mut notices,
+        )?;
         user_edits = Some(n);
         from = Side {
             label: pre.to_string(),
@@ -135,18 +104,8 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
         },
         limit,
     )?;
-    if hidden > 0 {
-        notices.push(format!(
-            "{hidden} file{} differ{} only in whitespace (--keep-whitespace shows them)",
-            if hidden == 1 { "" } else { "s" },
-            if hidden == 1 { "s" } else { "" }
-        ));
-    }
-    let totals = Totals {
-        files: files.len(),
-        additions: files.iter().map(|f| f.additions).sum(),
-        deletions: files.iter().map(|f| f.deletions).sum(),
-    };
+    notices.extend(whitespace_notice(hidden));
+    let totals = Totals::of(&files);
     let patch = if format == Format::Patch {
         patch::build(
             repo,
@@ -170,28 +129,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
     if let Some(rel) = &relative {
         // Paths shown relative to the directory, once everything that reads
         // the trees by path is done.
-        for f in &mut files {
-            let path = strip_relative(rel, &f.path_bytes());
-            let old = f.old_path_bytes().map(|old| strip_relative(rel, &old));
-            *f = FileChange {
-                similarity: f.similarity,
-                ..FileChange::new(
-                    &path,
-                    old.as_deref(),
-                    f.kind,
-                    [f.additions, f.deletions],
-                    f.binary,
-                )
-            };
-        }
-        for p in &mut patch {
-            p.header.old_path = strip_relative(rel, &p.header.old_path).into();
-            p.header.new_path = strip_relative(rel, &p.header.new_path).into();
-        }
-        sizes = sizes
-            .into_iter()
-            .map(|(path, size)| (strip_relative(rel, &path), size))
-            .collect();
+        strip_relative_all(rel, &mut files, &mut patch, &mut sizes);
     }
     let pre_turn_tree = user_edits.map(|_| from.label.clone());
     Ok(DiffOutcome {
@@ -205,18 +143,122 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
         files,
         totals,
         patch,
-        format,
-        null_terminated: false,
-        color: false,
-        look: Default::default(),
         relative: relative.map(|r| r.to_str_lossy().into_owned()),
-        pager: None,
         notices,
-        stat_widths: Default::default(),
-        quote_path: repo.config_snapshot().boolean("core.quotePath").unwrap_or(true),
-        exit_code: false,
-        quiet: false,
+        view: DiffView {
+            format,
+            quote_path: repo.config_snapshot().boolean("core.quotePath").unwrap_or(true),
+            ..DiffView::default()
+        },
         sizes,
+    })
+}
+
+/// The two sides `mode` compares (`in_memory`: the repository the
+/// worktree's objects live in when nothing may be written).
+fn resolve(
+    ctx: &Context,
+    thread: Option<&ThreadId>,
+    mode: &Mode,
+    in_memory: &mut Option<gix::Repository>,
+    notices: &mut Vec<String>,
+) -> Result<(Side, Side)> {
+    let needs_thread = || thread.ok_or_else(|| Error::usage("this diff needs --thread or T3_THREAD"));
+    Ok(match mode {
+        Mode::Worktree => worktree(ctx, in_memory)?,
+        Mode::ToWorktree { from } => {
+            let repo = &ctx.repo;
+            let thread = needs_thread()?;
+            let turn = match from {
+                Some(t) => *t,
+                None => store::latest_turn(repo, thread)?.ok_or_else(|| Error::UnknownThread {
+                    thread: thread.to_string(),
+                })?,
+            };
+            let from_side = checkpoint(repo, &mut None, thread, turn)?;
+            (from_side, worktree(ctx, in_memory)?.1)
+        }
+        Mode::Branch(base) => branch(&ctx.repo, base.as_deref())?,
+        _ => {
+            let _t = crate::trace::span("resolve checkpoints");
+            checkpoints(&ctx.repo, needs_thread()?, mode, notices)?
+        }
+    })
+}
+
+/// How many files changed between `from` and the prompt of `turn` (`pre`,
+/// the user's edits, not the agent's), within the pathspecs and
+/// `--relative`; a notice says they are left out.
+fn user_edits_left_out(
+    repo: &gix::Repository,
+    from: &Side,
+    pre: ObjectId,
+    turn: u64,
+    limit: Option<&mut changes::Pathspecs<'_>>,
+    relative: Option<&[u8]>,
+    notices: &mut Vec<String>,
+) -> Result<usize> {
+    let mut edited = changes::tree_changes_with(repo, from.tree, pre, true)?;
+    if let Some(limit) = limit {
+        edited = changes::limit(edited, |path| limit.includes(path));
+    }
+    if let Some(rel) = relative {
+        edited = changes::limit(edited, |path| path.starts_with(rel));
+    }
+    let n = edited.len();
+    if n > 0 {
+        let before = from
+            .turn
+            .map_or_else(|| "HEAD".to_owned(), |t| format!("turn {t}"));
+        let (file, them) = if n == 1 { ("file", "it") } else { ("files", "them") };
+        notices.push(format!(
+            "{n} {file} changed between {before} and the prompt of turn {turn} (not by the agent) \
+             left out: --include-user-edits shows {them}"
+        ));
+    }
+    Ok(n)
+}
+
+/// Every path of `files`, `patch` and `sizes` without the `--relative`
+/// part `rel`.
+fn strip_relative_all(
+    rel: &[u8],
+    files: &mut [FileChange],
+    patch: &mut [FilePatch],
+    sizes: &mut std::collections::HashMap<Vec<u8>, (u64, u64)>,
+) {
+    for f in files.iter_mut() {
+        let path = strip_relative(rel, &f.path_bytes());
+        let old = f.old_path_bytes().map(|old| strip_relative(rel, &old));
+        *f = FileChange {
+            similarity: f.similarity,
+            ..FileChange::new(
+                &path,
+                old.as_deref(),
+                f.kind,
+                [f.additions, f.deletions],
+                f.binary,
+            )
+        };
+    }
+    for p in patch.iter_mut() {
+        p.header.old_path = strip_relative(rel, &p.header.old_path).into();
+        p.header.new_path = strip_relative(rel, &p.header.new_path).into();
+    }
+    *sizes = std::mem::take(sizes)
+        .into_iter()
+        .map(|(path, size)| (strip_relative(rel, &path), size))
+        .collect();
+}
+
+/// "2 files differ only in whitespace": said when whitespace hid any.
+fn whitespace_notice(hidden: usize) -> Option<String> {
+    (hidden > 0).then(|| {
+        format!(
+            "{hidden} file{} differ{} only in whitespace (--keep-whitespace shows them)",
+            if hidden == 1 { "" } else { "s" },
+            if hidden == 1 { "s" } else { "" }
+        )
     })
 }
 

@@ -114,6 +114,17 @@ pub struct Totals {
     pub deletions: u64,
 }
 
+impl Totals {
+    /// The totals of `files`.
+    pub fn of(files: &[FileChange]) -> Self {
+        Totals {
+            files: files.len(),
+            additions: files.iter().map(|f| f.additions).sum(),
+            deletions: files.iter().map(|f| f.deletions).sum(),
+        }
+    }
+}
+
 /// What `diff` found.
 #[derive(Debug, Serialize)]
 pub struct DiffOutcome {
@@ -146,40 +157,56 @@ pub struct DiffOutcome {
     /// The patch, when asked for.
     #[serde(skip)]
     pub patch: Vec<FilePatch>,
-    /// How to show it.
-    #[serde(skip)]
-    pub format: Format,
-    /// Paths NUL-terminated and unquoted (`-z`).
-    #[serde(skip)]
-    pub null_terminated: bool,
-    /// Colour the patch or stat.
-    #[serde(skip)]
-    pub color: bool,
-    /// The colours and whitespace rules of git's config (set by the caller).
-    #[serde(skip)]
-    pub look: crate::diff::style::Look,
-    /// Page the output through this shell command.
-    #[serde(skip)]
-    pub pager: Option<String>,
     /// Messages for stderr.
     #[serde(skip)]
     pub notices: Vec<String>,
-    /// How wide `--stat` may be.
+    /// How to show it (the caller fills it in).
     #[serde(skip)]
-    pub stat_widths: StatWidths,
-    /// Quote bytes above 0x7f in paths (`core.quotePath`, default on).
-    #[serde(skip)]
-    pub quote_path: bool,
-    /// Exit 1 when there are differences (`--exit-code`, `--quiet`).
-    #[serde(skip)]
-    pub exit_code: bool,
-    /// Print nothing (`--quiet`).
-    #[serde(skip)]
-    pub quiet: bool,
+    pub view: DiffView,
     /// For `--stat`: the old and new sizes of binary files whose content
     /// changed, by path.
     #[serde(skip)]
     pub sizes: std::collections::HashMap<Vec<u8>, (u64, u64)>,
+}
+
+/// How a diff is shown: what the command line (or the page) decides, not
+/// what was compared.
+#[derive(Debug, Clone)]
+pub struct DiffView {
+    /// The output wanted.
+    pub format: Format,
+    /// Paths NUL-terminated and unquoted (`-z`).
+    pub null_terminated: bool,
+    /// Colour the patch or stat.
+    pub color: bool,
+    /// The colours and whitespace rules of git's config (set by the caller).
+    pub look: crate::diff::style::Look,
+    /// Page the output through this shell command.
+    pub pager: Option<String>,
+    /// How wide `--stat` may be.
+    pub stat_widths: StatWidths,
+    /// Quote bytes above 0x7f in paths (`core.quotePath`, default on).
+    pub quote_path: bool,
+    /// Exit 1 when there are differences (`--exit-code`, `--quiet`).
+    pub exit_code: bool,
+    /// Print nothing (`--quiet`).
+    pub quiet: bool,
+}
+
+impl Default for DiffView {
+    fn default() -> Self {
+        DiffView {
+            format: Format::Patch,
+            null_terminated: false,
+            color: false,
+            look: Default::default(),
+            pager: None,
+            stat_widths: Default::default(),
+            quote_path: true,
+            exit_code: false,
+            quiet: false,
+        }
+    }
 }
 
 impl DiffOutcome {

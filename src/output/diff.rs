@@ -13,12 +13,12 @@ use crate::model::note::FileChange;
 
 /// Write `d` in the format it asks for.
 pub fn render(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
-    match d.format {
+    match d.view.format {
         Format::Patch => {
             let style = patch::Style {
-                color: d.color,
-                quote_high: d.quote_path,
-                look: &d.look,
+                color: d.view.color,
+                quote_high: d.view.quote_path,
+                look: &d.view.look,
             };
             d.patch.iter().try_for_each(|p| patch::write(p, style, out))
         }
@@ -26,11 +26,11 @@ pub fn render(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
         Format::Numstat => numstat(d, out),
         Format::NameStatus => name_status(d, out),
         Format::NameOnly => d.files.iter().try_for_each(|f| {
-            if d.null_terminated {
+            if d.view.null_terminated {
                 out.write_all(&f.path_bytes())?;
                 out.write_all(b"\0")
             } else {
-                out.write_all(&quote_as(f.path_bytes().as_bstr(), d.quote_path))?;
+                out.write_all(&quote_as(f.path_bytes().as_bstr(), d.view.quote_path))?;
                 out.write_all(b"\n")
             }
         }),
@@ -41,16 +41,16 @@ pub fn render(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
 /// names, TAB-separated (NUL with `-z`).
 fn name_status(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
     use crate::model::note::ChangeKind;
-    let (sep, end) = if d.null_terminated {
+    let (sep, end) = if d.view.null_terminated {
         (b"\0", b"\0")
     } else {
         (b"\t", b"\n")
     };
     let name = |p: &[u8]| {
-        if d.null_terminated {
+        if d.view.null_terminated {
             p.to_vec()
         } else {
-            quote_as(p.as_bstr(), d.quote_path)
+            quote_as(p.as_bstr(), d.view.quote_path)
         }
     };
     for f in &d.files {
@@ -131,7 +131,7 @@ fn numstat(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
             format!("{}\t{}\t", f.additions, f.deletions)
         };
         out.write_all(counts.as_bytes())?;
-        if d.null_terminated {
+        if d.view.null_terminated {
             match f.old_path_bytes() {
                 Some(old) => {
                     out.write_all(b"\0")?;
@@ -146,7 +146,7 @@ fn numstat(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
                 }
             }
         } else {
-            out.write_all(&display_name(f, d.quote_path))?;
+            out.write_all(&display_name(f, d.view.quote_path))?;
             out.write_all(b"\n")?;
         }
     }
@@ -168,7 +168,7 @@ fn scale_linear(it: u64, width: usize, max_change: u64) -> u64 {
 
 /// The name and graph widths git's `show_stats` settles on.
 fn layout(d: &DiffOutcome, names: &[Vec<u8>]) -> (usize, usize, usize, u64) {
-    let w = d.stat_widths;
+    let w = d.view.stat_widths;
     let (mut max_change, mut max_len, mut number_width, mut bin_width) = (0u64, 0usize, 0usize, 0usize);
     for (f, name) in d.files.iter().zip(names) {
         max_len = max_len.max(display_width(name));
@@ -244,10 +244,14 @@ fn stat(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
     if d.files.is_empty() {
         return Ok(());
     }
-    let names: Vec<Vec<u8>> = d.files.iter().map(|f| display_name(f, d.quote_path)).collect();
+    let names: Vec<Vec<u8>> = d
+        .files
+        .iter()
+        .map(|f| display_name(f, d.view.quote_path))
+        .collect();
     let (name_width, graph_width, number_width, max_change) = layout(d, &names);
-    let palette = &d.look.palette;
-    let (g, r, e) = if d.color {
+    let palette = &d.view.look.palette;
+    let (g, r, e) = if d.view.color {
         (palette.new.as_str(), palette.old.as_str(), RESET)
     } else {
         ("", "", "")

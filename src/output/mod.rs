@@ -60,10 +60,10 @@ pub fn finish(
     let failed =
         matches!(outcome, Outcome::Verify(v) if !v.ok) || matches!(outcome, Outcome::Sync(s) if s.failed());
     if let Outcome::Diff(d) = outcome
-        && d.exit_code
+        && d.view.exit_code
     {
         // git's `--exit-code`: 1 with differences, whatever was printed.
-        let printed = if d.quiet {
+        let printed = if d.view.quiet {
             Ok(())
         } else {
             emit(outcome, format, quiet, term, interrupt)
@@ -173,7 +173,7 @@ pub fn emit(
     interrupt: crate::interrupt::Interrupt,
 ) -> io::Result<()> {
     let pager = match outcome {
-        Outcome::Diff(d) => d.pager.as_ref(),
+        Outcome::Diff(d) => d.view.pager.as_ref(),
         Outcome::Log(l) => l.view.pager.as_ref(),
         _ => None,
     };

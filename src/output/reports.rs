@@ -169,117 +169,126 @@ pub fn verify(v: &VerifyOutcome, quiet: bool, out: &mut dyn Write) -> io::Result
 /// `install-hooks`, `uninstall-hooks`: what happened to each file, then
 /// what the user should know or do.
 pub fn install(i: &InstallOutcome, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
-    use crate::commands::install::{Action, Notice, What};
     if quiet {
         return Ok(());
     }
     for c in &i.changes {
-        let path = c.path.display();
-        let line = match (&c.what, c.action) {
-            (What::Hooks { events, .. }, Action::Added) => {
-                format!("added the git t3 hooks for {}", events.join(", "))
-            }
-            (What::Hooks { .. } | What::GitPrePush, Action::AlreadyThere) => {
-                "the git t3 hooks are already there".to_owned()
-            }
-            (What::Hooks { .. }, Action::Removed) => "removed the git t3 hooks".to_owned(),
-            (What::Hooks { .. } | What::CodexNotify { .. } | What::CodexFeature { .. }, Action::Restored) => {
-                match &c.what {
-                    What::CodexNotify { then, .. } if !then.is_empty() => {
-                        format!("back as it was (notify runs {} again)", then.join(" "))
-                    }
-                    _ => "back as it was, byte for byte".to_owned(),
-                }
-            }
-            (What::CodexFeature { key }, Action::Added) => {
-                format!("turned on [features] {key} (lifecycle hooks, for Codex versions that need it)")
-            }
-            (What::CodexFeature { .. }, Action::AlreadyThere) => {
-                "lifecycle hooks are already on in [features]".to_owned()
-            }
-            (What::CodexFeature { key }, Action::Removed) => format!("put [features] {key} back as it was"),
-            (What::CodexFeature { key }, Action::KeptForOthers) => {
-                format!("[features] {key} stays on: git t3 hooks at another scope need it")
-            }
-            (What::CodexFeature { key }, Action::NotThere) => {
-                format!("[features] {key} was changed since; left as it is")
-            }
-            (What::CodexNotify { then, moved_from }, Action::Added) => {
-                let mut line = "notify runs `git t3 hook codex`".to_owned();
-                if !then.is_empty() {
-                    line.push_str(&format!(", then your notifier: {}", then.join(" ")));
-                }
-                for table in moved_from {
-                    line.push_str(&format!(" (moved out of [{table}], where Codex never read it)"));
-                }
-                line
-            }
-            (What::CodexNotify { .. }, Action::AlreadyThere) => "notify already runs git t3".to_owned(),
-            (What::CodexNotify { then, .. }, Action::Removed) if !then.is_empty() => {
-                format!("notify runs {} again", then.join(" "))
-            }
-            (What::CodexNotify { .. }, Action::Removed) => "removed the git t3 notify".to_owned(),
-            (What::CodexNotify { .. }, Action::NotThere) => {
-                "notify does not run git t3: left as it is".to_owned()
-            }
-            (What::OpencodePlugin, Action::Added) => "wrote the git t3 plugin".to_owned(),
-            (What::OpencodePlugin, Action::AlreadyThere) => "the git t3 plugin is already there".to_owned(),
-            (What::OpencodePlugin, Action::LeftChanged) => {
-                "changed since git t3 wrote it: left in place (delete it yourself if you want it gone)"
-                    .to_owned()
-            }
-            (What::GitPrePush, Action::Added) => {
-                "added the git t3 block (active when `git config t3.pushCheckpoints true`)".to_owned()
-            }
-            (What::GitPrePush, Action::Removed) => "removed the git t3 block".to_owned(),
-            (What::Excluded { path }, Action::Added) => format!(
-                "{} kept out of git (and out of checkpoints)",
-                quote_path(path.as_os_str().as_encoded_bytes())
-            ),
-            (What::Excluded { path }, Action::Removed) => format!(
-                "took out the line for {}",
-                quote_path(path.as_os_str().as_encoded_bytes())
-            ),
-            (_, Action::Deleted) => "removed (git t3 had created it)".to_owned(),
-            (_, Action::NotThere) => "nothing of git t3's there".to_owned(),
-            (_, action) => format!("{action:?}").to_lowercase(),
-        };
-        writeln!(out, "{path}: {line}")?;
+        writeln!(out, "{}: {}", c.path.display(), change_line(c))?;
     }
     if i.changes.is_empty() {
         writeln!(out, "nothing to do")?;
     }
     for n in &i.notices {
-        match n {
-            Notice::CodexTrust => writeln!(
-                out,
-                "Codex runs new or changed hooks only once you trust them (and skips them silently until then): start Codex and type /hooks to trust the git t3 hooks; a headless `codex exec` needs --dangerously-bypass-hook-trust."
-            )?,
-            Notice::Elsewhere {
-                agent,
-                scope,
-                path,
-                installing: true,
-            } => writeln!(
-                out,
-                "note: {agent} hooks of git t3 are also in {} (scope {}): both run; remove one with `git t3 uninstall-hooks {agent} --scope {}`",
-                path.display(),
-                scope.name(),
-                scope.name()
-            )?,
-            Notice::Elsewhere {
-                agent, scope, path, ..
-            } => writeln!(
-                out,
-                "note: {agent} hooks of git t3 are in {}: `git t3 uninstall-hooks {agent} --scope {}` removes them",
-                path.display(),
-                scope.name()
-            )?,
-            Notice::FeatureWasOff { key } => writeln!(
-                out,
-                "note: [features] {key} was off; uninstall-hooks turns it off again"
-            )?,
+        install_notice(n, out)?;
+    }
+    Ok(())
+}
+
+/// What happened to one file of an install.
+fn change_line(c: &crate::commands::install::Change) -> String {
+    use crate::commands::install::{Action, What};
+    match (&c.what, c.action) {
+        (What::Hooks { events, .. }, Action::Added) => {
+            format!("added the git t3 hooks for {}", events.join(", "))
         }
+        (What::Hooks { .. } | What::GitPrePush, Action::AlreadyThere) => {
+            "the git t3 hooks are already there".to_owned()
+        }
+        (What::Hooks { .. }, Action::Removed) => "removed the git t3 hooks".to_owned(),
+        (What::Hooks { .. } | What::CodexNotify { .. } | What::CodexFeature { .. }, Action::Restored) => {
+            match &c.what {
+                What::CodexNotify { then, .. } if !then.is_empty() => {
+                    format!("back as it was (notify runs {} again)", then.join(" "))
+                }
+                _ => "back as it was, byte for byte".to_owned(),
+            }
+        }
+        (What::CodexFeature { key }, Action::Added) => {
+            format!("turned on [features] {key} (lifecycle hooks, for Codex versions that need it)")
+        }
+        (What::CodexFeature { .. }, Action::AlreadyThere) => {
+            "lifecycle hooks are already on in [features]".to_owned()
+        }
+        (What::CodexFeature { key }, Action::Removed) => format!("put [features] {key} back as it was"),
+        (What::CodexFeature { key }, Action::KeptForOthers) => {
+            format!("[features] {key} stays on: git t3 hooks at another scope need it")
+        }
+        (What::CodexFeature { key }, Action::NotThere) => {
+            format!("[features] {key} was changed since; left as it is")
+        }
+        (What::CodexNotify { then, moved_from }, Action::Added) => {
+            let mut line = "notify runs `git t3 hook codex`".to_owned();
+            if !then.is_empty() {
+                line.push_str(&format!(", then your notifier: {}", then.join(" ")));
+            }
+            for table in moved_from {
+                line.push_str(&format!(" (moved out of [{table}], where Codex never read it)"));
+            }
+            line
+        }
+        (What::CodexNotify { .. }, Action::AlreadyThere) => "notify already runs git t3".to_owned(),
+        (What::CodexNotify { then, .. }, Action::Removed) if !then.is_empty() => {
+            format!("notify runs {} again", then.join(" "))
+        }
+        (What::CodexNotify { .. }, Action::Removed) => "removed the git t3 notify".to_owned(),
+        (What::CodexNotify { .. }, Action::NotThere) => {
+            "notify does not run git t3: left as it is".to_owned()
+        }
+        (What::OpencodePlugin, Action::Added) => "wrote the git t3 plugin".to_owned(),
+        (What::OpencodePlugin, Action::AlreadyThere) => "the git t3 plugin is already there".to_owned(),
+        (What::OpencodePlugin, Action::LeftChanged) => {
+            "changed since git t3 wrote it: left in place (delete it yourself if you want it gone)".to_owned()
+        }
+        (What::GitPrePush, Action::Added) => {
+            "added the git t3 block (active when `git config t3.pushCheckpoints true`)".to_owned()
+        }
+        (What::GitPrePush, Action::Removed) => "removed the git t3 block".to_owned(),
+        (What::Excluded { path }, Action::Added) => format!(
+            "{} kept out of git (and out of checkpoints)",
+            quote_path(path.as_os_str().as_encoded_bytes())
+        ),
+        (What::Excluded { path }, Action::Removed) => format!(
+            "took out the line for {}",
+            quote_path(path.as_os_str().as_encoded_bytes())
+        ),
+        (_, Action::Deleted) => "removed (git t3 had created it)".to_owned(),
+        (_, Action::NotThere) => "nothing of git t3's there".to_owned(),
+        (_, action) => format!("{action:?}").to_lowercase(),
+    }
+}
+
+/// Something the user should know or do after an install.
+fn install_notice(n: &crate::commands::install::Notice, out: &mut dyn Write) -> io::Result<()> {
+    use crate::commands::install::Notice;
+    match n {
+        Notice::CodexTrust => writeln!(
+            out,
+            "Codex runs new or changed hooks only once you trust them (and skips them silently until then): start Codex and type /hooks to trust the git t3 hooks; a headless `codex exec` needs --dangerously-bypass-hook-trust."
+        )?,
+        Notice::Elsewhere {
+            agent,
+            scope,
+            path,
+            installing: true,
+        } => writeln!(
+            out,
+            "note: {agent} hooks of git t3 are also in {} (scope {}): both run; remove one with `git t3 uninstall-hooks {agent} --scope {}`",
+            path.display(),
+            scope.name(),
+            scope.name()
+        )?,
+        Notice::Elsewhere {
+            agent, scope, path, ..
+        } => writeln!(
+            out,
+            "note: {agent} hooks of git t3 are in {}: `git t3 uninstall-hooks {agent} --scope {}` removes them",
+            path.display(),
+            scope.name()
+        )?,
+        Notice::FeatureWasOff { key } => writeln!(
+            out,
+            "note: [features] {key} was off; uninstall-hooks turns it off again"
+        )?,
     }
     Ok(())
 }

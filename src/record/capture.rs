@@ -147,33 +147,7 @@ pub fn capture(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome> {
     let refs = store::thread_refs(repo, &thread)?;
     drop(t);
     let mut notes = NotesReader::open(repo)?;
-    let turn = match turn {
-        Some(t) if t > crate::model::thread::MAX_TURN => {
-            return Err(Error::usage(format!(
-                "turn {t} is above the highest turn number, {}",
-                crate::model::thread::MAX_TURN
-            )));
-        }
-        Some(t) => t,
-        None => store::next_turn(repo, &mut notes, &thread)?,
-    };
-    let expect = match refs.iter().find(|t| t.turn == turn) {
-        None => Expect::Absent,
-        Some(existing) => {
-            let placeholder = store::load(repo, &mut notes, &thread, *existing)
-                .map(|c| c.note.placeholder)
-                .unwrap_or(false);
-            if placeholder || replace {
-                Expect::Is(existing.commit)
-            } else {
-                return Err(Error::TurnExists {
-                    thread: thread.to_string(),
-                    turn,
-                    reference: thread.checkpoint_ref(turn),
-                });
-            }
-        }
-    };
+    let (turn, expect) = turn_and_expect(repo, &mut notes, &thread, &refs, turn, replace)?;
 
     // The snapshot's objects go into one pack (see `repo::pack`).
     let rec = Recorder::packing(repo);
@@ -183,59 +157,17 @@ pub fn capture(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome> {
     let t = crate::trace::span("load base");
     let base = store::real_checkpoint_below(repo, &mut notes, &thread, &refs, turn)?;
     drop(t);
-    let t = crate::trace::span("summary");
     let mut notices = Vec::new();
-    let (files, from_turn, mut warnings) = match base {
-        Some(base) => {
-            // The snapshot's objects may not be on disk yet (see
-            // `Recorder::seal_for_reading`).
-            let reader = rec.reader();
-            let (exact, squeezed) = summary::summarize_both(
-                reader.as_ref().unwrap_or(repo),
-                base.tree,
-                snapshot.tree,
-                lock.interrupt(),
-            )?;
-            // The cache holds git's default counts only.
-            if crate::diff::lines::algorithm(repo) == crate::diff::lines::Algorithm::Myers {
-                cache::put(repo, base.tree, snapshot.tree, true, &squeezed);
-                cache::put(repo, base.tree, snapshot.tree, false, &exact);
-            }
-            (exact, Some(base.note.turn), Vec::new())
-        }
-        None if turn == 0 => (Vec::new(), None, Vec::new()),
-        None => {
-            notices.push(format!(
-                "thread '{thread}' has no checkpoint before turn {turn}: the summary is empty (run `git t3 baseline` before the first turn)"
-            ));
-            (Vec::new(), None, vec![note::NO_BASELINE_WARNING.to_owned()])
-        }
-    };
-    drop(t);
+    let (files, from_turn, mut warnings) = summarize(
+        lock,
+        &rec,
+        base.as_ref(),
+        snapshot.tree,
+        (&thread, turn),
+        &mut notices,
+    )?;
     let mut scope_notices = Vec::new();
-    let unreadable: Vec<String> = snapshot
-        .skipped
-        .iter()
-        .filter(|s| s.unreadable)
-        .map(|s| crate::model::path::quoted(&s.path))
-        .collect();
-    if !unreadable.is_empty() {
-        notices.push(format!(
-            "left out {} untracked file{} git t3 may not read: {}",
-            unreadable.len(),
-            if unreadable.len() == 1 { "" } else { "s" },
-            unreadable.join(", ")
-        ));
-    }
-    let by_size: Vec<Skipped> = snapshot
-        .skipped
-        .iter()
-        .filter(|s| !s.unreadable)
-        .cloned()
-        .collect();
-    if let Some(n) = skipped_notice(&by_size, snapshot.max_file_size) {
-        scope_notices.push(n);
-    }
+    what_was_left_out(&snapshot, &mut notices, &mut scope_notices);
     if !snapshot.secrets.is_empty() {
         let warning = secrets::warning(&snapshot.secrets);
         // Said once per thread: a checkpoint of it that warned already says so.
@@ -265,14 +197,7 @@ pub fn capture(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome> {
         prompt_id,
         from_turn,
         warnings,
-        skipped: snapshot
-            .skipped
-            .iter()
-            .map(|s| note::SkippedFile {
-                reason: s.unreadable.then(|| "unreadable".to_owned()),
-                ..note::SkippedFile::new(&s.path, s.size)
-            })
-            .collect(),
+        skipped: snapshot.skipped.iter().map(skipped_file).collect(),
         files,
         ..Note::new(&thread, turn)
     };
@@ -297,6 +222,120 @@ pub fn capture(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome> {
         notices,
         scope_notices,
     })
+}
+
+/// The turn to write (`turn`, else the next) and what its ref must be
+/// now: absent, or a placeholder (or, with `replace`, any checkpoint).
+fn turn_and_expect(
+    repo: &gix::Repository,
+    notes: &mut NotesReader<'_>,
+    thread: &ThreadId,
+    refs: &[store::TurnRef],
+    turn: Option<u64>,
+    replace: bool,
+) -> Result<(u64, Expect)> {
+    let turn = match turn {
+        Some(t) if t > crate::model::thread::MAX_TURN => {
+            return Err(Error::usage(format!(
+                "turn {t} is above the highest turn number, {}",
+                crate::model::thread::MAX_TURN
+            )));
+        }
+        Some(t) => t,
+        None => store::next_turn(repo, notes, thread)?,
+    };
+    let expect = match refs.iter().find(|t| t.turn == turn) {
+        None => Expect::Absent,
+        Some(existing) => {
+            let placeholder = store::load(repo, notes, thread, *existing)
+                .map(|c| c.note.placeholder)
+                .unwrap_or(false);
+            if placeholder || replace {
+                Expect::Is(existing.commit)
+            } else {
+                return Err(Error::TurnExists {
+                    thread: thread.to_string(),
+                    turn,
+                    reference: thread.checkpoint_ref(turn),
+                });
+            }
+        }
+    };
+
+    Ok((turn, expect))
+}
+
+/// The summary of the turn against the real checkpoint below it (`base`),
+/// the turn that is, and the note's warnings; none for a turn 0, and an
+/// empty one, said, for a thread without a checkpoint before.
+fn summarize(
+    lock: &Locked<'_>,
+    rec: &Recorder<'_>,
+    base: Option<&Checkpoint>,
+    tree: gix::ObjectId,
+    (thread, turn): (&ThreadId, u64),
+    notices: &mut Vec<String>,
+) -> Result<(Vec<note::FileChange>, Option<u64>, Vec<String>)> {
+    let repo = lock.repo();
+    let _t = crate::trace::span("summary");
+    Ok(match base {
+        Some(base) => {
+            // The snapshot's objects may not be on disk yet (see
+            // `Recorder::seal_for_reading`).
+            let reader = rec.reader();
+            let (exact, squeezed) =
+                summary::summarize_both(reader.as_ref().unwrap_or(repo), base.tree, tree, lock.interrupt())?;
+            // The cache holds git's default counts only.
+            if crate::diff::lines::algorithm(repo) == crate::diff::lines::Algorithm::Myers {
+                cache::put(repo, base.tree, tree, true, &squeezed);
+                cache::put(repo, base.tree, tree, false, &exact);
+            }
+            (exact, Some(base.note.turn), Vec::new())
+        }
+        None if turn == 0 => (Vec::new(), None, Vec::new()),
+        None => {
+            notices.push(format!(
+                "thread '{thread}' has no checkpoint before turn {turn}: the summary is empty (run `git t3 baseline` before the first turn)"
+            ));
+            (Vec::new(), None, vec![note::NO_BASELINE_WARNING.to_owned()])
+        }
+    })
+}
+
+/// The notices for files the snapshot left out: unreadable ones (for the
+/// user), and those over the size cap (`scope`: the agent passes them on).
+fn what_was_left_out(snapshot: &capture::Snapshot, notices: &mut Vec<String>, scope: &mut Vec<String>) {
+    let unreadable: Vec<String> = snapshot
+        .skipped
+        .iter()
+        .filter(|s| s.unreadable)
+        .map(|s| crate::model::path::quoted(&s.path))
+        .collect();
+    if !unreadable.is_empty() {
+        notices.push(format!(
+            "left out {} untracked file{} git t3 may not read: {}",
+            unreadable.len(),
+            if unreadable.len() == 1 { "" } else { "s" },
+            unreadable.join(", ")
+        ));
+    }
+    let by_size: Vec<Skipped> = snapshot
+        .skipped
+        .iter()
+        .filter(|s| !s.unreadable)
+        .cloned()
+        .collect();
+    if let Some(n) = skipped_notice(&by_size, snapshot.max_file_size) {
+        scope.push(n);
+    }
+}
+
+/// A file left out, as the note records it.
+fn skipped_file(s: &Skipped) -> note::SkippedFile {
+    note::SkippedFile {
+        reason: s.unreadable.then(|| "unreadable".to_owned()),
+        ..note::SkippedFile::new(&s.path, s.size)
+    }
 }
 
 /// At most this many skipped files are named in the notice.

@@ -54,7 +54,7 @@ impl Runner<'_> {
     pub(super) fn diff(&self, q: &DiffQuery) -> Answer {
         let ctx = self.look()?;
         let mut outcome = self.run_diff(&ctx, q, DiffFormat::Numstat)?;
-        outcome.format = DiffFormat::Patch;
+        outcome.view.format = DiffFormat::Patch;
         render(&Outcome::Diff(outcome), Format::Json)
     }
 
@@ -66,7 +66,7 @@ impl Runner<'_> {
         // Like git, a colour or whitespace setting it cannot use stops the
         // diff even when it is not coloured.
         let (look, warnings) = crate::diff::style::read(&ctx.repo).map_err(failed)?;
-        outcome.look = look;
+        outcome.view.look = look;
         outcome.notices.extend(warnings);
         let text = render(&Outcome::Diff(outcome), Format::Human)?;
         serde_json::to_vec(&web::patch_page(&text, start)).map_err(|e| (500, Error::Internal(e.to_string())))
