@@ -27,8 +27,7 @@
 
 use serde::Deserialize;
 
-use super::claude::lines;
-use super::transcript::{Edit, PlanError};
+use super::edit::{Edit, PlanError, lines};
 
 #[derive(Debug, Default, Deserialize)]
 struct Line {
