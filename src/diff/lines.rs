@@ -3,7 +3,7 @@
 //! exact or with all whitespace squeezed out like `--ignore-all-space`
 //! (gix has no whitespace-ignoring diff).
 
-use gix::diff::blob::{Diff, InternedInput, Token};
+use gix::diff::blob::{Diff, InternedInput};
 use gix::objs::tree::EntryKind;
 
 use crate::diff::changes::{TreeChange, load};
@@ -136,44 +136,6 @@ pub fn compute(algorithm: Algorithm, input: &InternedInput<&[u8]>) -> Diff {
     Diff::compute(imara, input)
 }
 
-/// The [`Diff`] that removes the lines marked in `removed` and adds those
-/// marked in `added` (the unmarked lines of both sides pair up in order).
-///
-/// gix builds a `Diff` only by computing one: this computes it over stand-in
-/// tokens whose only common subsequence is the unmarked lines (each kept
-/// pair shares a token found nowhere else, each marked line has a token of
-/// its own), for which the minimal Myers diff is exactly the marking.
-pub fn diff_from_marks(removed: &[bool], added: &[bool]) -> Diff {
-    let stand_ins = |marks: &[bool], next_own: &mut u32| -> Vec<Token> {
-        let mut kept = 0u32;
-        marks
-            .iter()
-            .map(|&m| {
-                let counter = if m { &mut *next_own } else { &mut kept };
-                let t = Token(*counter);
-                *counter = counter.saturating_add(1);
-                t
-            })
-            .collect()
-    };
-    let kept = removed
-        .iter()
-        .filter(|m| !**m)
-        .count()
-        .max(added.iter().filter(|m| !**m).count());
-    let mut next_own = u32::try_from(kept).unwrap_or(u32::MAX);
-    let before = stand_ins(removed, &mut next_own);
-    let after = stand_ins(added, &mut next_own);
-    let mut diff = Diff::default();
-    diff.compute_with(
-        gix::diff::blob::Algorithm::MyersMinimal,
-        &before,
-        &after,
-        next_own,
-    );
-    diff
-}
-
 /// Lines added and deleted between two texts, with git's default algorithm.
 pub fn line_counts(old: &[u8], new: &[u8], ignore_whitespace: bool) -> Counts {
     line_counts_with(old, new, ignore_whitespace, Algorithm::Myers)
@@ -275,6 +237,16 @@ mod tests {
         // git's isspace keeps vertical tab and form feed.
         let c = line_counts(b"a\x0b\nb\x0c\n", b"a\nb\n", true);
         assert_eq!((c.additions, c.deletions), (2, 2));
+    }
+
+    #[test]
+    fn patience_is_computed_by_the_patience_module() {
+        let mut input = InternedInput::default();
+        input.update_before(b"a\nb\nc\nb\n".split_inclusive(|b| *b == b'\n'));
+        input.update_after(b"c\nb\na\nd\n".split_inclusive(|b| *b == b'\n'));
+        let hunks = |d: &Diff| d.hunks().map(|h| (h.before, h.after)).collect::<Vec<_>>();
+        let ours = crate::diff::patience::diff(&input.before, &input.after, input.interner.num_tokens());
+        assert_eq!(hunks(&compute(Algorithm::Patience, &input)), hunks(&ours));
     }
 
     #[test]

@@ -82,10 +82,45 @@ fn diff_within(before: &[Token], after: &[Token], num_tokens: u32, budget: usize
             split(&r, &anchors, before, after, &mut regions);
         }
     }
-    (
-        super::lines::diff_from_marks(&marks.removed, &marks.added),
-        work > budget,
-    )
+    (diff_from_marks(&marks.removed, &marks.added), work > budget)
+}
+
+/// The [`Diff`] that removes the lines marked in `removed` and adds those
+/// marked in `added` (the unmarked lines of both sides pair up in order).
+///
+/// gix builds a `Diff` only by computing one: this computes it over stand-in
+/// tokens whose only common subsequence is the unmarked lines (each kept
+/// pair shares a token found nowhere else, each marked line has a token of
+/// its own), for which the minimal Myers diff is exactly the marking.
+pub fn diff_from_marks(removed: &[bool], added: &[bool]) -> Diff {
+    let stand_ins = |marks: &[bool], next_own: &mut u32| -> Vec<Token> {
+        let mut kept = 0u32;
+        marks
+            .iter()
+            .map(|&m| {
+                let counter = if m { &mut *next_own } else { &mut kept };
+                let t = Token(*counter);
+                *counter = counter.saturating_add(1);
+                t
+            })
+            .collect()
+    };
+    let kept = removed
+        .iter()
+        .filter(|m| !**m)
+        .count()
+        .max(added.iter().filter(|m| !**m).count());
+    let mut next_own = u32::try_from(kept).unwrap_or(u32::MAX);
+    let before = stand_ins(removed, &mut next_own);
+    let after = stand_ins(added, &mut next_own);
+    let mut diff = Diff::default();
+    diff.compute_with(
+        gix::diff::blob::Algorithm::MyersMinimal,
+        &before,
+        &after,
+        next_own,
+    );
+    diff
 }
 
 /// The lines found removed from `before` and added to `after`.
@@ -229,7 +264,6 @@ fn split(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::lines::{self, Algorithm as Alg};
     use gix::diff::blob::InternedInput;
 
     fn input<'a>(old: &'a str, new: &'a str) -> InternedInput<&'a [u8]> {
@@ -237,6 +271,16 @@ mod tests {
         input.update_before(old.as_bytes().split_inclusive(|b| *b == b'\n'));
         input.update_after(new.as_bytes().split_inclusive(|b| *b == b'\n'));
         input
+    }
+
+    /// The patience diff of `input`.
+    fn patience(input: &InternedInput<&[u8]>) -> Diff {
+        diff(&input.before, &input.after, input.interner.num_tokens())
+    }
+
+    /// git's default diff of `input`.
+    fn myers(input: &InternedInput<&[u8]>) -> Diff {
+        Diff::compute(Algorithm::Myers, input)
     }
 
     /// The hunks, as `(old range, new range)` counted from 0.
@@ -265,14 +309,14 @@ mod tests {
         // `git diff --no-index --patience -U0` of this classic pair says
         // @@ -2,0 +3,9 @@, @@ -9 +17,0 @@, @@ -14,9 +21,0 @@, @@ -25 +24 @@.
         let input = input(OLD_C, NEW_C);
-        let mut diff = lines::compute(Alg::Patience, &input);
+        let mut diff = patience(&input);
         assert!(is_edit_script(&input.before, &input.after, &diff));
         diff.postprocess_lines(&input);
         assert_eq!(
             hunks(&diff),
             [(2..2, 2..11), (8..9, 17..17), (13..22, 21..21), (24..25, 23..24)]
         );
-        let mut myers = lines::compute(Alg::Myers, &input);
+        let mut myers = myers(&input);
         myers.postprocess_lines(&input);
         assert_eq!(hunks(&myers).len(), 9, "git's default diff of it has nine hunks");
     }
@@ -280,12 +324,12 @@ mod tests {
     #[test]
     fn no_shared_line_changes_the_whole_region_and_no_unique_one_falls_back_to_myers() {
         let input = input("a\nb\n", "c\nd\ne\n");
-        let diff = lines::compute(Alg::Patience, &input);
+        let diff = patience(&input);
         assert_eq!((diff.count_removals(), diff.count_additions()), (2, 3));
         // Only repeated lines: Myers keeps the longest common run.
         let input = super::tests::input("x\nx\ny\nx\n", "y\nx\nx\ny\n");
-        let diff = lines::compute(Alg::Patience, &input);
-        let myers = lines::compute(Alg::Myers, &input);
+        let diff = patience(&input);
+        let myers = myers(&input);
         assert!(is_edit_script(&input.before, &input.after, &diff));
         assert_eq!(hunks(&diff), hunks(&myers));
         assert!(diff.count_removals() < 4, "the fallback found common lines");
@@ -311,7 +355,7 @@ mod tests {
                 added.push(m);
                 left -= usize::from(!m);
             }
-            let diff = lines::diff_from_marks(&removed, &added);
+            let diff = diff_from_marks(&removed, &added);
             let got_removed: Vec<bool> = (0..removed.len()).map(|i| diff.is_removed(i as u32)).collect();
             let got_added: Vec<bool> = (0..added.len()).map(|j| diff.is_added(j as u32)).collect();
             assert_eq!((got_removed, got_added), (removed, added), "length {len}");

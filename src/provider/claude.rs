@@ -27,7 +27,7 @@ use std::collections::HashSet;
 
 use serde::Deserialize;
 
-use super::transcript::{Edit, PlanError};
+use super::edit::{Edit, PlanError, lines};
 
 /// The fields of a transcript line the rollback reads; the others are kept
 /// as bytes.
@@ -45,11 +45,6 @@ struct Entry {
     message_id: Option<String>,
     #[serde(rename = "isSidechain", default)]
     is_sidechain: Option<bool>,
-}
-
-/// The file's lines, each with its terminator.
-pub(super) fn lines(data: &[u8]) -> Vec<&[u8]> {
-    data.split_inclusive(|b| *b == b'\n').collect()
 }
 
 fn parse(line: &[u8]) -> Option<Entry> {

@@ -27,8 +27,7 @@
 
 use serde::Deserialize;
 
-use super::claude::lines;
-use super::transcript::{Edit, PlanError};
+use super::edit::{Edit, PlanError, lines};
 
 #[derive(Debug, Default, Deserialize)]
 struct Line {
@@ -84,6 +83,43 @@ fn parse(line: &[u8]) -> Option<Line> {
 /// (the `turn_id` of the prompt's turn); `now` dates the marker.
 pub fn plan(data: &[u8], turn_id: &str, now: &str) -> Result<Edit, PlanError> {
     let lines = lines(data);
+    let (items, last_ordinal) = replay_items(&lines)?;
+    let start = prompt_turn(&items, turn_id)?;
+    let standing = standing_turns(&items, start);
+    let compacted_since = items
+        .iter()
+        .any(|i| matches!(i, Item::Compacted { line } if *line >= start));
+    if compacted_since {
+        let keep: usize = lines[..start].iter().map(|l| l.len()).sum();
+        return Ok(Edit {
+            after: data[..keep].to_vec(),
+            how: format!(
+                "cut before line {} ({} line(s) removed; the conversation was compacted since, \
+                 which a rollback marker cannot take back)",
+                start + 1,
+                lines.len() - start
+            ),
+            prompts: standing.max(1),
+        });
+    }
+    if standing == 0 {
+        // Codex's own rollback already took these turns back.
+        return Ok(Edit {
+            after: data.to_vec(),
+            how: "already rolled back".into(),
+            prompts: 0,
+        });
+    }
+    Ok(Edit {
+        after: with_marker(data, last_ordinal, now, standing),
+        how: format!("appended a thread_rolled_back marker dropping the last {standing} turn(s)"),
+        prompts: standing,
+    })
+}
+
+/// What the replay sees in the rollout's `lines`, in file order, and the
+/// highest `ordinal` a line carries (Codex 0.171 on).
+fn replay_items(lines: &[&[u8]]) -> Result<(Vec<Item>, Option<u64>), PlanError> {
     let mut items = Vec::new();
     let mut last_ordinal = None;
     for (i, line) in lines.iter().enumerate() {
@@ -119,6 +155,12 @@ pub fn plan(data: &[u8], turn_id: &str, now: &str) -> Result<Edit, PlanError> {
             _ => {}
         }
     }
+    Ok((items, last_ordinal))
+}
+
+/// The line the turn `turn_id` starts at, refused unless it holds a user
+/// message (Codex counts only those as turns).
+fn prompt_turn(items: &[Item], turn_id: &str) -> Result<usize, PlanError> {
     let (start, user) = items
         .iter()
         .find_map(|i| match i {
@@ -136,6 +178,11 @@ pub fn plan(data: &[u8], turn_id: &str, now: &str) -> Result<Edit, PlanError> {
             start + 1
         )));
     }
+    Ok(start)
+}
+
+/// How many user turns from line `start` on earlier markers left standing.
+fn standing_turns(items: &[Item], start: usize) -> u64 {
     // Replay from the end as Codex does: a marker drops the newest user
     // turns still standing before it.
     let mut pending = 0u64;
@@ -153,30 +200,13 @@ pub fn plan(data: &[u8], turn_id: &str, now: &str) -> Result<Edit, PlanError> {
             Item::Turn { .. } | Item::Compacted { .. } => {}
         }
     }
-    let compacted_since = items
-        .iter()
-        .any(|i| matches!(i, Item::Compacted { line } if *line >= start));
-    if compacted_since {
-        let keep: usize = lines[..start].iter().map(|l| l.len()).sum();
-        return Ok(Edit {
-            after: data[..keep].to_vec(),
-            how: format!(
-                "cut before line {} ({} line(s) removed; the conversation was compacted since, \
-                 which a rollback marker cannot take back)",
-                start + 1,
-                lines.len() - start
-            ),
-            prompts: standing.max(1),
-        });
-    }
-    if standing == 0 {
-        // Codex's own rollback already took these turns back.
-        return Ok(Edit {
-            after: data.to_vec(),
-            how: "already rolled back".into(),
-            prompts: 0,
-        });
-    }
+    standing
+}
+
+/// `data` with a marker dropping the last `standing` user turns appended,
+/// dated `now` and numbered after `last_ordinal` where the file numbers its
+/// lines.
+fn with_marker(data: &[u8], last_ordinal: Option<u64>, now: &str, standing: u64) -> Vec<u8> {
     let mut after = data.to_vec();
     if !after.is_empty() && !after.ends_with(b"\n") {
         after.push(b'\n');
@@ -191,11 +221,7 @@ pub fn plan(data: &[u8], turn_id: &str, now: &str) -> Result<Edit, PlanError> {
         )
         .as_bytes(),
     );
-    Ok(Edit {
-        after,
-        how: format!("appended a thread_rolled_back marker dropping the last {standing} turn(s)"),
-        prompts: standing,
-    })
+    after
 }
 
 #[cfg(test)]

@@ -29,6 +29,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod edit;
 mod helper;
 pub mod opencode;
 pub mod outcome;

@@ -34,7 +34,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::transcript::{Edit, PlanError};
+use super::edit::{Edit, PlanError};
 use crate::child;
 
 /// How long one opencode command may take.

@@ -92,23 +92,14 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
         put_back::complete_pending(lock, &provider_settings.homes)?
     };
     store::require_bound_here(repo, &thread, "revert", force)?;
-    let d = decide(repo, &thread, to)?;
+    let mut d = decide(repo, &thread, to)?;
     let turns = d.latest - to;
     let provider = if files_only || turns == 0 {
         Provider::None
     } else {
         provider::resolve(repo, d.provider_name.as_deref(), &provider_settings)?
     };
-    // A built-in provider plans its change of the transcript now, before
-    // anything changes: a transcript it may not or cannot change stops the
-    // revert here.
-    let planned = match &provider {
-        Provider::Builtin { agent, homes } => {
-            let infos = turn_infos(repo, &thread, to)?;
-            transcript::plan(*agent, homes, thread.as_str(), &infos, to).map_err(|e| e.into_error(*agent))?
-        }
-        _ => None,
-    };
+    let planned = plan_transcript(repo, &provider, &thread, to)?;
     let rec = Recorder::new(repo);
     let (safety, files) = safety::take(lock, &rec, d.target_tree, force)?;
     // Two agents in one worktree: the other thread's files are named, and
@@ -119,7 +110,7 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
     if !dry_run && !force {
         owners::refuse("revert", &others)?;
     }
-    let mut notices = d.notices;
+    let mut notices = std::mem::take(&mut d.notices);
     if let Some(f) = interrupted {
         notices.extend(f.notices);
     }
@@ -147,27 +138,84 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
         ));
     }
     if dry_run {
-        report.files = files;
-        report.rolled_back_turns = match (&provider, &planned) {
-            (Provider::None, _) | (Provider::Builtin { .. }, None) => 0,
-            _ => turns,
-        };
-        report.transcripts = planned
-            .iter()
-            .map(|p| TranscriptReport {
-                agent: p.agent.name().to_owned(),
-                path: p.path.to_string_lossy().into_owned(),
-                how: p.how.clone(),
-                backup: None,
-            })
-            .collect();
-        return Ok(report);
+        return Ok(dry_run_report(report, files, &provider, planned.as_ref(), turns));
     }
     let transcripts = planned
         .iter()
         .map(|p| transcript::record(&rec, p))
         .collect::<Result<Vec<_>>>()?;
-    let journal = Journal {
+    let journal = new_journal(repo, d, (&thread, to, files_only), safety, transcripts)?;
+    let mut saga = Saga::begin(lock, &rec, &thread, journal)?;
+    let timeout = provider::timeout(repo, provider_settings.timeout);
+    let ran = saga.run(&provider, timeout, Some(files))?;
+    for m in &saga.journal().moved_aside {
+        report.notices.push(format!(
+            "moved the nested repository {} aside to {}",
+            m.path, m.to
+        ));
+    }
+    let mut done = finished(&saga, ran, report.notices);
+    done.others = report.others;
+    Ok(done)
+}
+
+/// The change of the transcript a built-in `provider` plans for a revert of
+/// `thread` to `to`, before anything changes: a transcript it may not or
+/// cannot change stops the revert here. `None`: no built-in provider, or
+/// the conversation is already there.
+fn plan_transcript(
+    repo: &gix::Repository,
+    provider: &Provider,
+    thread: &ThreadId,
+    to: u64,
+) -> Result<Option<transcript::Planned>> {
+    Ok(match provider {
+        Provider::Builtin { agent, homes } => {
+            let infos = turn_infos(repo, thread, to)?;
+            transcript::plan(*agent, homes, thread.as_str(), &infos, to).map_err(|e| e.into_error(*agent))?
+        }
+        _ => None,
+    })
+}
+
+/// What a `--dry-run` says: `report` with the `files` the revert would
+/// change and the conversation `provider` would roll back `turns` turns
+/// (through the `planned` transcript change of a built-in one).
+fn dry_run_report(
+    mut report: Report,
+    files: restore::Plan,
+    provider: &Provider,
+    planned: Option<&transcript::Planned>,
+    turns: u64,
+) -> Report {
+    report.files = files;
+    report.rolled_back_turns = match (provider, planned) {
+        (Provider::None, _) | (Provider::Builtin { .. }, None) => 0,
+        _ => turns,
+    };
+    report.transcripts = planned
+        .iter()
+        .map(|p| TranscriptReport {
+            agent: p.agent.name().to_owned(),
+            path: p.path.to_string_lossy().into_owned(),
+            how: p.how.clone(),
+            backup: None,
+        })
+        .collect();
+    report
+}
+
+/// The journal of a revert of `thread` to `to` that `d` decided on, at its
+/// first step, with the `safety` checkpoint taken and the `transcripts`
+/// changes recorded.
+fn new_journal(
+    repo: &gix::Repository,
+    d: Decision,
+    (thread, to, files_only): (&ThreadId, u64, bool),
+    safety: safety::Safety,
+    transcripts: Vec<crate::oplog::TranscriptChange>,
+) -> Result<Journal> {
+    Ok(Journal {
         schema: 1,
         kind: "revert".into(),
         thread: thread.to_string(),
@@ -185,19 +233,7 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
         ops_tip: repo::find_direct_ref(repo, crate::oplog::OPS_REF)?.map(|id| id.to_string()),
         moved_aside: safety.moved_aside,
         transcripts,
-    };
-    let mut saga = Saga::begin(lock, &rec, &thread, journal)?;
-    let timeout = provider::timeout(repo, provider_settings.timeout);
-    let ran = saga.run(&provider, timeout, Some(files))?;
-    for m in &saga.journal().moved_aside {
-        report.notices.push(format!(
-            "moved the nested repository {} aside to {}",
-            m.path, m.to
-        ));
-    }
-    let mut done = finished(&saga, ran, report.notices);
-    done.others = report.others;
-    Ok(done)
+    })
 }
 
 /// What the notes of `thread` say about the turns a revert to `to` takes

@@ -23,6 +23,7 @@
 //! old contract (whatever it overwrites is in the safety checkpoint).
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 
 use gix::ObjectId;
 use gix::bstr::{BString, ByteSlice};
@@ -151,20 +152,63 @@ pub fn foreign_paths(
     if others.is_empty() {
         return Ok(Vec::new());
     }
-    let since = scope.time;
     let own: Vec<TurnRef> = all
         .iter()
         .find(|(t, _)| t == thread)
         .map(|(_, refs)| refs.clone())
         .unwrap_or_default();
-    // The captures that may have written what is there now.
+    let mut captures = captures_in_scope(repo, &mut notes, (thread, &own), &others, scope)?;
+    let active = prompted_since(repo, &others, scope.time) || captures.iter().any(|c| &c.thread != thread);
+    let order = capture_order(repo, scope.time)?;
+    captures.sort_by_key(|c| (c.time, order.get(&c.turn.commit).copied().unwrap_or(u64::MAX)));
+
+    let current = current_blobs(repo, now, paths)?;
+    if current.is_empty() {
+        return Ok(Vec::new());
+    }
+    let author = first_authors(repo, &captures, &current)?;
+    let uncaptured = Uncaptured::new(repo, &own, &others, &captures)?;
+    let mut out = Vec::new();
+    let mut paths: Vec<&BString> = current.keys().collect();
+    paths.sort();
+    for path in paths {
+        match author.get(path) {
+            Some(c) if &c.thread != thread => out.push(Foreign {
+                path: PathText(path.to_vec()),
+                thread: Some(c.thread.to_string()),
+                turn: Some(c.turn.turn),
+            }),
+            Some(_) => {}
+            None if active && uncaptured.is_uncaptured_work(repo, path, current.get(path).copied())? => {
+                out.push(Foreign {
+                    path: PathText(path.to_vec()),
+                    thread: None,
+                    turn: None,
+                });
+            }
+            None => {}
+        }
+    }
+    Ok(out)
+}
+
+/// The captures that may have written what is there now: the thread's own
+/// (`own`: the thread and its turns) and the `others`' turns that `scope`
+/// takes in, in the threads' order.
+fn captures_in_scope(
+    repo: &gix::Repository,
+    notes: &mut NotesReader,
+    (thread, own): (&ThreadId, &[TurnRef]),
+    others: &[&(ThreadId, Vec<TurnRef>)],
+    scope: Since,
+) -> Result<Vec<Capture>> {
     let mut captures = Vec::new();
-    for (t, refs) in std::iter::once(&(thread.clone(), own.clone())).chain(others.iter().copied()) {
+    for (t, refs) in std::iter::once(&(thread.clone(), own.to_vec())).chain(others.iter().copied()) {
         for (i, turn) in refs.iter().enumerate() {
             let time = commit_seconds(repo, turn.commit)?;
             let relevant = match scope.own_after {
                 Some(after) if t == thread => turn.turn > after,
-                _ => time >= since,
+                _ => time >= scope.time,
             };
             if !relevant {
                 continue;
@@ -172,7 +216,7 @@ pub fn foreign_paths(
             let Ok(tree) = repo::commit_tree(repo, turn.commit) else {
                 continue;
             };
-            let pre = store::load(repo, &mut notes, t, *turn)
+            let pre = store::load(repo, notes, t, *turn)
                 .ok()
                 .and_then(|cp| cp.note.pre_turn_tree)
                 .and_then(|h| ObjectId::from_hex(h.as_bytes()).ok());
@@ -189,32 +233,44 @@ pub fn foreign_paths(
             });
         }
     }
-    // Another thread works here: it captured since the target, or its
-    // agent's prompt hook recorded a prompt since (a turn in progress).
-    let prompted = others.iter().any(|(t, _)| {
+    Ok(captures)
+}
+
+/// Whether one of the `others`' agents' prompt hook recorded a prompt
+/// since `since` (seconds): a turn in progress.
+fn prompted_since(repo: &gix::Repository, others: &[&(ThreadId, Vec<TurnRef>)], since: i64) -> bool {
+    others.iter().any(|(t, _)| {
         repo::find_direct_ref(repo, &crate::prompts::prompts_ref(t))
             .ok()
             .flatten()
             .and_then(|id| commit_seconds(repo, id).ok())
             .is_some_and(|time| time >= since)
-    });
-    let active = prompted || captures.iter().any(|c| &c.thread != thread);
-    let order = capture_order(repo, since)?;
-    captures.sort_by_key(|c| (c.time, order.get(&c.turn.commit).copied().unwrap_or(u64::MAX)));
+    })
+}
 
-    // The paths changed by the plan that hold a file now, and its blob.
-    let mut current: HashMap<BString, ObjectId> = HashMap::new();
+/// The `paths` that hold a file in the worktree snapshot `now`, and its blob.
+fn current_blobs(
+    repo: &gix::Repository,
+    now: ObjectId,
+    paths: &[&BString],
+) -> Result<HashMap<BString, ObjectId>> {
+    let mut current = HashMap::new();
     for path in paths {
         if let Some((id, _)) = changes::blob_at(repo, now, path)? {
             current.insert((*path).clone(), id);
         }
     }
-    if current.is_empty() {
-        return Ok(Vec::new());
-    }
-    // The first capture that wrote each path's current content.
+    Ok(current)
+}
+
+/// The first of `captures` (in order) that wrote each path's `current` content.
+fn first_authors<'c>(
+    repo: &gix::Repository,
+    captures: &'c [Capture],
+    current: &HashMap<BString, ObjectId>,
+) -> Result<HashMap<BString, &'c Capture>> {
     let mut author: HashMap<BString, &Capture> = HashMap::new();
-    for c in &captures {
+    for c in captures {
         let Some(before) = c.before else { continue };
         for change in changes::tree_changes_with(repo, before, c.tree, false)? {
             let Some(new) = change.new else { continue };
@@ -223,67 +279,80 @@ pub fn foreign_paths(
             }
         }
     }
-    let latest = own.last().copied();
-    let latest_tree = latest.and_then(|t| repo::commit_tree(repo, t.commit).ok());
-    let latest_time = match latest {
-        Some(t) => commit_seconds(repo, t.commit)?,
-        None => i64::MIN,
-    };
-    let workdir = repo::workdir(repo)?;
-    let latest_trees: Vec<ObjectId> = others
-        .iter()
-        .filter_map(|(_, refs)| refs.last())
-        .filter_map(|t| repo::commit_tree(repo, t.commit).ok())
-        .collect();
-    let mut out = Vec::new();
-    let mut paths: Vec<&BString> = current.keys().collect();
-    paths.sort();
-    for path in paths {
-        match author.get(path) {
-            Some(c) if &c.thread != thread => out.push(Foreign {
-                path: PathText(path.to_vec()),
-                thread: Some(c.thread.to_string()),
-                turn: Some(c.turn.turn),
-            }),
-            Some(_) => {}
-            None if active => {
-                // Not written by any turn: uncaptured work, if no
-                // checkpoint holds it (this thread's latest, any thread's
-                // latest, any capture since the target) and it is newer
-                // than this thread's latest checkpoint.
-                let content = current.get(path).copied();
-                let mut held = false;
-                for tree in latest_tree
-                    .iter()
-                    .chain(&latest_trees)
-                    .chain(captures.iter().map(|c| &c.tree))
-                {
-                    if changes::blob_at(repo, *tree, path)?.map(|b| b.0) == content {
-                        held = true;
-                        break;
-                    }
-                }
-                if held {
-                    continue;
-                }
-                let mtime = gix::path::from_bstr(path.as_bstr())
-                    .ok()
-                    .and_then(|rel| std::fs::symlink_metadata(workdir.join(&*rel)).ok())
-                    .and_then(|m| m.modified().ok())
-                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                    .and_then(|d| i64::try_from(d.as_secs()).ok());
-                if mtime.is_some_and(|m| m >= latest_time) {
-                    out.push(Foreign {
-                        path: PathText(path.to_vec()),
-                        thread: None,
-                        turn: None,
-                    });
-                }
-            }
-            None => {}
-        }
+    Ok(author)
+}
+
+/// What tells content no turn wrote from uncaptured work: the checkpoints
+/// that may hold it and the time of the thread's latest checkpoint.
+struct Uncaptured<'c> {
+    /// The tree of the thread's latest checkpoint.
+    latest_tree: Option<ObjectId>,
+    /// The trees of every other thread's latest checkpoint.
+    latest_trees: Vec<ObjectId>,
+    /// The captures since the target.
+    captures: &'c [Capture],
+    /// When the thread's latest checkpoint was made (seconds).
+    latest_time: i64,
+    /// The worktree root.
+    workdir: PathBuf,
+}
+
+impl<'c> Uncaptured<'c> {
+    fn new(
+        repo: &gix::Repository,
+        own: &[TurnRef],
+        others: &[&(ThreadId, Vec<TurnRef>)],
+        captures: &'c [Capture],
+    ) -> Result<Self> {
+        let latest = own.last().copied();
+        let latest_tree = latest.and_then(|t| repo::commit_tree(repo, t.commit).ok());
+        let latest_time = match latest {
+            Some(t) => commit_seconds(repo, t.commit)?,
+            None => i64::MIN,
+        };
+        let workdir = repo::workdir(repo)?;
+        let latest_trees: Vec<ObjectId> = others
+            .iter()
+            .filter_map(|(_, refs)| refs.last())
+            .filter_map(|t| repo::commit_tree(repo, t.commit).ok())
+            .collect();
+        Ok(Uncaptured {
+            latest_tree,
+            latest_trees,
+            captures,
+            latest_time,
+            workdir,
+        })
     }
-    Ok(out)
+
+    /// Whether `path`, whose `content` no turn wrote, is uncaptured work:
+    /// no checkpoint holds it (this thread's latest, any thread's latest,
+    /// any capture since the target) and it is newer than this thread's
+    /// latest checkpoint.
+    fn is_uncaptured_work(
+        &self,
+        repo: &gix::Repository,
+        path: &BString,
+        content: Option<ObjectId>,
+    ) -> Result<bool> {
+        for tree in self
+            .latest_tree
+            .iter()
+            .chain(&self.latest_trees)
+            .chain(self.captures.iter().map(|c| &c.tree))
+        {
+            if changes::blob_at(repo, *tree, path)?.map(|b| b.0) == content {
+                return Ok(false);
+            }
+        }
+        let mtime = gix::path::from_bstr(path.as_bstr())
+            .ok()
+            .and_then(|rel| std::fs::symlink_metadata(self.workdir.join(&*rel)).ok())
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .and_then(|d| i64::try_from(d.as_secs()).ok());
+        Ok(mtime.is_some_and(|m| m >= self.latest_time))
+    }
 }
 
 /// A commit's time in seconds.

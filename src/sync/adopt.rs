@@ -59,8 +59,86 @@ pub(super) fn adopt(
     let repo = lock.repo();
     let mut theirs = NotesReader::open_ref(repo, super::notes::INCOMING)?;
     let mut ours = NotesReader::open(repo)?;
-    let mut threads: BTreeMap<ThreadId, Vec<Remote>> = BTreeMap::new();
     lock.interrupt().check()?;
+    let threads = staged_turns(repo, &mut theirs, &mut ours, report)?;
+    let mut updates = Vec::new();
+    let mut kept: HashSet<ThreadId> = HashSet::new();
+    let mut op = Op::new(Kind::Fetch, None);
+    for (thread, mut turns) in threads {
+        turns.sort_by_key(|t| t.turn);
+        let local = store::thread_refs(repo, &thread)?;
+        let latest = local.last().map(|t| t.turn);
+        refuse_far_turns(&thread, &mut turns, latest, report);
+        let was_removed = |t: &Remote| removed.contains(&(thread.checkpoint_ref(t.turn), t.commit));
+        let (gone, turns): (Vec<Remote>, Vec<Remote>) = turns.into_iter().partition(was_removed);
+        report
+            .kept_removed
+            .extend(gone.iter().map(|t| thread.checkpoint_ref(t.turn)));
+        let first_gone = gone.iter().map(|t| t.turn).min();
+        let continues_gone = |t: &Remote| first_gone.is_some_and(|g| g < t.turn);
+        let Some(latest) = latest else {
+            // A thread not here: taken, less what continues turns removed here.
+            let (apart, new): (Vec<&Remote>, Vec<&Remote>) = turns.iter().partition(|t| continues_gone(t));
+            for t in new {
+                take(&thread, t, &mut op, &mut updates, report);
+            }
+            if !apart.is_empty() {
+                let why = format!(
+                    "turn {} continues turns removed here (see `git t3 op log`)",
+                    apart.iter().map(|t| t.turn).min().unwrap_or_default()
+                );
+                keep_apart(repo, remote, &thread, &apart, &why, &mut updates, report)?;
+            }
+            continue;
+        };
+        let mine: BTreeMap<u64, ObjectId> = local.iter().map(|t| (t.turn, t.commit)).collect();
+        let mut why = differences(&turns, &mine, (latest, first_gone), &mut ours);
+        if why.is_empty() {
+            for t in turns.iter().filter(|t| t.turn > latest) {
+                take(&thread, t, &mut op, &mut updates, report);
+            }
+        } else {
+            let more = why.len().saturating_sub(3);
+            why.truncate(3);
+            let mut why = why.join(", ");
+            if more > 0 {
+                why.push_str(&format!(" and {more} more"));
+            }
+            let apart: Vec<&Remote> = turns
+                .iter()
+                .filter(|t| mine.get(&t.turn) != Some(&t.commit))
+                .collect();
+            keep_apart(repo, remote, &thread, &apart, &why, &mut updates, report)?;
+            kept.insert(thread.clone());
+        }
+    }
+    // What an earlier fetch kept apart and the remote no longer has
+    // otherwise goes, once a whole fetch (of this scope) came through.
+    if report.transport_error.is_none() {
+        drop_kept_apart(repo, (remote, scope), &kept, &mut updates)?;
+    }
+    if updates.is_empty() {
+        return Ok(());
+    }
+    // The last point to stop: from here the refs and their op are written.
+    lock.interrupt().check()?;
+    repo::update_refs(lock, &updates, "t3: fetch")?;
+    if !op.refs.is_empty() {
+        oplog::record(lock, &op, &[])?;
+    }
+    Ok(())
+}
+
+/// The staged refs that pass the checks, by thread; each one that fails
+/// is refused in `report`. `theirs` and `ours`: the remote's notes and
+/// the local ones.
+fn staged_turns(
+    repo: &gix::Repository,
+    theirs: &mut NotesReader<'_>,
+    ours: &mut NotesReader<'_>,
+    report: &mut Report,
+) -> Result<BTreeMap<ThreadId, Vec<Remote>>> {
+    let mut threads: BTreeMap<ThreadId, Vec<Remote>> = BTreeMap::new();
     for r in repo::list_refs(repo, STAGING)? {
         let (Ok(name), Some(id)) = (r.name.to_str(), r.target) else {
             continue;
@@ -85,16 +163,8 @@ pub(super) fn adopt(
             Some(blob) => Some(blob),
             None => theirs.blob_id(id)?,
         };
-        if let Some(problem) = note_problem(
-            repo,
-            &mut theirs,
-            &mut ours,
-            id,
-            note,
-            &parsed.thread,
-            parsed.turn,
-            &local,
-        ) {
+        if let Some(problem) = note_problem(repo, theirs, ours, id, note, &parsed.thread, parsed.turn, &local)
+        {
             report.refused.push(format!("{local}: {problem}; not taken"));
             continue;
         }
@@ -104,123 +174,91 @@ pub(super) fn adopt(
             their_note: theirs.blob_id(id)?,
         });
     }
-    let mut updates = Vec::new();
-    let mut kept: HashSet<ThreadId> = HashSet::new();
-    let mut op = Op::new(Kind::Fetch, None);
-    for (thread, mut turns) in threads {
-        turns.sort_by_key(|t| t.turn);
-        let local = store::thread_refs(repo, &thread)?;
-        let latest = local.last().map(|t| t.turn);
-        let limit = (latest.unwrap_or(0) + MAX_FETCHED_TURN_GAP).min(MAX_FETCHED_TURN);
-        turns.retain(|t| {
-            let ok = t.turn <= limit;
-            if !ok {
-                report.refused.push(format!(
-                    "{}: turn {} is more than {MAX_FETCHED_TURN_GAP} above the thread's latest turn here \
-                     ({}), or above 2^31; not taken",
-                    thread.checkpoint_ref(t.turn),
-                    t.turn,
-                    latest.map_or_else(|| "none".to_owned(), |l| l.to_string())
-                ));
+    Ok(threads)
+}
+
+/// Leave out of `turns` (and refuse in `report`) those too far above the
+/// thread's `latest` turn here, or above 2^31.
+fn refuse_far_turns(thread: &ThreadId, turns: &mut Vec<Remote>, latest: Option<u64>, report: &mut Report) {
+    let limit = (latest.unwrap_or(0) + MAX_FETCHED_TURN_GAP).min(MAX_FETCHED_TURN);
+    turns.retain(|t| {
+        let ok = t.turn <= limit;
+        if !ok {
+            report.refused.push(format!(
+                "{}: turn {} is more than {MAX_FETCHED_TURN_GAP} above the thread's latest turn here \
+                 ({}), or above 2^31; not taken",
+                thread.checkpoint_ref(t.turn),
+                t.turn,
+                latest.map_or_else(|| "none".to_owned(), |l| l.to_string())
+            ));
+        }
+        ok
+    });
+}
+
+/// Why the remote's `turns` do not fast-forward the local thread (`mine`:
+/// its turns, the `latest` of them, and the first turn the local log
+/// removed, `first_gone`), one reason per turn; empty when they do.
+fn differences(
+    turns: &[Remote],
+    mine: &BTreeMap<u64, ObjectId>,
+    (latest, first_gone): (u64, Option<u64>),
+    ours: &mut NotesReader<'_>,
+) -> Vec<String> {
+    let continues_gone = |t: &Remote| first_gone.is_some_and(|g| g < t.turn);
+    let mut why = Vec::new();
+    for t in turns {
+        let problem = match mine.get(&t.turn) {
+            Some(c) if *c != t.commit => Some(format!("turn {} is another commit there", t.turn)),
+            Some(c)
+                if t.their_note
+                    .is_some_and(|n| Some(n) != ours.blob_id(*c).ok().flatten()) =>
+            {
+                Some(format!("turn {} has another note there", t.turn))
             }
-            ok
-        });
-        let was_removed = |t: &Remote| removed.contains(&(thread.checkpoint_ref(t.turn), t.commit));
-        let (gone, turns): (Vec<Remote>, Vec<Remote>) = turns.into_iter().partition(was_removed);
-        report
-            .kept_removed
-            .extend(gone.iter().map(|t| thread.checkpoint_ref(t.turn)));
-        let first_gone = gone.iter().map(|t| t.turn).min();
-        let continues_gone = |t: &Remote| first_gone.is_some_and(|g| g < t.turn);
-        let Some(latest) = latest else {
-            // A thread not here: taken, less what continues turns removed here.
-            let (apart, new): (Vec<&Remote>, Vec<&Remote>) = turns.iter().partition(|t| continues_gone(t));
-            for t in new {
-                take(&thread, t, &mut op, &mut updates, report);
+            Some(_) => None,
+            None if t.turn <= latest => {
+                Some(format!("turn {} is inserted below the latest turn here", t.turn))
             }
-            if !apart.is_empty() {
-                let why = format!(
-                    "turn {} continues turns removed here (see `git t3 op log`)",
-                    apart.iter().map(|t| t.turn).min().unwrap_or_default()
-                );
-                keep_apart(repo, remote, &thread, &apart, &why, &mut updates, report)?;
-            }
-            continue;
+            None if continues_gone(t) => Some(format!(
+                "turn {} continues turns removed here (see `git t3 op log`)",
+                t.turn
+            )),
+            None => None,
         };
-        let mine: BTreeMap<u64, ObjectId> = local.iter().map(|t| (t.turn, t.commit)).collect();
-        let mut why = Vec::new();
-        for t in &turns {
-            let problem = match mine.get(&t.turn) {
-                Some(c) if *c != t.commit => Some(format!("turn {} is another commit there", t.turn)),
-                Some(c)
-                    if t.their_note
-                        .is_some_and(|n| Some(n) != ours.blob_id(*c).ok().flatten()) =>
-                {
-                    Some(format!("turn {} has another note there", t.turn))
-                }
-                Some(_) => None,
-                None if t.turn <= latest => {
-                    Some(format!("turn {} is inserted below the latest turn here", t.turn))
-                }
-                None if continues_gone(t) => Some(format!(
-                    "turn {} continues turns removed here (see `git t3 op log`)",
-                    t.turn
-                )),
-                None => None,
-            };
-            why.extend(problem);
-        }
-        if why.is_empty() {
-            for t in turns.iter().filter(|t| t.turn > latest) {
-                take(&thread, t, &mut op, &mut updates, report);
-            }
-        } else {
-            let more = why.len().saturating_sub(3);
-            why.truncate(3);
-            let mut why = why.join(", ");
-            if more > 0 {
-                why.push_str(&format!(" and {more} more"));
-            }
-            let apart: Vec<&Remote> = turns
-                .iter()
-                .filter(|t| mine.get(&t.turn) != Some(&t.commit))
-                .collect();
-            keep_apart(repo, remote, &thread, &apart, &why, &mut updates, report)?;
-            kept.insert(thread.clone());
-        }
+        why.extend(problem);
     }
-    // What an earlier fetch kept apart and the remote no longer has
-    // otherwise goes, once a whole fetch (of this scope) came through.
-    if report.transport_error.is_none() {
-        let component = crate::model::thread::remote_component(remote);
-        let prefix = scope.map_or_else(
-            || format!("{}{component}/", crate::model::thread::REMOTES_PREFIX),
-            |t| t.remote_prefix(remote),
-        );
-        let base = format!("{}{component}/", crate::model::thread::REMOTES_PREFIX);
-        for r in repo::list_refs(repo, &prefix)? {
-            let Ok(name) = r.name.to_str() else { continue };
-            let thread = name
-                .strip_prefix(&base)
-                .and_then(|rest| rest.split('/').next())
-                .and_then(ThreadId::from_encoded);
-            if thread.is_none_or(|t| !kept.contains(&t)) {
-                updates.push(RefUpdate {
-                    name: name.to_owned(),
-                    new: None,
-                    expect: Expect::Any,
-                });
-            }
+    why
+}
+
+/// Remove into `updates` the refs an earlier fetch from `remote` kept apart
+/// (of the thread `scope`, else of every thread) whose thread this fetch
+/// did not keep apart again (`kept`).
+fn drop_kept_apart(
+    repo: &gix::Repository,
+    (remote, scope): (&str, Option<&ThreadId>),
+    kept: &HashSet<ThreadId>,
+    updates: &mut Vec<RefUpdate>,
+) -> Result<()> {
+    let component = crate::model::thread::remote_component(remote);
+    let prefix = scope.map_or_else(
+        || format!("{}{component}/", crate::model::thread::REMOTES_PREFIX),
+        |t| t.remote_prefix(remote),
+    );
+    let base = format!("{}{component}/", crate::model::thread::REMOTES_PREFIX);
+    for r in repo::list_refs(repo, &prefix)? {
+        let Ok(name) = r.name.to_str() else { continue };
+        let thread = name
+            .strip_prefix(&base)
+            .and_then(|rest| rest.split('/').next())
+            .and_then(ThreadId::from_encoded);
+        if thread.is_none_or(|t| !kept.contains(&t)) {
+            updates.push(RefUpdate {
+                name: name.to_owned(),
+                new: None,
+                expect: Expect::Any,
+            });
         }
-    }
-    if updates.is_empty() {
-        return Ok(());
-    }
-    // The last point to stop: from here the refs and their op are written.
-    lock.interrupt().check()?;
-    repo::update_refs(lock, &updates, "t3: fetch")?;
-    if !op.refs.is_empty() {
-        oplog::record(lock, &op, &[])?;
     }
     Ok(())
 }

@@ -25,6 +25,7 @@ use std::path::{Component, Path, PathBuf};
 
 use gix::ObjectId;
 
+use super::edit::PlanError;
 use crate::error::{Error, Result};
 use crate::oplog::TranscriptChange;
 
@@ -115,26 +116,6 @@ impl Conversation for Agent {
             Agent::Opencode | Agent::Cursor => false,
         }
     }
-}
-
-/// The new content of a transcript, as an agent's planner computes it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Edit {
-    /// The bytes after the rollback.
-    pub after: Vec<u8>,
-    /// What the change does, for people.
-    pub how: String,
-    /// Prompts of the conversation it takes back.
-    pub prompts: u64,
-}
-
-/// Why a planner found no place to cut.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PlanError {
-    /// The prompt is not in the transcript.
-    PromptNotFound,
-    /// The transcript is not shaped as expected there.
-    Format(String),
 }
 
 /// What the revert's notes say about one turn.

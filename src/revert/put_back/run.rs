@@ -70,24 +70,9 @@ pub(super) struct Done {
 }
 
 /// Check, keep, record, then carry out `pb`.
-pub(super) fn run(lock: &Locked<'_>, pb: PutBack<'_>, homes: &AgentHomes) -> Result<Done> {
+pub(super) fn run(lock: &Locked<'_>, mut pb: PutBack<'_>, homes: &AgentHomes) -> Result<Done> {
     let repo = lock.repo();
-    let mut refs = Vec::with_capacity(pb.refs.len());
-    let mut reused = Vec::new();
-    for c in pb.refs {
-        let now = repo::find_direct_ref(repo, &c.name)?;
-        if now != c.from && now != c.to {
-            reused.push(c.name.clone());
-        }
-        refs.push(RefChange {
-            reference: c.name,
-            old: now.map(|id| id.to_string()),
-            new: c.to.map(|id| id.to_string()),
-        });
-    }
-    if !reused.is_empty() && !pb.force {
-        return Err(Error::Refused(reused_message(&reused)));
-    }
+    let refs = refs_to_put_back(repo, std::mem::take(&mut pb.refs), pb.force)?;
     if let Some(span) = pb.files
         && let Some(first) =
             crate::restore::verify::check_tree(repo, span.before, repo::head_tree(repo)?, 1).first()
@@ -98,70 +83,13 @@ pub(super) fn run(lock: &Locked<'_>, pb: PutBack<'_>, homes: &AgentHomes) -> Res
         });
     }
     let rec = Recorder::new(repo);
-    // Which paths go back, and which changed since: refused before anything.
-    let put_changed = pb.force || pb.overwrite;
-    let files_sel = match pb.files {
-        Some(select::Span {
-            before,
-            after: Some(after),
-        }) => Some(select::worktree(repo, &rec, before, after, put_changed)?),
-        _ => None,
-    };
-    let index_sel = pb
-        .index
-        .map(|s| select::index(repo, s.before, s.after, put_changed))
-        .transpose()?;
-    let changed_files = files_sel.as_ref().map(|s| s.changed.clone()).unwrap_or_default();
-    let changed_index = index_sel.as_ref().map(|s| s.changed.clone()).unwrap_or_default();
-    if !pb.force && !pb.overwrite && (!changed_files.is_empty() || !changed_index.is_empty()) {
-        return Err(Error::Refused(select::refusal(&changed_files, &changed_index)));
-    }
+    let sel = Selected::of(repo, &rec, &pb)?;
     let (transcripts, notices) =
         transcripts_to_put_back(repo, &rec, (pb.thread, &pb.transcripts, pb.force), homes)?;
     let mut op = Op::new(pb.kind, pb.thread.map(ThreadId::as_str));
     let (mut files, mut safety_commit) = (Plan::default(), None);
     if let Some(span) = pb.files {
-        let target = |current| match &files_sel {
-            Some(sel) => select::edit(repo, &rec, current, &sel.put),
-            None => Ok(span.before),
-        };
-        let (safety, plan, target) = safety::take_with(lock, &rec, target, pb.force)?;
-        // Paths changed since that another thread's agent wrote are put
-        // back only with --force (two agents in one worktree).
-        if let Some(thread) = pb.thread
-            && !pb.force
-            && !changed_files.is_empty()
-        {
-            let since = owners::Since {
-                time: pb.since,
-                own_after: None,
-            };
-            let changed: Vec<&BString> = changed_files.iter().collect();
-            owners::refuse(
-                pb.kind.as_str(),
-                &owners::foreign_paths(repo, thread, since, safety.tree, &changed)?,
-            )?;
-        }
-        let message = format!(
-            "t3 safety {}{}",
-            pb.kind.as_str(),
-            pb.thread.map(|t| format!(" thread={t}")).unwrap_or_default()
-        );
-        repo::ensure_tree_object(&rec, safety.tree)?;
-        let commit = repo::write_commit(&rec, safety.tree, Vec::new(), &message)?;
-        op.safety = Some(commit.to_string());
-        op.moved_aside = safety.moved_aside;
-        op.restored = Some(target.to_string());
-        op.by_path = files_sel.is_some();
-        op.index_tree = safety.index_tree.map(|t| t.to_string());
-        if let Some(sel) = index_sel.as_ref().filter(|s| !s.put.is_empty()) {
-            // What the index holds after: as now, with those paths put back.
-            let now = safety
-                .index_tree
-                .map_or_else(|| repo::head_tree_or_empty(repo), Ok)?;
-            op.index_tree = Some(now.to_string());
-            op.index_after = Some(select::edit(repo, &rec, now, &sel.put)?.to_string());
-        }
+        let (plan, commit) = keep_worktree(lock, &rec, &pb, span, &sel, &mut op)?;
         (files, safety_commit) = (plan, Some(commit));
     }
     op.undoes = pb.undoes.map(|id| id.to_string());
@@ -175,17 +103,137 @@ pub(super) fn run(lock: &Locked<'_>, pb: PutBack<'_>, homes: &AgentHomes) -> Res
     lock.interrupt().check()?;
     let id = oplog::record_with(lock, &op, &[], true)?;
     crate::fault::point("after-op");
-    let index_put = index_sel.map(|s| s.put);
+    let index_put = sel.index.map(|s| s.put);
     complete(lock, &op, Some((files.clone(), index_put)), homes)?;
     oplog::clear_pending(lock, id)?;
     Ok(Done {
         op: id,
         safety: safety_commit,
         files,
-        overwritten: [changed_files, changed_index].concat(),
+        overwritten: [sel.changed_files, sel.changed_index].concat(),
         transcripts: op.transcripts,
         notices,
     })
+}
+
+/// The ref changes that put `changes` back, each from what the ref holds
+/// now; refused, unless `force`, when a ref moved since the operation
+/// (neither what it left nor what it goes back to).
+fn refs_to_put_back(repo: &gix::Repository, changes: Vec<Change>, force: bool) -> Result<Vec<RefChange>> {
+    let mut refs = Vec::with_capacity(changes.len());
+    let mut reused = Vec::new();
+    for c in changes {
+        let now = repo::find_direct_ref(repo, &c.name)?;
+        if now != c.from && now != c.to {
+            reused.push(c.name.clone());
+        }
+        refs.push(RefChange {
+            reference: c.name,
+            old: now.map(|id| id.to_string()),
+            new: c.to.map(|id| id.to_string()),
+        });
+    }
+    if !reused.is_empty() && !force {
+        return Err(Error::Refused(reused_message(&reused)));
+    }
+    Ok(refs)
+}
+
+/// Which paths of the worktree and the index go back, and which changed
+/// since the operation.
+struct Selected {
+    files: Option<select::Selection>,
+    index: Option<select::Selection>,
+    changed_files: Vec<BString>,
+    changed_index: Vec<BString>,
+}
+
+impl Selected {
+    /// The paths `pb` puts back; refused before anything changes when some
+    /// changed since, unless `--force` or `pb.overwrite`.
+    fn of(repo: &gix::Repository, rec: &Recorder<'_>, pb: &PutBack<'_>) -> Result<Selected> {
+        let put_changed = pb.force || pb.overwrite;
+        let files = match pb.files {
+            Some(select::Span {
+                before,
+                after: Some(after),
+            }) => Some(select::worktree(repo, rec, before, after, put_changed)?),
+            _ => None,
+        };
+        let index = pb
+            .index
+            .map(|s| select::index(repo, s.before, s.after, put_changed))
+            .transpose()?;
+        let changed_files = files.as_ref().map(|s| s.changed.clone()).unwrap_or_default();
+        let changed_index = index.as_ref().map(|s| s.changed.clone()).unwrap_or_default();
+        if !pb.force && !pb.overwrite && (!changed_files.is_empty() || !changed_index.is_empty()) {
+            return Err(Error::Refused(select::refusal(&changed_files, &changed_index)));
+        }
+        Ok(Selected {
+            files,
+            index,
+            changed_files,
+            changed_index,
+        })
+    }
+}
+
+/// Take the safety checkpoint before the worktree goes back to `span`
+/// (only the paths `sel` puts back, when it chose some), refusing another
+/// thread's work among the paths changed since unless `--force`, and note
+/// it and the index before and after in `op`. Returns the files to put
+/// back and the safety commit.
+fn keep_worktree(
+    lock: &Locked<'_>,
+    rec: &Recorder<'_>,
+    pb: &PutBack<'_>,
+    span: select::Span,
+    sel: &Selected,
+    op: &mut Op,
+) -> Result<(Plan, ObjectId)> {
+    let repo = lock.repo();
+    let target = |current| match &sel.files {
+        Some(files) => select::edit(repo, rec, current, &files.put),
+        None => Ok(span.before),
+    };
+    let (safety, plan, target) = safety::take_with(lock, rec, target, pb.force)?;
+    // Paths changed since that another thread's agent wrote are put
+    // back only with --force (two agents in one worktree).
+    if let Some(thread) = pb.thread
+        && !pb.force
+        && !sel.changed_files.is_empty()
+    {
+        let since = owners::Since {
+            time: pb.since,
+            own_after: None,
+        };
+        let changed: Vec<&BString> = sel.changed_files.iter().collect();
+        owners::refuse(
+            pb.kind.as_str(),
+            &owners::foreign_paths(repo, thread, since, safety.tree, &changed)?,
+        )?;
+    }
+    let message = format!(
+        "t3 safety {}{}",
+        pb.kind.as_str(),
+        pb.thread.map(|t| format!(" thread={t}")).unwrap_or_default()
+    );
+    repo::ensure_tree_object(rec, safety.tree)?;
+    let commit = repo::write_commit(rec, safety.tree, Vec::new(), &message)?;
+    op.safety = Some(commit.to_string());
+    op.moved_aside = safety.moved_aside;
+    op.restored = Some(target.to_string());
+    op.by_path = sel.files.is_some();
+    op.index_tree = safety.index_tree.map(|t| t.to_string());
+    if let Some(index) = sel.index.as_ref().filter(|s| !s.put.is_empty()) {
+        // What the index holds after: as now, with those paths put back.
+        let now = safety
+            .index_tree
+            .map_or_else(|| repo::head_tree_or_empty(repo), Ok)?;
+        op.index_tree = Some(now.to_string());
+        op.index_after = Some(select::edit(repo, rec, now, &index.put)?.to_string());
+    }
+    Ok((plan, commit))
 }
 
 /// The transcript changes `pb` makes, checked against the files as they
