@@ -163,8 +163,18 @@ fn read_pending(repo: &gix::Repository, blob: ObjectId) -> std::result::Result<P
     let blob = repo
         .find_blob(blob)
         .map_err(|e| format!("prompt.toml cannot be read ({e})"))?;
-    let text = std::str::from_utf8(&blob.data).map_err(|_| "prompt.toml is not UTF-8".to_owned())?;
-    toml::from_str(text).map_err(|e| format!("prompt.toml does not parse: {}", e.message()))
+    use crate::model::document::{self, DocumentError};
+    document::read(
+        &blob.data,
+        usize::try_from(MAX_PROMPT_BYTES).unwrap_or(usize::MAX),
+    )
+    .map_err(|e| match e {
+        DocumentError::TooLarge { len } => {
+            format!("prompt.toml is {len} bytes, more than the {MAX_PROMPT_BYTES} accepted")
+        }
+        DocumentError::NotUtf8 => "prompt.toml is not UTF-8".to_owned(),
+        DocumentError::Toml(m) => format!("prompt.toml does not parse: {m}"),
+    })
 }
 
 /// Make the prompts ref of `thread` hold `new`, if `old.commit` is still

@@ -112,7 +112,9 @@ fn repository_command(
         command @ (Command::Baseline(_) | Command::Capture(_) | Command::Placeholder(_)) => {
             record(command, open)?
         }
-        command @ (Command::List(_) | Command::Show(_)) => listing(command, edge, open)?,
+        command @ (Command::List(_)
+        | Command::Show(_)
+        | Command::Log(crate::cli::LogArgs { remote: Some(_), .. })) => listing(command, edge, open)?,
         Command::Diff(a) => Outcome::Diff(diff(a, edge, open)?),
         command @ (Command::Log(_) | Command::Status | Command::Rev(_) | Command::Restore(_)) => {
             review(command, edge, open)?
@@ -158,7 +160,7 @@ fn record(command: Command, open: &dyn Fn() -> Result<Context>) -> Result<Outcom
     })
 }
 
-/// `list` and `show`.
+/// `list`, `show` and `log --remote`.
 fn listing(command: Command, edge: &Edge<'_>, open: &dyn Fn() -> Result<Context>) -> Result<Outcome> {
     let thread = |raw: &str| ThreadId::parse(raw);
     let optional = |raw: Option<&str>| raw.map(ThreadId::parse).transpose();

@@ -91,7 +91,7 @@ pub(super) fn detach_unwaited(
         result: Ok(commands::hook::HookOutcome {
             agent: agent.to_owned(),
             event,
-            action: "detached",
+            action: commands::hook::Did::Detached,
             thread: None,
             turn: None,
             notices: Vec::new(),

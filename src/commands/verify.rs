@@ -37,11 +37,30 @@ pub struct Options {
     pub quick: bool,
 }
 
+/// How much a finding weighs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Fails verification.
+    Error,
+    /// Said, but does not fail it.
+    Info,
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Severity::Error => "error",
+            Severity::Info => "info",
+        })
+    }
+}
+
 /// One finding.
 #[derive(Debug, Clone, Serialize)]
 pub struct Finding {
     /// `error` fails verification; `info` does not.
-    pub severity: &'static str,
+    pub severity: Severity,
     /// The ref (or object) concerned.
     pub reference: String,
     /// What is wrong.
@@ -76,7 +95,7 @@ struct Check<'r> {
 impl Check<'_> {
     fn error(&mut self, reference: &str, problem: impl Into<String>) {
         self.findings.push(Finding {
-            severity: "error",
+            severity: Severity::Error,
             reference: reference.to_owned(),
             problem: problem.into(),
         });
@@ -84,7 +103,7 @@ impl Check<'_> {
 
     fn info(&mut self, reference: &str, problem: impl Into<String>) {
         self.findings.push(Finding {
-            severity: "info",
+            severity: Severity::Info,
             reference: reference.to_owned(),
             problem: problem.into(),
         });
@@ -402,8 +421,8 @@ pub fn run(ctx: &Context, opts: Options) -> Result<VerifyOutcome> {
         }
     }
     let mut findings = check.findings;
-    findings.sort_by_key(|f| f.severity != "error");
-    let ok = findings.iter().all(|f| f.severity != "error");
+    findings.sort_by_key(|f| f.severity != Severity::Error);
+    let ok = findings.iter().all(|f| f.severity != Severity::Error);
     Ok(VerifyOutcome {
         checked,
         findings,

@@ -6,6 +6,7 @@ pub mod age;
 pub mod agent;
 pub mod color;
 pub mod config_params;
+pub mod document;
 pub mod note;
 pub mod path;
 pub mod thread;

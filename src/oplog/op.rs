@@ -218,14 +218,12 @@ impl Op {
 
     /// Parse `op.toml`, refusing oversized or malformed input.
     pub fn parse(data: &[u8]) -> std::result::Result<Self, String> {
-        if data.len() > MAX_OP_BYTES {
-            return Err(format!(
-                "op.toml is {} bytes, more than {MAX_OP_BYTES}",
-                data.len()
-            ));
-        }
-        let text = std::str::from_utf8(data).map_err(|_| "op.toml is not UTF-8".to_owned())?;
-        let op: Op = toml::from_str(text).map_err(|e| format!("op.toml does not parse: {}", e.message()))?;
+        use crate::model::document::{self, DocumentError};
+        let op: Op = document::read(data, MAX_OP_BYTES).map_err(|e| match e {
+            DocumentError::TooLarge { len } => format!("op.toml is {len} bytes, more than {MAX_OP_BYTES}"),
+            DocumentError::NotUtf8 => "op.toml is not UTF-8".to_owned(),
+            DocumentError::Toml(m) => format!("op.toml does not parse: {m}"),
+        })?;
         if op.schema != 1 {
             return Err(format!(
                 "op.toml has schema {}; this git-t3 understands 1",

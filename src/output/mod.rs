@@ -82,11 +82,19 @@ pub fn finish(
     match emit(outcome, format, quiet, term, interrupt) {
         Ok(()) if failed => {
             if let Outcome::Verify(v) = outcome {
-                let errors = v.findings.iter().filter(|f| f.severity == "error").count();
+                let errors = v
+                    .findings
+                    .iter()
+                    .filter(|f| f.severity == crate::commands::verify::Severity::Error)
+                    .count();
                 eprintln!("git t3: verify found {errors} problem(s) under refs/t3/");
             }
             if let Outcome::Sync(s) = outcome {
-                let dir = if s.action == "push" { "to" } else { "from" };
+                let dir = if s.action == crate::sync::Action::Push {
+                    "to"
+                } else {
+                    "from"
+                };
                 let mut why = Vec::new();
                 if !s.refused.is_empty() {
                     why.push(format!("{} ref(s) refused", s.refused.len()));

@@ -306,17 +306,25 @@ pub fn files(files: &[String], quiet: bool, out: &mut dyn Write) -> io::Result<(
 /// `push`, `fetch`: what moved, and notes kept over the remote's.
 pub fn sync(s: &SyncOutcome, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
     if !quiet {
-        let dir = if s.action == "push" { "to" } else { "from" };
+        let dir = if s.action == crate::sync::Action::Push {
+            "to"
+        } else {
+            "from"
+        };
         writeln!(
             out,
             "{} checkpoints and notes {dir} {}",
-            if s.action == "push" { "pushed" } else { "fetched" },
+            if s.action == crate::sync::Action::Push {
+                "pushed"
+            } else {
+                "fetched"
+            },
             s.remote
         )?;
         if s.notes_merged > 0 {
             writeln!(out, "  merged {} note(s) from {}", s.notes_merged, s.remote)?;
         }
-        let changed = if s.action == "push" {
+        let changed = if s.action == crate::sync::Action::Push {
             "updated on the remote"
         } else {
             "new"

@@ -96,11 +96,12 @@ pub struct Journal {
 impl Journal {
     /// Parse a journal note, refusing oversized, malformed or inconsistent input.
     pub fn parse(data: &[u8]) -> std::result::Result<Self, ParseError> {
-        if data.len() > MAX_JOURNAL_BYTES {
-            return Err(ParseError::TooLarge { len: data.len() });
-        }
-        let text = std::str::from_utf8(data).map_err(|_| ParseError::NotUtf8)?;
-        let j: Journal = toml::from_str(text).map_err(|e| ParseError::Toml(e.message().to_owned()))?;
+        use crate::model::document::{self, DocumentError};
+        let j: Journal = document::read(data, MAX_JOURNAL_BYTES).map_err(|e| match e {
+            DocumentError::TooLarge { len } => ParseError::TooLarge { len },
+            DocumentError::NotUtf8 => ParseError::NotUtf8,
+            DocumentError::Toml(m) => ParseError::Toml(m),
+        })?;
         if j.schema != 1 || j.kind != "revert" {
             return Err(ParseError::Schema {
                 schema: j.schema,

@@ -43,11 +43,30 @@ use git::{fetch_args, git_output, run_git};
 /// Where fetched checkpoint refs wait until they are checked.
 const STAGING: &str = "refs/t3-incoming/checkpoints/";
 
+/// Which way checkpoints went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// `push`.
+    Push,
+    /// `fetch`.
+    Fetch,
+}
+
+impl std::fmt::Display for Action {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Action::Push => "push",
+            Action::Fetch => "fetch",
+        })
+    }
+}
+
 /// What a push or fetch did.
 #[derive(Debug, Serialize)]
 pub struct Report {
     /// `push` or `fetch`.
-    pub action: &'static str,
+    pub action: Action,
     /// The remote.
     pub remote: String,
     /// Notes taken from the other side.
@@ -78,7 +97,7 @@ impl Report {
 }
 
 impl Report {
-    fn new(action: &'static str, remote: &str) -> Self {
+    fn new(action: Action, remote: &str) -> Self {
         Report {
             action,
             remote: remote.to_owned(),
@@ -157,7 +176,7 @@ pub fn fetch(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>) -> Resu
     let refs = format!("+{prefix}*:{staged}*");
     let notes = format!("+{NOTES_REF}:{}", notes::INCOMING);
     let interrupt = lock.interrupt();
-    let mut report = Report::new("fetch", remote);
+    let mut report = Report::new(Action::Fetch, remote);
     // What an interrupted fetch left staged is not this fetch's.
     clear_staging(lock)?;
     // A remote without notes yet is not an error: retry without the notes.
@@ -259,7 +278,7 @@ pub fn push(lock: &Locked<'_>, remote: &str, thread: Option<&ThreadId>, opts: Pu
             });
         }
     }
-    let mut report = Report::new("push", remote);
+    let mut report = Report::new(Action::Push, remote);
     // Bring the other side's notes in first, so the notes push fast-forwards.
     let args = fetch_args(remote, [format!("+{NOTES_REF}:{}", notes::INCOMING)]);
     match run_git(&dir, &args, interrupt) {

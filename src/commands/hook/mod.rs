@@ -59,6 +59,24 @@ pub enum Reply {
     Stderr,
 }
 
+/// What a hook did to the thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Did {
+    /// Wrote the thread's baseline (turn 0).
+    Baseline,
+    /// Recorded the prompt for the next capture.
+    Prompt,
+    /// Captured a turn.
+    Capture,
+    /// Captured the same turn again.
+    Recapture,
+    /// Nothing.
+    Nothing,
+    /// Handed the work to a detached run of itself (it reports nothing back).
+    Detached,
+}
+
 /// What a hook did.
 #[derive(Debug, Serialize)]
 pub struct HookOutcome {
@@ -66,9 +84,8 @@ pub struct HookOutcome {
     pub agent: String,
     /// The event handled.
     pub event: String,
-    /// What was done: `baseline`, `prompt` (recorded for the next
-    /// capture), `capture`, `recapture` (the same turn again) or `nothing`.
-    pub action: &'static str,
+    /// What was done.
+    pub action: Did,
     /// The thread, when one was touched.
     pub thread: Option<String>,
     /// The turn written or found.
@@ -214,7 +231,7 @@ fn open_here(dirs: &[PathBuf], default_dir: &Path, settings: &Settings) -> Resul
 
 fn perform(agent: Agent, ev: Event, default_dir: &Path, settings: &Settings) -> Result<HookOutcome> {
     let Event { name, dirs, action } = ev;
-    let outcome = |action: &'static str, thread: Option<&ThreadId>, turn: Option<u64>| HookOutcome {
+    let outcome = |action: Did, thread: Option<&ThreadId>, turn: Option<u64>| HookOutcome {
         agent: agent.name().to_owned(),
         event: name.clone(),
         action,
@@ -223,22 +240,22 @@ fn perform(agent: Agent, ev: Event, default_dir: &Path, settings: &Settings) -> 
         notices: Vec::new(),
     };
     match action {
-        Action::Nothing => Ok(outcome("nothing", None, None)),
+        Action::Nothing => Ok(outcome(Did::Nothing, None, None)),
         Action::Start { thread } => {
             let Some(ctx) = open_here(&dirs, default_dir, settings)? else {
-                return Ok(outcome("nothing", None, None));
+                return Ok(outcome(Did::Nothing, None, None));
             };
             let lock = ctx.lock("hook")?;
             let (turn, created) = baseline_if_new(&lock, agent, &thread)?;
             Ok(outcome(
-                if created { "baseline" } else { "nothing" },
+                if created { Did::Baseline } else { Did::Nothing },
                 Some(&thread),
                 Some(turn),
             ))
         }
         Action::Prompt { thread, prompt } => {
             let Some(ctx) = open_here(&dirs, default_dir, settings)? else {
-                return Ok(outcome("nothing", None, None));
+                return Ok(outcome(Did::Nothing, None, None));
             };
             let lock = ctx.lock("hook")?;
             let (action, turn) = submitted(&lock, agent, &thread, prompt)?;
@@ -246,13 +263,13 @@ fn perform(agent: Agent, ev: Event, default_dir: &Path, settings: &Settings) -> 
         }
         Action::End { thread, end } => {
             let Some(ctx) = open_here(&dirs, default_dir, settings)? else {
-                return Ok(outcome("nothing", None, None));
+                return Ok(outcome(Did::Nothing, None, None));
             };
             let lock = ctx.lock("hook")?;
             // An interrupt ends the turn that is running, if one is: never
             // one already captured, nor a new empty one.
             if end.state == "interrupted" && !pending_fresh(lock.repo(), &thread)? {
-                return Ok(outcome("nothing", Some(&thread), None));
+                return Ok(outcome(Did::Nothing, Some(&thread), None));
             }
             let (action, turn, notices) = ended(&lock, agent, &thread, end)?;
             Ok(HookOutcome {
@@ -262,7 +279,7 @@ fn perform(agent: Agent, ev: Event, default_dir: &Path, settings: &Settings) -> 
         }
         Action::Close { thread, transcript } => {
             let Some(ctx) = open_here(&dirs, default_dir, settings)? else {
-                return Ok(outcome("nothing", None, None));
+                return Ok(outcome(Did::Nothing, None, None));
             };
             let lock = ctx.lock("hook")?;
             Ok(match closed(&lock, agent, &thread, transcript)? {
@@ -270,7 +287,7 @@ fn perform(agent: Agent, ev: Event, default_dir: &Path, settings: &Settings) -> 
                     notices,
                     ..outcome(action, Some(&thread), Some(turn))
                 },
-                None => outcome("nothing", Some(&thread), None),
+                None => outcome(Did::Nothing, Some(&thread), None),
             })
         }
     }
@@ -291,7 +308,7 @@ fn closed(
     agent: Agent,
     thread: &ThreadId,
     transcript: Option<String>,
-) -> Result<Option<(&'static str, u64, Vec<String>)>> {
+) -> Result<Option<(Did, u64, Vec<String>)>> {
     let repo = lock.repo();
     let old = prompts::read(repo, thread)?;
     let Some(pending) = old.fresh(latest(repo, thread)?) else {

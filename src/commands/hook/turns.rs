@@ -8,14 +8,14 @@ pub(super) fn submitted(
     agent: Agent,
     thread: &ThreadId,
     prompt: PromptInfo,
-) -> Result<(&'static str, u64)> {
+) -> Result<(Did, u64)> {
     let repo = lock.repo();
     let (mut turn, created) = baseline_if_new(lock, agent, thread)?;
     let old = prompts::read(repo, thread)?;
     let mut new = old.clone();
     new.pending = None;
     let rec = Recorder::new(repo);
-    let mut action = if created { "baseline" } else { "prompt" };
+    let mut action = if created { Did::Baseline } else { Did::Prompt };
     let mut pre_turn_tree = None;
     if !created {
         let snapshot = crate::snapshot::snapshot(lock, &rec)?;
@@ -40,7 +40,7 @@ pub(super) fn submitted(
                 )?;
                 turn = out.checkpoint.note.turn;
                 keep(&mut new, turn, pre);
-                action = "capture";
+                action = Did::Capture;
                 changed = false;
             }
         }
@@ -57,7 +57,7 @@ pub(super) fn submitted(
             )?;
             turn = out.checkpoint.note.turn;
             keep(&mut new, turn, None);
-            action = "capture";
+            action = Did::Capture;
             changed = false;
         }
         if changed {
@@ -114,7 +114,7 @@ pub(super) fn ended(
     agent: Agent,
     thread: &ThreadId,
     end: TurnEnd,
-) -> Result<(&'static str, u64, Vec<String>)> {
+) -> Result<(Did, u64, Vec<String>)> {
     let repo = lock.repo();
     let refs = store::thread_refs(repo, thread)?;
     if !refs.is_empty() {
@@ -133,7 +133,7 @@ pub(super) fn ended(
                 status,
                 ..from_pending(thread, agent, p, end.turn_id.clone())
             },
-            "capture",
+            Did::Capture,
         ),
         None => match again(repo, agent, thread, &refs, &end)? {
             Some(cp) => {
@@ -154,7 +154,7 @@ pub(super) fn ended(
                             .and_then(|t| ObjectId::from_hex(t.as_bytes()).ok()),
                         ..record::Options::new(thread.clone())
                     },
-                    "recapture",
+                    Did::Recapture,
                 )
             }
             None => (
@@ -167,7 +167,7 @@ pub(super) fn ended(
                     title: end.title,
                     ..record::Options::new(thread.clone())
                 },
-                "capture",
+                Did::Capture,
             ),
         },
     };

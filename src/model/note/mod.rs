@@ -333,11 +333,12 @@ impl Note {
 
     /// Parse a note blob, refusing oversized or malformed input.
     pub fn parse(data: &[u8]) -> Result<Self, ParseError> {
-        if data.len() > MAX_NOTE_BYTES {
-            return Err(ParseError::TooLarge { len: data.len() });
-        }
-        let text = std::str::from_utf8(data).map_err(|_| ParseError::NotUtf8)?;
-        let note: Note = toml::from_str(text).map_err(|e| ParseError::Toml(e.message().to_owned()))?;
+        use crate::model::document::{self, DocumentError};
+        let note: Note = document::read(data, MAX_NOTE_BYTES).map_err(|e| match e {
+            DocumentError::TooLarge { len } => ParseError::TooLarge { len },
+            DocumentError::NotUtf8 => ParseError::NotUtf8,
+            DocumentError::Toml(m) => ParseError::Toml(m),
+        })?;
         if note.schema != SCHEMA {
             return Err(ParseError::Schema(note.schema));
         }
