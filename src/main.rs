@@ -25,6 +25,7 @@ fn main() -> ExitCode {
     git_t3::retention::maintenance::install_starter(cli::start_maintenance);
     let env = Environment {
         interrupt: git_t3::interrupt::install(),
+        say: Some(output::say),
         ..Environment::from_process()
     };
     let code = match cli::run(parsed, &env) {

@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
+use super::thread::Named;
 use crate::commands::{self, Context};
 use crate::error::{Error, Result};
-use crate::model::thread::ThreadId;
 
 pub(super) fn diff(
     a: crate::cli::DiffArgs,
@@ -19,16 +19,12 @@ pub(super) fn diff(
         mode,
         Mode::Turn(_) | Mode::Range { .. } | Mode::Full { .. } | Mode::ToWorktree { .. }
     );
-    let thread = match (a.thread.as_deref(), needs_thread) {
-        (Some(t), true) => Some(ThreadId::parse(t)?),
-        (None, true) => {
-            return Err(Error::usage("this diff needs --thread <ID> (or T3_THREAD)"));
-        }
-        (_, false) => None,
-    };
+    let thread = needs_thread
+        .then(|| Named::or_current(a.thread.as_deref()))
+        .transpose()?;
     let format = diff_format(&a);
     let ctx = open()?;
-    let thread = thread.map(|t| ctx.resolve(t)).transpose()?;
+    let thread = thread.map(|t| t.resolve(&ctx, edge)).transpose()?;
     if let (Mode::ToWorktree { .. }, Some(t)) = (&mode, &thread) {
         crate::store::require_bound_here(&ctx.repo, t, "diff --to worktree", a.force)?;
     }
@@ -254,10 +250,10 @@ pub(super) fn log(
     edge: &Edge<'_>,
     open: &dyn Fn() -> Result<Context>,
 ) -> Result<commands::log::LogOutcome> {
-    let thread = ThreadId::parse(&a.thread.thread)?;
+    let named = Named::or_current(a.thread.thread.as_deref())?;
     let ctx = open()?;
     let opts = commands::log::Options {
-        thread: ctx.resolve(thread)?,
+        thread: named.resolve(&ctx, edge)?,
         // JSON carries no patch: do not build it.
         patch: a.patch && !edge.json,
         paths: a.paths,
@@ -292,14 +288,15 @@ pub(super) fn log(
 
 pub(super) fn op(
     action: crate::cli::OpAction,
+    edge: &Edge<'_>,
     open: &dyn Fn() -> Result<Context>,
 ) -> Result<commands::op::OpOutcome> {
     use crate::cli::OpAction;
     match action {
         OpAction::Log { thread } => {
-            let thread = thread.as_deref().map(ThreadId::parse).transpose()?;
+            let named = Named::optional(thread.as_deref())?;
             let ctx = open()?;
-            let thread = thread.map(|t| ctx.resolve(t)).transpose()?;
+            let thread = named.map(|t| t.resolve(&ctx, edge)).transpose()?;
             commands::op::log(&ctx.repo, thread.as_ref())
         }
         OpAction::Show { op } => commands::op::show(&open()?.repo, &op),
@@ -337,6 +334,8 @@ pub(super) struct Edge<'a> {
     /// `-C`, else `.`: where relative paths start.
     pub(super) base: &'a Path,
     pub(super) time_zone: &'a Option<Option<jiff::tz::TimeZone>>,
+    /// Where a line for the person goes (see [`super::Environment::say`]).
+    pub(super) say: Option<fn(&str)>,
 }
 
 impl Edge<'_> {

@@ -13,6 +13,7 @@ use crate::repo::lock::DEFAULT_TIMEOUT;
 use super::args::{Edge, diff, install_options, log, op, parse_age, revert_action};
 use super::env::Environment;
 use super::hook::hook;
+use super::thread::Named;
 
 /// Run the command `cli` describes, in the environment `env`.
 pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
@@ -96,6 +97,7 @@ pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
                 term: &env.terminal,
                 base: &base,
                 time_zone: &env.time_zone,
+                say: env.say,
             };
             repository_command(command, &edge, &|| open(settings.clone()))
         }
@@ -110,7 +112,7 @@ fn repository_command(
 ) -> Result<Outcome> {
     Ok(match command {
         command @ (Command::Baseline(_) | Command::Capture(_) | Command::Placeholder(_)) => {
-            record(command, open)?
+            record(command, edge, open)?
         }
         command @ (Command::List(_)
         | Command::Show(_)
@@ -119,23 +121,31 @@ fn repository_command(
         command @ (Command::Log(_) | Command::Status | Command::Rev(_) | Command::Restore(_)) => {
             review(command, edge, open)?
         }
-        command => upkeep(command, open)?,
+        command => upkeep(command, edge, open)?,
     })
 }
 
 /// `baseline`, `capture` and `placeholder`.
-fn record(command: Command, open: &dyn Fn() -> Result<Context>) -> Result<Outcome> {
-    let thread = |raw: &str| ThreadId::parse(raw);
+fn record(command: Command, edge: &Edge<'_>, open: &dyn Fn() -> Result<Context>) -> Result<Outcome> {
+    // The thread exactly as named (these create it), `@` the current one.
+    let thread = |raw: &str| -> Result<(Context, ThreadId)> {
+        let named = Named::given(raw)?;
+        let ctx = open()?;
+        let thread = named.exact(&ctx, edge)?;
+        Ok((ctx, thread))
+    };
     Ok(match command {
         Command::Baseline(a) => {
+            let (ctx, thread) = thread(&a.thread.thread)?;
             let opts = commands::baseline::Options {
-                thread: thread(&a.thread.thread)?,
+                thread,
                 provider: a.provider,
                 agent: Some(a.agent.unwrap_or_else(|| "cli".into())),
             };
-            Outcome::Checkpoint(commands::baseline::run(&open()?, opts)?)
+            Outcome::Checkpoint(commands::baseline::run(&ctx, opts)?)
         }
         Command::Capture(a) => {
+            let (ctx, thread) = thread(&a.thread.thread)?;
             let opts = commands::capture::Options {
                 turn: a.turn,
                 state: a.state,
@@ -144,17 +154,18 @@ fn record(command: Command, open: &dyn Fn() -> Result<Context>) -> Result<Outcom
                 replace: a.replace,
                 title: a.title,
                 agent: Some(a.agent.unwrap_or_else(|| "cli".into())),
-                ..commands::capture::Options::new(thread(&a.thread.thread)?)
+                ..commands::capture::Options::new(thread)
             };
-            Outcome::Checkpoint(commands::capture::run(&open()?, opts)?)
+            Outcome::Checkpoint(commands::capture::run(&ctx, opts)?)
         }
         Command::Placeholder(a) => {
+            let (ctx, thread) = thread(&a.thread.thread)?;
             let opts = commands::placeholder::Options {
-                thread: thread(&a.thread.thread)?,
+                thread,
                 turn: a.turn,
                 turn_id: a.turn_id,
             };
-            Outcome::Checkpoint(commands::placeholder::run(&open()?, opts)?)
+            Outcome::Checkpoint(commands::placeholder::run(&ctx, opts)?)
         }
         _ => return Err(Error::Internal("not a recording command".into())),
     })
@@ -162,32 +173,33 @@ fn record(command: Command, open: &dyn Fn() -> Result<Context>) -> Result<Outcom
 
 /// `list`, `show` and `log --remote`.
 fn listing(command: Command, edge: &Edge<'_>, open: &dyn Fn() -> Result<Context>) -> Result<Outcome> {
-    let thread = |raw: &str| ThreadId::parse(raw);
-    let optional = |raw: Option<&str>| raw.map(ThreadId::parse).transpose();
     Ok(match command {
         Command::List(crate::cli::ListArgs {
             thread,
             remote: Some(remote),
         }) => {
             commands::sync::check_remote(Some(&remote))?;
+            let named = Named::optional(thread.as_deref())?;
             let ctx = open()?;
-            let thread = optional(thread.as_deref())?;
+            let thread = named.map(|n| n.exact(&ctx, edge)).transpose()?;
             Outcome::Remote(commands::list::remote(&ctx.repo, &remote, thread.as_ref())?)
         }
         Command::Log(crate::cli::LogArgs {
-            thread: crate::cli::ThreadArg { thread },
+            thread: crate::cli::ThreadSel { thread },
             remote: Some(remote),
             ..
         }) => {
             commands::sync::check_remote(Some(&remote))?;
+            let named = Named::or_current(thread.as_deref())?;
             let ctx = open()?;
-            let thread = crate::model::thread::ThreadId::parse(&thread)?;
+            let thread = named.exact(&ctx, edge)?;
             Outcome::Remote(commands::list::remote(&ctx.repo, &remote, Some(&thread))?)
         }
-        Command::List(a) => match optional(a.thread.as_deref())? {
+        Command::List(a) => match Named::optional(a.thread.as_deref())? {
             Some(t) => {
                 let ctx = open()?;
-                let mut listed = commands::list::turns(&ctx.repo, &ctx.resolve(t)?)?;
+                let thread = t.resolve(&ctx, edge)?;
+                let mut listed = commands::list::turns(&ctx.repo, &thread)?;
                 listed.view.time_zone = edge.time_zone();
                 Outcome::Turns(listed)
             }
@@ -198,9 +210,10 @@ fn listing(command: Command, edge: &Edge<'_>, open: &dyn Fn() -> Result<Context>
             }
         },
         Command::Show(a) => {
-            let t = thread(&a.thread.thread)?;
+            let named = Named::or_current(a.thread.thread.as_deref())?;
             let ctx = open()?;
-            Outcome::Show(commands::show::run(&ctx.repo, &ctx.resolve(t)?, a.turn)?)
+            let thread = named.resolve(&ctx, edge)?;
+            Outcome::Show(commands::show::run(&ctx.repo, &thread, a.turn)?)
         }
         _ => return Err(Error::Internal("not a listing command".into())),
     })
@@ -208,49 +221,50 @@ fn listing(command: Command, edge: &Edge<'_>, open: &dyn Fn() -> Result<Context>
 
 /// `revert`, `verify`, `push`, `fetch`, `op`, `notes`, `du`, `prune`,
 /// `maintenance` and `drop`.
-fn upkeep(command: Command, open: &dyn Fn() -> Result<Context>) -> Result<Outcome> {
-    let thread = |raw: &str| ThreadId::parse(raw);
-    let optional = |raw: Option<&str>| raw.map(ThreadId::parse).transpose();
+fn upkeep(command: Command, edge: &Edge<'_>, open: &dyn Fn() -> Result<Context>) -> Result<Outcome> {
+    let resolve = |named: Option<Named>, ctx: &Context| named.map(|n| n.resolve(ctx, edge)).transpose();
     Ok(match command {
         Command::Revert(a) => {
-            let t = thread(&a.thread.thread)?;
+            let named = Named::or_current(a.thread.thread.as_deref())?;
             let action = revert_action(&a)?;
             let ctx = open()?;
-            Outcome::Revert(commands::revert::run(&ctx, &ctx.resolve(t)?, action)?)
+            let thread = named.resolve(&ctx, edge)?;
+            Outcome::Revert(commands::revert::run(&ctx, &thread, action)?)
         }
         Command::Verify(a) => {
-            let mut opts = commands::verify::Options {
-                thread: optional(a.thread.as_deref())?,
-                max_journal_age_secs: parse_age(&a.max_journal_age)?,
+            let named = Named::optional(a.thread.as_deref())?;
+            let max_journal_age_secs = parse_age(&a.max_journal_age)?;
+            let ctx = open()?;
+            let opts = commands::verify::Options {
+                thread: resolve(named, &ctx)?,
+                max_journal_age_secs,
                 fix: a.fix,
                 quick: a.quick,
             };
-            let ctx = open()?;
-            opts.thread = opts.thread.map(|t| ctx.resolve(t)).transpose()?;
             Outcome::Verify(commands::verify::run(&ctx, opts)?)
         }
         Command::Push(crate::cli::PushArgs { sync, allow_secrets }) => Outcome::Sync(sync_command(
             commands::sync::Direction::Push { allow_secrets },
             sync,
+            edge,
             open,
         )?),
-        Command::Fetch(a) => Outcome::Sync(sync_command(commands::sync::Direction::Fetch, a, open)?),
-        Command::Op(a) => Outcome::Op(op(a.action, open)?),
+        Command::Fetch(a) => Outcome::Sync(sync_command(commands::sync::Direction::Fetch, a, edge, open)?),
+        Command::Op(a) => Outcome::Op(op(a.action, edge, open)?),
         Command::Notes(a) => {
             let crate::cli::NotesAction::Backfill { thread, dry_run } = a.action;
-            let thread = optional(thread.as_deref())?;
+            let named = Named::optional(thread.as_deref())?;
             let ctx = open()?;
             let opts = commands::notes::Options {
-                thread: thread.map(|t| ctx.resolve(t)).transpose()?,
+                thread: resolve(named, &ctx)?,
                 dry_run,
             };
             Outcome::Notes(commands::notes::backfill(&ctx, opts)?)
         }
         Command::Du(a) => {
+            let named = Named::optional(a.thread.as_deref())?;
             let ctx = open()?;
-            let only = optional(a.thread.as_deref())?
-                .map(|t| ctx.resolve(t))
-                .transpose()?;
+            let only = resolve(named, &ctx)?;
             Outcome::Du(commands::du::run(&ctx.repo, only.as_ref())?)
         }
         Command::Prune(a) => {
@@ -265,9 +279,11 @@ fn upkeep(command: Command, open: &dyn Fn() -> Result<Context>) -> Result<Outcom
         }
         Command::Maintenance(a) => Outcome::Maintenance(commands::prune::maintenance(&open()?, a.prune)?),
         Command::Drop(a) => {
-            let t = thread(&a.thread.thread)?;
+            // Always named (`@` names the current thread on purpose).
+            let named = Named::given(&a.thread.thread)?;
             let ctx = open()?;
-            Outcome::Drop(commands::drop::run(&ctx, &ctx.resolve(t)?, a.force)?)
+            let thread = named.resolve(&ctx, edge)?;
+            Outcome::Drop(commands::drop::run(&ctx, &thread, a.force)?)
         }
         _ => {
             return Err(Error::Internal(
@@ -281,32 +297,33 @@ fn upkeep(command: Command, open: &dyn Fn() -> Result<Context>) -> Result<Outcom
 fn sync_command(
     dir: commands::sync::Direction,
     a: crate::cli::SyncArgs,
+    edge: &Edge<'_>,
     open: &dyn Fn() -> Result<Context>,
 ) -> Result<commands::sync::SyncOutcome> {
-    let t = a.thread.as_deref().map(ThreadId::parse).transpose()?;
+    let named = Named::optional(a.thread.as_deref())?;
     // Usage first, before a repository is looked for.
     commands::sync::check_remote(a.remote.as_deref())?;
     let ctx = open()?;
-    let t = t.map(|t| ctx.resolve(t)).transpose()?;
+    let t = named.map(|n| n.resolve(&ctx, edge)).transpose()?;
     commands::sync::run(&ctx, dir, a.remote.as_deref(), t.as_ref())
 }
 
 /// `log`, `status`, `rev` and `restore`.
 fn review(command: Command, edge: &Edge<'_>, open: &dyn Fn() -> Result<Context>) -> Result<Outcome> {
-    let thread = |raw: &str| ThreadId::parse(raw);
     Ok(match command {
         Command::Log(a) => Outcome::Log(log(a, edge, open)?),
         Command::Status => Outcome::Status(commands::status::run(&open()?)?),
         Command::Rev(a) => {
-            let t = thread(&a.thread.thread)?;
+            let named = Named::or_current(a.thread.thread.as_deref())?;
             let ctx = open()?;
-            Outcome::Rev(commands::rev::run(&ctx.repo, &ctx.resolve(t)?, a.turn)?)
+            let thread = named.resolve(&ctx, edge)?;
+            Outcome::Rev(commands::rev::run(&ctx.repo, &thread, a.turn)?)
         }
         Command::Restore(a) => {
-            let t = thread(&a.thread.thread)?;
+            let named = Named::or_current(a.thread.thread.as_deref())?;
             let ctx = open()?;
             let opts = commands::restore::Options {
-                thread: ctx.resolve(t)?,
+                thread: named.resolve(&ctx, edge)?,
                 turn: a.turn,
                 paths: a.paths,
                 cwd: edge.base.to_owned(),

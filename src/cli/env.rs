@@ -38,6 +38,9 @@ pub struct Environment {
     pub places: commands::install::Places,
     /// `BROWSER`: what `review` opens its page with.
     pub browser: Option<String>,
+    /// Where a line for the person at the terminal goes while a command
+    /// runs (the binary: stderr); `None`: nowhere.
+    pub say: Option<fn(&str)>,
 }
 
 impl Environment {
@@ -94,6 +97,7 @@ impl Environment {
             },
             places,
             browser: std::env::var("BROWSER").ok(),
+            say: None,
         }
     }
 

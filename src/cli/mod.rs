@@ -9,6 +9,7 @@ mod complete;
 mod dispatch;
 mod env;
 mod hook;
+mod thread;
 mod turns;
 pub use complete::*;
 pub use dispatch::run;

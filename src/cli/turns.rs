@@ -2,12 +2,20 @@
 
 use super::*;
 
-/// The thread a command works on.
+/// The thread a command writes: named, always.
 #[derive(Debug, Args)]
 pub struct ThreadArg {
-    /// Thread id (1-190 bytes of UTF-8)
+    /// Thread id (1-190 bytes of UTF-8), or @ for the current thread (the newest captured in this worktree)
     #[arg(long, env = "T3_THREAD", value_name = "ID", add = thread_completer())]
     pub thread: String,
+}
+
+/// The thread a command reads or reverts: the current one unless named.
+#[derive(Debug, Args)]
+pub struct ThreadSel {
+    /// Thread id, a unique prefix of one, or @ (default: the current thread, the newest captured in this worktree)
+    #[arg(long, env = "T3_THREAD", value_name = "ID", add = thread_completer())]
+    pub thread: Option<String>,
 }
 
 /// Arguments of `baseline`.
@@ -83,7 +91,7 @@ pub struct ListArgs {
 pub struct ShowArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub thread: ThreadArg,
+    pub thread: ThreadSel,
     /// Turn number (default: latest)
     #[arg(long, value_name = "N")]
     pub turn: Option<u64>,
@@ -94,7 +102,7 @@ pub struct ShowArgs {
 pub struct LogArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub thread: ThreadArg,
+    pub thread: ThreadSel,
     /// One line per turn
     #[arg(long)]
     pub oneline: bool,
@@ -117,7 +125,7 @@ pub type RevArgs = ShowArgs;
 pub struct RestoreArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub thread: ThreadArg,
+    pub thread: ThreadSel,
     /// The turn to take the paths from
     #[arg(long, value_name = "N")]
     pub turn: u64,
@@ -252,7 +260,7 @@ impl DiffArgs {
 pub struct RevertArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub thread: ThreadArg,
+    pub thread: ThreadSel,
     /// The turn to go back to
     #[arg(long, value_name = "N")]
     pub to: Option<u64>,

@@ -54,6 +54,16 @@ pub enum Error {
         /// The thread id as given.
         thread: String,
     },
+    /// No thread was named and none has been captured in this worktree.
+    #[error(
+        "no thread has a checkpoint in this worktree ({worktree}): start one by installing an agent's hooks \
+         (`git t3 install-hooks claude-code`, `codex`, `opencode` or `cursor`) and working with it, or by hand \
+         with `git t3 baseline --thread <ID>`; name a thread with --thread <ID> (`git t3 list` shows them)"
+    )]
+    NoCurrentThread {
+        /// This worktree.
+        worktree: String,
+    },
     /// A thread id abbreviates several threads.
     #[error(
         "thread id '{prefix}' is ambiguous: it starts {}",
@@ -365,7 +375,9 @@ impl Error {
             Error::UnknownThread { .. } | Error::NoSuchTurn { .. } | Error::PathNotInTurn { .. } => {
                 ErrorKind::NotFound
             }
-            Error::BadPath { .. } | Error::AmbiguousThread { .. } => ErrorKind::Usage,
+            Error::BadPath { .. } | Error::AmbiguousThread { .. } | Error::NoCurrentThread { .. } => {
+                ErrorKind::Usage
+            }
             Error::TurnExists { .. }
             | Error::PlaceholderOverReal { .. }
             | Error::Conflict { .. }

@@ -119,9 +119,10 @@ pub fn remote(r: &RemoteOutcome, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-/// `list`: the threads, newest first, one line each: when (local and
-/// relative), turns, agent, branch (and worktree when it is another one),
-/// the id, and the title.
+/// `list`: the threads, newest first, one line each: `*` for this
+/// worktree's current thread (as `git branch` marks HEAD's), when (local
+/// and relative), turns, agent, branch (and worktree when it is another
+/// one), the id, and the title.
 pub fn threads(t: &ThreadsOutcome, out: &mut dyn Write) -> io::Result<()> {
     if t.threads.is_empty() {
         return writeln!(out, "no threads");
@@ -129,11 +130,13 @@ pub fn threads(t: &ThreadsOutcome, out: &mut dyn Write) -> io::Result<()> {
     let rows: Vec<[String; 5]> = t.threads.iter().map(|th| thread_row(th, &t.view)).collect();
     let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
     let (w0, w1, w2, w3) = (width(0), width(1), width(2), width(3));
-    for r in &rows {
+    for (r, th) in rows.iter().zip(&t.threads) {
         let line = format!(
             "{:<w0$}  {:>w1$}  {:<w2$}  {:<w3$}  {}",
             r[0], r[1], r[2], r[3], r[4]
         );
+        let mark = if th.current { "* " } else { "  " };
+        let line = format!("{mark}{line}");
         writeln!(out, "{}", line.trim_end())?;
     }
     Ok(())

@@ -32,6 +32,13 @@ pub enum Format {
     Json,
 }
 
+/// A line for the person at the terminal on stderr, said while a command
+/// runs (which thread it works on): what the binary hands the edge
+/// ([`crate::cli::Environment::say`]).
+pub fn say(line: &str) {
+    eprintln!("{}", safe(line));
+}
+
 /// Print `outcome` (warnings on stderr unless `quiet`) and return the exit
 /// status: verify fails when it found problems; a closed pipe is no failure.
 ///

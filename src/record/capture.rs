@@ -207,6 +207,7 @@ pub fn capture(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome> {
     // Published, so flushed: the cache may name its objects now.
     snapshot.keep_cache(&rec)?;
     rec.published();
+    store::captured_here(repo, &thread);
     // The daily prune and git's packing, in the background when due (a
     // stat and a directory listing when not).
     crate::retention::maintenance::start_if_due(repo);

@@ -26,6 +26,12 @@ pub struct ThreadSummary {
     /// The branch its latest checkpoint was taken on (`""`: detached).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub branch: Option<String>,
+    /// Whether it is this worktree's current thread (see [`current_thread`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub current: bool,
+    /// The worktree its latest checkpoint was captured in.
+    #[serde(skip)]
+    pub latest_worktree: Option<String>,
 }
 
 /// Every thread's checkpoint refs, by thread id.
@@ -191,6 +197,8 @@ pub fn list_threads(repo: &gix::Repository) -> Result<Vec<ThreadSummary>> {
             agent: pick(&|n| n.agent.clone(), [&base, &latest]),
             worktree: pick(&|n| n.worktree.clone(), [&base, &latest]),
             branch: pick(&|n| n.branch.clone(), [&latest, &base]),
+            current: false,
+            latest_worktree: latest.as_ref().and_then(|n| n.worktree.clone()),
         });
     }
     let when = |t: &ThreadSummary| {
@@ -199,7 +207,62 @@ pub fn list_threads(repo: &gix::Repository) -> Result<Vec<ThreadSummary>> {
             .and_then(|u| u.parse::<jiff::Timestamp>().ok())
     };
     out.sort_by(|a, b| when(b).cmp(&when(a)).then_with(|| a.thread.cmp(&b.thread)));
+    let here = repo
+        .workdir()
+        .map(|w| repo::canonical(w).to_string_lossy().into_owned());
+    // The newest captured here; of several in the same second (a note's
+    // time has seconds only), the one this worktree captured last.
+    let newest = out
+        .iter()
+        .find(|t| here.is_some() && t.latest_worktree == here)
+        .map(when);
+    if let Some(newest) = newest {
+        let last = last_captured_here(repo);
+        let tied = |t: &ThreadSummary| here.is_some() && t.latest_worktree == here && when(t) == newest;
+        let pick = out
+            .iter()
+            .position(|t| tied(t) && last.as_deref() == Some(t.thread.as_str()))
+            .or_else(|| out.iter().position(tied));
+        if let Some(i) = pick
+            && let Some(t) = out.get_mut(i)
+        {
+            t.current = true;
+        }
+    }
     Ok(out)
+}
+
+/// The file in this worktree's git dir naming the thread it captured last.
+const LAST_CAPTURED: &str = "last-captured-thread";
+
+/// Remember that this worktree captured `thread` last: what tells the
+/// current thread among threads captured in the same second. A cache: a
+/// failure to write it is ignored (the notes' times still decide).
+pub fn captured_here(repo: &gix::Repository, thread: &ThreadId) {
+    let dir = repo::t3_worktree_dir(repo);
+    if std::fs::create_dir_all(&dir).is_ok() {
+        let _ = crate::atomic::write(
+            &dir.join(LAST_CAPTURED),
+            thread.as_str().as_bytes(),
+            None,
+            crate::atomic::Durability::Cache,
+        );
+    }
+}
+
+/// The thread this worktree captured last, if it says (at most 1 KiB read).
+fn last_captured_here(repo: &gix::Repository) -> Option<String> {
+    use std::io::Read as _;
+    let file = std::fs::File::open(repo::t3_worktree_dir(repo).join(LAST_CAPTURED)).ok()?;
+    let mut text = String::new();
+    file.take(1024).read_to_string(&mut text).ok()?;
+    Some(text)
+}
+
+/// This worktree's current thread: the thread of the newest checkpoint
+/// captured in it (by its latest checkpoint's time), if any.
+pub fn current_thread(repo: &gix::Repository) -> Result<Option<ThreadSummary>> {
+    Ok(list_threads(repo)?.into_iter().find(|t| t.current))
 }
 
 /// Every checkpoint of `thread` by turn, and the turns whose metadata
