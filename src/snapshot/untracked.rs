@@ -40,6 +40,7 @@ use gix::bstr::{BStr, BString, ByteSlice};
 use gix::dir::entry::Kind;
 
 use crate::error::Result;
+use crate::model::path::parent;
 
 mod file;
 pub(super) use file::DirFile;
@@ -277,11 +278,6 @@ struct Recording<'a> {
     interrupt: &'a std::sync::atomic::AtomicBool,
 }
 
-pub(super) fn parent_of(path: &BStr) -> &BStr {
-    path.rfind_byte(b'/')
-        .map_or(b"".as_bstr(), |i| path[..i].as_bstr())
-}
-
 /// The stat data of the directory at `path`; `None` when it is gone or no
 /// longer a directory.
 fn dir_stat(path: &Path) -> Option<DirStat> {
@@ -349,7 +345,7 @@ impl gix::dir::walk::Delegate for Recording<'_> {
             let dir = if path == self.root.as_bstr() {
                 path
             } else {
-                parent_of(path)
+                parent(path)
             };
             let idx = self
                 .open
@@ -396,7 +392,7 @@ impl gix::dir::walk::Delegate for Recording<'_> {
         let Some(stat) = dir_stat(&path) else {
             return false;
         };
-        let parent = self.open.get(parent_of(rela)).copied();
+        let parent = self.open.get(parent(rela)).copied();
         let force = parent.is_none_or(|(_, f)| f);
         if let Some(rec) = parent.and_then(|(i, _)| self.records.get_mut(i)) {
             rec.subdirs.push(rela.to_owned());
