@@ -1,5 +1,8 @@
 //! The unit tests of the watcher.
 
+use std::io::Write as _;
+use std::process::Stdio;
+
 use super::*;
 
 // --- hooks ------------------------------------------------------------
