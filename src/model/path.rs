@@ -1,7 +1,9 @@
 //! git's rules for a tree entry name that may be written into a worktree
 //! (its `verify_path`): what a checkpoint fetched from someone else must
-//! not hold, and how a path's bytes are kept when they are not UTF-8.
-//! Pure functions; the walk over a tree is in `restore::verify`.
+//! not hold, and how a path's bytes are kept when they are not UTF-8; also
+//! small helpers for worktree-relative paths (quoted for people, made
+//! absolute, the folder one is in). Pure functions; the walk over a tree
+//! is in `restore::verify`.
 
 use std::borrow::Cow;
 
@@ -252,4 +254,11 @@ pub fn abs(workdir: &std::path::Path, rela: &gix::bstr::BStr) -> crate::error::R
         source: Box::new(e),
     })?;
     Ok(workdir.join(rel))
+}
+
+/// The folder the worktree-relative `path` is in (`""`: the root).
+pub fn parent(path: &gix::bstr::BStr) -> &gix::bstr::BStr {
+    use gix::bstr::ByteSlice as _;
+    path.rfind_byte(b'/')
+        .map_or(b"".as_bstr(), |i| path[..i].as_bstr())
 }

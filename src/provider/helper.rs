@@ -36,6 +36,7 @@ pub fn run(
             // Its own process group, so a timeout stops whatever it started too.
             own_group: true,
             timeout: Some(timeout),
+            ..Default::default()
         },
         interrupt,
     )

@@ -109,6 +109,7 @@ impl Session<'_> {
                 stdout: true,
                 own_group: true,
                 timeout: Some(TIMEOUT),
+                ..Default::default()
             },
             crate::interrupt::process(),
         )

@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 
 use gix::bstr::{BStr, BString, ByteSlice as _};
 
+use crate::model::path::parent;
+
 /// The fingerprint of the attribute sources and settings, with the
 /// `.gitattributes` files of every folder on the way to `paths` read from
 /// the worktree.
@@ -44,12 +46,6 @@ impl Attributes {
     pub(super) fn covers(&self, path: &BStr) -> bool {
         self.folders.contains(parent(path))
     }
-}
-
-/// The folder `path` is in (`""`: the root).
-fn parent(path: &BStr) -> &BStr {
-    path.rfind_byte(b'/')
-        .map_or(b"".as_bstr(), |i| path[..i].as_bstr())
 }
 
 /// Words in an attributes file that may make `git add` change a file.

@@ -10,7 +10,7 @@ use gix::ObjectId;
 use gix::bstr::ByteSlice;
 use gix::index::entry::{Flags, Stat};
 
-use super::hash::Untracked;
+use super::captured::Untracked;
 use crate::error::{Context as _, Result};
 
 /// The first line of the meta file; another line means another format.

@@ -12,8 +12,8 @@ use std::collections::HashSet;
 
 use gix::bstr::{BStr, BString, ByteSlice as _};
 
-use super::untracked::parent_of;
 use super::watcher::Changes;
+use crate::model::path::parent;
 
 /// The paths a watcher listed.
 #[derive(Debug, Default)]
@@ -41,7 +41,7 @@ impl Focus {
             // unchanged-looking one must be found by checking each one up.
             let mut dir = path.as_bstr();
             while !dir.is_empty() {
-                dir = parent_of(dir);
+                dir = parent(dir);
                 if !focus.dirs.insert(dir.to_owned()) {
                     break;
                 }

@@ -40,7 +40,9 @@ use gix::index::entry::{Mode, Stat};
 use gix::objs::tree::EntryKind;
 
 use super::Ctx;
+use super::captured::Untracked;
 use super::clean::Clean;
+use super::stream::{self, Known};
 use super::tree::{Edit, kind_mode};
 use crate::error::{Context as _, Error, Result, git_err};
 
@@ -48,18 +50,6 @@ use crate::error::{Context as _, Error, Result, git_err};
 const PARALLEL_FROM: usize = 64;
 /// At most this many hashing threads for untracked files.
 const MAX_THREADS: usize = 8;
-
-/// An untracked file as captured: its entry in the next `index.untracked`.
-pub(super) struct Untracked {
-    /// Path relative to the worktree.
-    pub(super) path: BString,
-    /// The blob (or, for a nested repository, the commit) recorded.
-    pub(super) id: ObjectId,
-    /// The mode recorded.
-    pub(super) mode: Mode,
-    /// The file's stat data, for reuse next time.
-    pub(super) stat: Stat,
-}
 
 /// Hashes tracked files again that the walk could not settle, like
 /// `git add`; the clean-filter pipeline is set up on first use.
@@ -97,7 +87,7 @@ impl<'c, 'a, 'r> Rehash<'c, 'a, 'r> {
         let Some(p) = self.pipeline.as_mut() else {
             return Ok(None);
         };
-        match super::stream::to_object(ctx.repo, ctx.rec, p, ctx.workdir, path.as_bstr(), None)
+        match stream::to_object(ctx.repo, ctx.rec, p, ctx.workdir, path.as_bstr(), None)
             .context(|| format!("could not hash {}", path.to_str_lossy()))?
         {
             Some((id, kind)) => {
@@ -256,28 +246,6 @@ fn over_the_cap(
     Ok(skipped)
 }
 
-/// What the one `lstat` of an untracked file told: enough to decide on the
-/// cap and on streaming without another.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Known {
-    /// A regular file (not a symlink).
-    pub(super) is_file: bool,
-    /// Its size in bytes.
-    pub(super) len: u64,
-    /// Its executable bit.
-    pub(super) executable: bool,
-}
-
-impl Known {
-    pub(super) fn of(md: &gix::index::fs::Metadata) -> Self {
-        Known {
-            is_file: md.is_file(),
-            len: md.len(),
-            executable: md.is_executable(),
-        }
-    }
-}
-
 /// Hash untracked files (in parallel when there are many); a file gone in
 /// the meantime is left out.
 fn hash_untracked(
@@ -339,7 +307,7 @@ fn hash_paths(
         // SIGINT or SIGTERM: stop between files.
         stop.check()?;
         if let Some((id, kind)) =
-            super::stream::to_object(repo, &rec, &mut pipeline, workdir, path.as_bstr(), *known)
+            stream::to_object(repo, &rec, &mut pipeline, workdir, path.as_bstr(), *known)
                 .context(|| format!("could not hash {}", path.to_str_lossy()))?
         {
             out.push((path.clone(), id, kind, lstat(workdir, path).unwrap_or_default()));

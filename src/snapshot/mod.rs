@@ -48,7 +48,8 @@
 //! - `skip_worktree.rs`, `gitlinks.rs`: entries the status walk does not
 //!   settle; `sparse.rs`: untracked files outside the sparse patterns;
 //! - `run.rs`: one capture, step by step (the methods of `Ctx`);
-//! - `tree.rs`: the tree edits, applied to the base tree;
+//! - `tree.rs`: the tree edits, applied to the base tree; `captured.rs`:
+//!   an untracked file as captured (hashed, added to the tree, cached);
 //! - `untracked.rs`: the untracked walk, directory by directory, replaying
 //!   what did not change from `index.dirs`;
 //! - `watcher/`: asking a file-system watcher what changed (the hook,
@@ -69,6 +70,7 @@ use crate::repo::{self, Recorder};
 
 mod attrs;
 mod cache;
+mod captured;
 mod clean;
 mod fingerprint;
 mod focus;

@@ -71,14 +71,7 @@ impl Ctx<'_, '_> {
         hashed += n;
         tree::untracked_edits(&untracked, old_untracked, incremental, &mut edits);
         drop(t);
-        let t = crate::trace::span("secret patterns");
-        let patterns = secrets::Secrets::of(self.repo);
-        let secrets = untracked
-            .iter()
-            .filter(|f| f.mode != gix::index::entry::Mode::COMMIT && patterns.matches(f.path.as_ref()))
-            .map(|f| f.path.clone())
-            .collect();
-        drop(t);
+        let secrets = self.secrets(&untracked);
 
         // 4. The tree.
         let t = crate::trace::span("tree edit");
@@ -89,8 +82,47 @@ impl Ctx<'_, '_> {
         self.rec.seal_for_reading()?;
         drop(t);
 
-        // Every object the tree names beyond HEAD's exists (a cached id may
-        // name one gc removed); loose ones reused are freshened.
+        self.objects_exist(head, tree)?;
+
+        // 5. The cache, stamped with the walk's start for racy-git.
+        let rebuilt = !incremental;
+        let cache_write = if self.keep {
+            let cache_write = self.save_cache(head, tree, now, tracked, &untracked, found_dirs);
+            crate::trace::note(|| format!("hashed {hashed} files, cache rebuilt: {rebuilt}"));
+            cache_write
+        } else {
+            CacheWrite::default()
+        };
+        Ok(Snapshot {
+            tree,
+            hashed,
+            rebuilt,
+            skipped,
+            max_file_size: self.max_file_size,
+            secrets,
+            notices: self.notices.clone(),
+            cache_write,
+        })
+    }
+
+    /// The secret-looking paths among the `untracked` files captured
+    /// (nested repositories are not files).
+    fn secrets(&self, untracked: &[captured::Untracked]) -> Vec<gix::bstr::BString> {
+        let t = crate::trace::span("secret patterns");
+        let patterns = secrets::Secrets::of(self.repo);
+        let secrets = untracked
+            .iter()
+            .filter(|f| f.mode != gix::index::entry::Mode::COMMIT && patterns.matches(f.path.as_ref()))
+            .map(|f| f.path.clone())
+            .collect();
+        drop(t);
+        secrets
+    }
+
+    /// Fail unless every object `tree` names beyond HEAD's (`head`)
+    /// exists (a cached id may name one gc removed); loose ones reused are
+    /// freshened.
+    fn objects_exist(&self, head: ObjectId, tree: ObjectId) -> Result<()> {
         let t = crate::trace::span("objects exist");
         self.interrupt.check()?;
         let reader = self.rec.reader();
@@ -110,20 +142,22 @@ impl Ctx<'_, '_> {
             });
         }
         drop(t);
+        Ok(())
+    }
 
-        // 5. The cache, stamped with the walk's start for racy-git.
-        if !self.keep {
-            return Ok(Snapshot {
-                tree,
-                hashed,
-                rebuilt: !incremental,
-                skipped,
-                max_file_size: self.max_file_size,
-                secrets,
-                notices: self.notices.clone(),
-                cache_write: CacheWrite::default(),
-            });
-        }
+    /// Start writing the cache of the capture of `tree` (`head`: HEAD's
+    /// tree): `tracked`, the `untracked` files, the walk's `dirs` and the
+    /// attributes' fingerprint (`now`'s, unless a file was found in a
+    /// folder it did not look at).
+    fn save_cache(
+        &self,
+        head: ObjectId,
+        tree: ObjectId,
+        now: attrs::Attributes,
+        tracked: gix::index::File,
+        untracked: &[captured::Untracked],
+        dirs: Option<untracked::NextDirs>,
+    ) -> CacheWrite {
         let t = crate::trace::span("save cache");
         let dir = self.dir.to_owned();
         // The fingerprint taken before the walk holds unless a file was
@@ -145,22 +179,11 @@ impl Ctx<'_, '_> {
             self.walk_started,
             cache::Names { head, tree, attrs },
             tracked,
-            &untracked,
-            found_dirs.map(|d| (d, self.watch.clone())),
+            untracked,
+            dirs.map(|d| (d, self.watch.clone())),
         );
         drop(t);
-        let rebuilt = !incremental;
-        crate::trace::note(|| format!("hashed {hashed} files, cache rebuilt: {rebuilt}"));
-        Ok(Snapshot {
-            tree,
-            hashed,
-            rebuilt,
-            skipped,
-            max_file_size: self.max_file_size,
-            secrets,
-            notices: self.notices.clone(),
-            cache_write,
-        })
+        cache_write
     }
 
     /// The untracked-walk cache to start from: the last one as it is when

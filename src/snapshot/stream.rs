@@ -14,10 +14,31 @@ use gix::bstr::BStr;
 use gix::objs::tree::EntryKind;
 
 use super::clean::Clean;
-use super::hash::Known;
 
 /// Files up to this size are hashed in memory (fewer system calls).
 pub(super) const STREAM_ABOVE: u64 = 8 << 20;
+
+/// What the one `lstat` of an untracked file told: enough to decide on the
+/// cap and on streaming without another.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Known {
+    /// A regular file (not a symlink).
+    pub(super) is_file: bool,
+    /// Its size in bytes.
+    pub(super) len: u64,
+    /// Its executable bit.
+    pub(super) executable: bool,
+}
+
+impl Known {
+    pub(super) fn of(md: &gix::index::fs::Metadata) -> Self {
+        Known {
+            is_file: md.is_file(),
+            len: md.len(),
+            executable: md.is_executable(),
+        }
+    }
+}
 
 /// Reads exactly `left` bytes, failing with `UnexpectedEof` on fewer.
 pub(super) struct Exact<R> {

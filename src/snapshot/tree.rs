@@ -10,7 +10,7 @@ use gix::bstr::{BStr, BString, ByteSlice};
 use gix::index::entry::Mode;
 use gix::objs::tree::EntryKind;
 
-use super::hash::Untracked;
+use super::captured::Untracked;
 use crate::error::{Context as _, Result, git_err};
 use crate::repo::{self, Recorder};
 

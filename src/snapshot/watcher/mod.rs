@@ -44,12 +44,9 @@
 //! `repo::open` refuses anyway) is ignored with a warning.
 
 use std::ffi::OsStr;
-use std::io::Write as _;
 use std::os::unix::ffi::OsStrExt as _;
-use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, ExitStatus};
 use std::time::{Duration, Instant};
 
 use gix::bstr::{BString, ByteSlice as _};
@@ -72,10 +69,8 @@ pub(crate) const TIMEOUT: Duration = Duration::from_secs(5);
 /// than that many changes anyway).
 const MAX_ANSWER: usize = 64 << 20;
 
-/// How much of a watcher's stderr is kept for a message: its last bytes.
-const STDERR_TAIL: usize = 16 * 1024;
-
-/// How much of that goes into a one-line message: its last characters.
+/// How much of a watcher's stderr goes into a one-line message: its last
+/// characters.
 const STDERR_SHOWN: usize = 400;
 
 /// Bytes that make git run a hook command through the shell
