@@ -10,7 +10,8 @@ use crate::error::{Context as _, Error, Result};
 use crate::model::thread::ThreadId;
 use crate::repo::lock::DEFAULT_TIMEOUT;
 
-use super::args::{Edge, diff, install_options, log, op, parse_age, revert_action};
+use super::args::{diff, install_options, log, op, parse_age, revert_action};
+use super::edge::Edge;
 use super::env::Environment;
 use super::hook::hook;
 use super::thread::Named;

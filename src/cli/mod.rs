@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand};
 mod args;
 mod complete;
 mod dispatch;
+mod edge;
 mod env;
 mod hook;
 mod thread;

@@ -3,7 +3,7 @@
 //! which is also what a thread command takes when none is named: the
 //! thread of the newest checkpoint captured in this worktree.
 
-use super::args::Edge;
+use super::edge::Edge;
 use crate::commands::Context;
 use crate::error::{Error, Result};
 use crate::model::thread::ThreadId;

@@ -33,8 +33,8 @@ pub enum Format {
 }
 
 /// A line for the person at the terminal on stderr, said while a command
-/// runs (which thread it works on): what the binary hands the edge
-/// ([`crate::cli::Environment::say`]).
+/// runs (which thread it works on): what the binary hands the edge to say
+/// it with.
 pub fn say(line: &str) {
     eprintln!("{}", safe(line));
 }
