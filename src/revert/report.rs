@@ -85,7 +85,7 @@ impl TranscriptReport {
             agent: c.agent.clone(),
             path: c.path.clone(),
             how: c.how.clone(),
-            backup: c.before.clone(),
+            backup: c.before.map(|b| b.to_string()),
         }
     }
 }
