@@ -391,7 +391,7 @@ fn finished(saga: &Saga<'_, '_>, ran: saga::Ran, mut notices: Vec<String>) -> Re
         files: ran.files,
         refs: j.removed.clone(),
         rolled_back_turns: ran.rolled_back,
-        safety_commit: Some(saga.safety_commit().to_string()),
+        safety_commit: Some(saga.safety_commit().into()),
         transcripts: j.transcripts.iter().map(TranscriptReport::of).collect(),
         undid: None,
         overwritten: Vec::new(),

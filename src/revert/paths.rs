@@ -58,9 +58,9 @@ pub struct Restored {
     pub files: Plan,
     /// The safety checkpoint holding what was there before (absent when
     /// nothing changed).
-    pub safety_commit: Option<String>,
+    pub safety_commit: Option<Oid>,
     /// The op recorded in the operation log (absent when nothing changed).
-    pub op: Option<String>,
+    pub op: Option<Oid>,
     /// Another thread's files overwritten (only with `--force`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub others: Vec<super::owners::Foreign>,
@@ -156,8 +156,8 @@ pub fn restore_paths(lock: &Locked<'_>, opts: Options) -> Result<Restored> {
         id.to_hex_with_len(12)
     ));
     done.files = plan;
-    done.safety_commit = Some(commit.to_string());
-    done.op = Some(id.to_string());
+    done.safety_commit = Some(commit.into());
+    done.op = Some(id.into());
     Ok(done)
 }
 

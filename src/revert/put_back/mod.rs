@@ -261,7 +261,7 @@ pub fn undo_op(
         &format!("op {}", entry.id),
     );
     report.undid = Some(super::Undid {
-        op: entry.id.to_string(),
+        op: entry.id.into(),
         kind: op.kind.as_str(),
         thread: op.thread.clone(),
         title: thread.as_ref().and_then(|t| crate::store::thread_title(repo, t)),
@@ -292,7 +292,7 @@ fn report(done: &Done, thread: &str, from_turn: u64, to_turn: u64, target: &str)
         files: done.files.clone(),
         refs: Vec::new(),
         rolled_back_turns: 0,
-        safety_commit: done.safety.map(|c| c.to_string()),
+        safety_commit: done.safety.map(Oid::from),
         transcripts: done.transcripts.iter().map(super::TranscriptReport::of).collect(),
         undid: None,
         overwritten: done
