@@ -8,6 +8,7 @@ pub mod color;
 pub mod config_params;
 pub mod document;
 pub mod note;
+pub mod oid;
 pub mod path;
 pub mod thread;
 pub mod units;

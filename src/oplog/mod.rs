@@ -15,6 +15,7 @@ use gix::ObjectId;
 use gix::objs::tree::EntryKind;
 
 use crate::error::{Context as _, Error, Result};
+use crate::model::oid::Oid;
 use crate::repo::{self, Expect, Locked, Recorder, RefUpdate};
 
 /// The ref of the operation log.
@@ -36,7 +37,7 @@ pub use undone::{latest_to_undo, undone_by, walk_undone};
 pub fn transcripts_tree(rec: &Recorder<'_>, changes: &[TranscriptChange]) -> Result<Option<ObjectId>> {
     let mut entries = Vec::new();
     for (i, c) in changes.iter().enumerate() {
-        for (side, blob) in [("before", c.before_id()?), ("after", c.after_id()?)] {
+        for (side, blob) in [("before", c.before_id()), ("after", c.after_id())] {
             if let Some(blob) = blob {
                 entries.push(gix::objs::tree::Entry {
                     mode: EntryKind::Blob.into(),
@@ -70,12 +71,7 @@ pub fn record_with(lock: &Locked<'_>, op: &Op, keep: &[ObjectId], pending: bool)
     let message = message(op);
     // What the op removed stays reachable while the log holds it (a prune's
     // too: it can be undone until the log forgets it).
-    let removed = op
-        .refs
-        .iter()
-        .filter_map(|r| r.old.as_deref())
-        .map(id)
-        .collect::<Result<Vec<_>>>()?;
+    let removed: Vec<ObjectId> = op.refs.iter().filter_map(|r| r.old.map(Oid::get)).collect();
     for _ in 0..5 {
         let prev = repo::find_direct_ref(repo, OPS_REF)?;
         // The first parent is the previous op, or the log's root marker:
@@ -85,7 +81,7 @@ pub fn record_with(lock: &Locked<'_>, op: &Op, keep: &[ObjectId], pending: bool)
             None => root_marker(&rec)?,
         }];
         for c in op
-            .safety_commit()?
+            .safety_commit()
             .into_iter()
             .chain(removed.iter().copied())
             .chain(keep.iter().copied())
@@ -139,8 +135,8 @@ pub fn record_deletion(
                 && let Some(blob) = notes.blob_id(*commit)?
             {
                 op.notes.push(KeptNote {
-                    commit: commit.to_string(),
-                    note: blob.to_string(),
+                    commit: (*commit).into(),
+                    note: blob.into(),
                 });
             }
         }
@@ -149,7 +145,7 @@ pub fn record_deletion(
         .iter()
         .map(|(name, id)| RefChange {
             reference: name.clone(),
-            old: Some(id.to_string()),
+            old: Some((*id).into()),
             new: None,
         })
         .collect();
@@ -172,7 +168,7 @@ fn op_tree(rec: &Recorder<'_>, op: &Op) -> Result<ObjectId> {
         toml::to_string(op).map_err(|e| Error::Internal(format!("could not serialize op.toml: {e}")))?;
     let blob = rec.write_blob(text.as_bytes())?;
     let mut tree = gix::objs::Tree::empty();
-    if let Some(index) = op.index_tree()? {
+    if let Some(index) = op.index_tree() {
         tree.entries.push(gix::objs::tree::Entry {
             mode: EntryKind::Tree.into(),
             filename: "index".into(),
@@ -185,7 +181,7 @@ fn op_tree(rec: &Recorder<'_>, op: &Op) -> Result<ObjectId> {
             notes.entries.push(gix::objs::tree::Entry {
                 mode: EntryKind::Blob.into(),
                 filename: i.to_string().into(),
-                oid: id(&n.note)?,
+                oid: n.note.get(),
             });
         }
         notes.entries.sort();
@@ -270,7 +266,7 @@ pub fn trim(lock: &Locked<'_>, cutoff: jiff::Timestamp) -> Result<usize> {
         return Ok(0);
     }
     let rec = Recorder::new(repo);
-    let mut renamed: std::collections::HashMap<String, String> = Default::default();
+    let mut renamed: std::collections::HashMap<Oid, Oid> = Default::default();
     let mut prev: Option<ObjectId> = None;
     for e in entries[..keep].iter().rev() {
         let commit = repo
@@ -296,12 +292,12 @@ pub fn trim(lock: &Locked<'_>, cutoff: jiff::Timestamp) -> Result<usize> {
         );
         let mut op = e.op.clone();
         if let Some(new) = op.undoes.as_ref().and_then(|u| renamed.get(u)) {
-            op.undoes = Some(new.clone());
+            op.undoes = Some(*new);
         }
-        op.was.push(e.id.to_string());
+        op.was.push(e.id.into());
         let tree = op_tree(&rec, &op)?;
         let new = repo::write_commit(&rec, tree, parents, &message(&op))?;
-        renamed.insert(e.id.to_string(), new.to_string());
+        renamed.insert(e.id.into(), new.into());
         prev = Some(new);
     }
     rec.sync()?;
@@ -412,7 +408,9 @@ pub fn find(repo: &gix::Repository, spec: &str) -> Result<Entry> {
     }
     let matching: Vec<Entry> = log(repo, MAX_LOG)?
         .into_iter()
-        .filter(|e| e.id.to_string().starts_with(&spec) || e.op.was.iter().any(|w| w.starts_with(&spec)))
+        .filter(|e| {
+            e.id.to_string().starts_with(&spec) || e.op.was.iter().any(|w| w.to_string().starts_with(&spec))
+        })
         .collect();
     match matching.len() {
         1 => Ok(matching.into_iter().next().expect("one element")),

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{MAX_OP_BYTES, OPS_REF};
 use crate::error::{Error, Result};
+use crate::model::oid::Oid;
 
 /// What kind of operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -50,10 +51,10 @@ pub struct RefChange {
     pub reference: String,
     /// What it pointed at before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub old: Option<String>,
+    pub old: Option<Oid>,
     /// What it points at after.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub new: Option<String>,
+    pub new: Option<Oid>,
 }
 
 /// The content of `op.toml`.
@@ -71,13 +72,13 @@ pub struct Op {
     /// The safety checkpoint: the worktree (and every file the operation
     /// could touch) before it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub safety: Option<String>,
+    pub safety: Option<Oid>,
     /// The user's index before it ran, as a tree, when it differed from HEAD.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub index_tree: Option<String>,
+    pub index_tree: Option<Oid>,
     /// The op this one undid.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub undoes: Option<String>,
+    pub undoes: Option<Oid>,
     /// Nested repositories moved aside (`path -> where`), to put back on undo.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub moved_aside: Vec<MovedAside>,
@@ -85,15 +86,15 @@ pub struct Op {
     /// deleted holds this tree's entry afterwards (a revert's target, a
     /// restore's or an undo's worktree with its paths put back).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub restored: Option<String>,
+    pub restored: Option<Oid>,
     /// For a put-back of the whole tree (before `by_path`): the index it
     /// puts back (absent: HEAD).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub restored_index: Option<String>,
+    pub restored_index: Option<Oid>,
     /// The index the operation left, when it changed the index (a revert's
     /// HEAD, an undo's index with its paths put back).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub index_after: Option<String>,
+    pub index_after: Option<Oid>,
     /// A put-back that changed only the paths the undone operation had
     /// changed (and were still as it left them), not the whole worktree.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -124,7 +125,7 @@ pub struct Op {
     /// The ids this op had before trims of the log wrote it again (an id
     /// printed then still names it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub was: Vec<String>,
+    pub was: Vec<Oid>,
 }
 
 /// An agent's conversation transcript a revert's provider changed (or a
@@ -139,10 +140,10 @@ pub struct TranscriptChange {
     pub path: String,
     /// Its content before (absent: there was no file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub before: Option<String>,
+    pub before: Option<Oid>,
     /// Its content after (absent: the file was removed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub after: Option<String>,
+    pub after: Option<Oid>,
     /// What the change did, for people.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub how: String,
@@ -150,13 +151,13 @@ pub struct TranscriptChange {
 
 impl TranscriptChange {
     /// The blob of the content before.
-    pub fn before_id(&self) -> Result<Option<ObjectId>> {
-        self.before.as_deref().map(id).transpose()
+    pub fn before_id(&self) -> Option<ObjectId> {
+        self.before.map(Oid::get)
     }
 
     /// The blob of the content after.
-    pub fn after_id(&self) -> Result<Option<ObjectId>> {
-        self.after.as_deref().map(id).transpose()
+    pub fn after_id(&self) -> Option<ObjectId> {
+        self.after.map(Oid::get)
     }
 
     /// The change that takes this one back.
@@ -164,8 +165,8 @@ impl TranscriptChange {
         TranscriptChange {
             agent: self.agent.clone(),
             path: self.path.clone(),
-            before: self.after.clone(),
-            after: self.before.clone(),
+            before: self.after,
+            after: self.before,
             how: "restored from the backup".into(),
         }
     }
@@ -175,9 +176,9 @@ impl TranscriptChange {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KeptNote {
     /// The checkpoint commit.
-    pub commit: String,
+    pub commit: Oid,
     /// Its note's blob.
-    pub note: String,
+    pub note: Oid,
 }
 
 /// A nested repository a restore moved out of the way.
@@ -230,36 +231,17 @@ impl Op {
                 op.schema
             ));
         }
-        for id in op
-            .safety
-            .iter()
-            .chain(&op.index_tree)
-            .chain(&op.undoes)
-            .chain(&op.restored)
-            .chain(&op.restored_index)
-            .chain(&op.index_after)
-            .chain(op.notes.iter().flat_map(|n| [&n.commit, &n.note]))
-            .chain(op.refs.iter().flat_map(|r| r.old.iter().chain(&r.new)))
-            .chain(&op.was)
-            .chain(
-                op.transcripts
-                    .iter()
-                    .flat_map(|t| t.before.iter().chain(&t.after)),
-            )
-        {
-            parse_id(id)?;
-        }
         Ok(op)
     }
 
     /// The safety checkpoint's commit.
-    pub fn safety_commit(&self) -> Result<Option<ObjectId>> {
-        self.safety.as_deref().map(id).transpose()
+    pub fn safety_commit(&self) -> Option<ObjectId> {
+        self.safety.map(Oid::get)
     }
 
     /// The index tree.
-    pub fn index_tree(&self) -> Result<Option<ObjectId>> {
-        self.index_tree.as_deref().map(id).transpose()
+    pub fn index_tree(&self) -> Option<ObjectId> {
+        self.index_tree.map(Oid::get)
     }
 }
 
@@ -267,7 +249,9 @@ fn parse_id(s: &str) -> std::result::Result<ObjectId, String> {
     ObjectId::from_hex(s.as_bytes()).map_err(|_| format!("'{s}' in op.toml is not an object id"))
 }
 
-/// An object id from `op.toml`.
+/// An object id kept as text (a revert journal's removed refs, which come
+/// from notes, and its ops tip), as an error about the operation log when
+/// it is not one.
 pub fn id(s: &str) -> Result<ObjectId> {
     parse_id(s).map_err(|problem| Error::BadMetadata {
         reference: OPS_REF.into(),
@@ -294,13 +278,16 @@ fn hex<S: serde::Serializer>(id: &ObjectId, s: S) -> std::result::Result<S::Ok, 
 mod tests {
     use super::*;
 
+    const EMPTY: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
     #[test]
     fn op_toml_round_trips_and_is_strict() {
+        let empty = Oid::from_hex(EMPTY).unwrap();
         let mut op = Op::new(Kind::Revert, Some("t"));
-        op.safety = Some("4b825dc642cb6eb9a060e54bf8d69288fbee4904".into());
+        op.safety = Some(empty);
         op.refs.push(RefChange {
             reference: "refs/t3/checkpoints/dA/turn/2".into(),
-            old: Some("4b825dc642cb6eb9a060e54bf8d69288fbee4904".into()),
+            old: Some(empty),
             new: None,
         });
         let text = toml::to_string(&op).unwrap();
@@ -308,9 +295,96 @@ mod tests {
         for bad in [
             text.replace("schema = 1", "schema = 7"),
             text.replace("kind = \"revert\"", "kind = \"explode\""),
-            text.replace("4b825dc642cb6eb9a060e54bf8d69288fbee4904", "zz"),
+            text.replace(EMPTY, "zz"),
         ] {
             assert!(Op::parse(bad.as_bytes()).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn every_id_is_checked_as_before() {
+        let head = "schema = 1\nkind = \"undo\"\ntime = \"2026-12-01T00:00:00Z\"\n";
+        let parse = |rest: &str| Op::parse(format!("{head}{rest}").as_bytes());
+        let fields = [
+            "safety = \"{}\"\n",
+            "index_tree = \"{}\"\n",
+            "undoes = \"{}\"\n",
+            "restored = \"{}\"\n",
+            "restored_index = \"{}\"\n",
+            "index_after = \"{}\"\n",
+            "was = [\"{}\"]\n",
+            "[[notes]]\ncommit = \"{}\"\nnote = \"4b825dc642cb6eb9a060e54bf8d69288fbee4904\"\n",
+            "[[notes]]\ncommit = \"4b825dc642cb6eb9a060e54bf8d69288fbee4904\"\nnote = \"{}\"\n",
+            "[[refs]]\nref = \"refs/t3/x\"\nold = \"{}\"\n",
+            "[[refs]]\nref = \"refs/t3/x\"\nnew = \"{}\"\n",
+            "[[transcripts]]\nagent = \"codex\"\npath = \"/p\"\nbefore = \"{}\"\n",
+            "[[transcripts]]\nagent = \"codex\"\npath = \"/p\"\nafter = \"{}\"\n",
+        ];
+        for field in fields {
+            let with = |id: &str| field.replace("{}", id);
+            let op = parse(&with(EMPTY)).unwrap();
+            assert_eq!(Op::parse(toml::to_string(&op).unwrap().as_bytes()).unwrap(), op);
+            for bad in [
+                &EMPTY[..39],
+                &EMPTY[..7],
+                "4b825dc642cb6eb9a060e54bf8d69288fbee490x",
+                "zz",
+                "",
+            ] {
+                assert!(parse(&with(bad)).is_err(), "{}", with(bad));
+            }
+            // Upper case was taken (ObjectId::from_hex), and still is.
+            let upper = parse(&with(&EMPTY.to_ascii_uppercase())).unwrap();
+            assert_eq!(upper, op);
+        }
+    }
+
+    /// An `op.toml` with every id field, as git-t3 wrote it when the ids
+    /// were strings, and `op log --json`'s entry for it then.
+    const FULL: &str = r#"schema = 1
+kind = "undo"
+thread = "t"
+time = "2026-12-01T00:00:00Z"
+safety = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+index_tree = "0123456789abcdef0123456789abcdef01234567"
+undoes = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+restored = "0123456789abcdef0123456789abcdef01234567"
+restored_index = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+index_after = "0123456789abcdef0123456789abcdef01234567"
+by_path = true
+was = ["4b825dc642cb6eb9a060e54bf8d69288fbee4904", "0123456789abcdef0123456789abcdef01234567"]
+
+[[notes]]
+commit = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+note = "0123456789abcdef0123456789abcdef01234567"
+
+[[transcripts]]
+agent = "codex"
+path = "/p"
+before = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+how = "x"
+
+[[transcripts]]
+agent = "codex"
+path = "/q"
+after = "0123456789abcdef0123456789abcdef01234567"
+
+[[refs]]
+ref = "refs/t3/x"
+old = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+new = "0123456789abcdef0123456789abcdef01234567"
+
+[[refs]]
+ref = "refs/t3/y"
+new = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+"#;
+    const FULL_JSON: &str = r#"{"id":"0123456789abcdef0123456789abcdef01234567","schema":1,"kind":"undo","thread":"t","time":"2026-12-01T00:00:00Z","safety":"4b825dc642cb6eb9a060e54bf8d69288fbee4904","index_tree":"0123456789abcdef0123456789abcdef01234567","undoes":"4b825dc642cb6eb9a060e54bf8d69288fbee4904","restored":"0123456789abcdef0123456789abcdef01234567","restored_index":"4b825dc642cb6eb9a060e54bf8d69288fbee4904","index_after":"0123456789abcdef0123456789abcdef01234567","by_path":true,"notes":[{"commit":"4b825dc642cb6eb9a060e54bf8d69288fbee4904","note":"0123456789abcdef0123456789abcdef01234567"}],"transcripts":[{"agent":"codex","path":"/p","before":"4b825dc642cb6eb9a060e54bf8d69288fbee4904","how":"x"},{"agent":"codex","path":"/q","after":"0123456789abcdef0123456789abcdef01234567"}],"refs":[{"ref":"refs/t3/x","old":"4b825dc642cb6eb9a060e54bf8d69288fbee4904","new":"0123456789abcdef0123456789abcdef01234567"},{"ref":"refs/t3/y","new":"4b825dc642cb6eb9a060e54bf8d69288fbee4904"}],"was":["4b825dc642cb6eb9a060e54bf8d69288fbee4904","0123456789abcdef0123456789abcdef01234567"]}"#;
+
+    #[test]
+    fn writes_the_bytes_it_wrote_when_ids_were_text() {
+        let op = Op::parse(FULL.as_bytes()).unwrap();
+        assert_eq!(toml::to_string(&op).unwrap(), FULL);
+        let id = ObjectId::from_hex(b"0123456789abcdef0123456789abcdef01234567").unwrap();
+        assert_eq!(serde_json::to_string(&Entry { id, op }).unwrap(), FULL_JSON);
     }
 }

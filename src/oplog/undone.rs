@@ -3,7 +3,7 @@
 
 use gix::ObjectId;
 
-use super::{Entry, id, walk};
+use super::{Entry, walk};
 use crate::error::Result;
 
 /// The log newest first, each op with the op in effect that undid it, if
@@ -16,9 +16,9 @@ pub fn walk_undone(
         let e = e?;
         let by = undone.get(&e.id).copied();
         if by.is_none()
-            && let Some(target) = e.op.undoes.as_deref()
+            && let Some(target) = e.op.undoes
         {
-            undone.insert(id(target)?, e.id);
+            undone.insert(target.get(), e.id);
         }
         Ok((e, by))
     }))

@@ -43,7 +43,7 @@ fn line(e: &Entry, out: &mut dyn Write) -> io::Result<()> {
         },
         op.undoes
             .as_deref()
-            .map(|u| format!(", undoes {}", &u[..u.len().min(12)]))
+            .map(|u| format!(", undoes {}", u.to_hex_with_len(12)))
             .unwrap_or_default()
     )
 }
@@ -78,8 +78,8 @@ fn show(e: &Entry, out: &mut dyn Write) -> io::Result<()> {
             "conversation {} {}: {} -> {}",
             super::safe(&t.agent),
             super::quote_path(&t.path),
-            t.before.as_deref().unwrap_or("(none)"),
-            t.after.as_deref().unwrap_or("(none)")
+            t.before.map_or("(none)".into(), |b| b.to_string()),
+            t.after.map_or("(none)".into(), |a| a.to_string())
         )?;
     }
     for r in &op.refs {
@@ -87,8 +87,8 @@ fn show(e: &Entry, out: &mut dyn Write) -> io::Result<()> {
             out,
             "  {}  {} -> {}",
             r.reference,
-            r.old.as_deref().unwrap_or("(none)"),
-            r.new.as_deref().unwrap_or("(none)")
+            r.old.map_or("(none)".into(), |o| o.to_string()),
+            r.new.map_or("(none)".into(), |n| n.to_string())
         )?;
     }
     Ok(())

@@ -32,7 +32,7 @@ fn revert_headline(r: &RevertOutcome, out: &mut dyn Write) -> io::Result<()> {
         Ran::Revert | Ran::Continue => "reverted",
     };
     if let Some(u) = &r.report.undid {
-        let op = u.op.get(..12).unwrap_or(&u.op);
+        let op = u.op.to_hex_with_len(12);
         let thread = match (&u.thread, &u.title) {
             (Some(t), Some(title)) => format!(
                 " of thread \"{}\" ({})",

@@ -34,7 +34,7 @@ pub fn kept_commits(repo: &gix::Repository) -> Result<HashSet<ObjectId>> {
         let entry = entry?;
         kept.insert(entry.id);
         // Ids the op names without keeping them as parents (older logs).
-        stack.extend(entry.op.safety_commit()?);
+        stack.extend(entry.op.safety_commit());
         if entry.op.kind == oplog::Kind::Prune {
             continue;
         }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::model::note::RemovedRef;
+use crate::model::oid::Oid;
 use crate::repo::{self, NotesReader};
 
 /// The largest journal note accepted (a thread with thousands of removed turns fits).
@@ -62,9 +63,9 @@ pub struct Journal {
     /// The target's ref, or `HEAD` when turn 0 was gone.
     pub target: String,
     /// The target tree.
-    pub target_tree: String,
+    pub target_tree: Oid,
     /// The tree of the safety checkpoint (the worktree before the revert).
-    pub safety_tree: String,
+    pub safety_tree: Oid,
     /// The next step to run.
     pub step: Step,
     /// Leave the conversation alone.
@@ -79,7 +80,7 @@ pub struct Journal {
     pub started_at: String,
     /// The user's index before the revert, as a tree, when it differed from HEAD.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub index_tree: Option<String>,
+    pub index_tree: Option<Oid>,
     /// The operation log's tip when the revert began: its op is one of those
     /// above it (a safety commit can repeat, so it is not enough to know).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -114,12 +115,13 @@ impl Journal {
                 j.from_turn, j.to_turn
             )));
         }
-        for id in [&j.target_tree, &j.safety_tree]
-            .into_iter()
-            .chain(&j.index_tree)
-            .chain(j.removed.iter().map(|r| &r.commit))
+        // The removed refs come from notes (`model::note`), which keep
+        // their ids as text: checked here.
+        for id in j
+            .removed
+            .iter()
+            .map(|r| &r.commit)
             .chain(j.removed.iter().filter_map(|r| r.note.as_ref()))
-            .chain(j.transcripts.iter().flat_map(|t| t.before.iter().chain(&t.after)))
         {
             oid(id).map_err(ParseError::Inconsistent)?;
         }
@@ -134,13 +136,13 @@ impl Journal {
     }
 
     /// The target tree.
-    pub fn target_tree(&self) -> Result<ObjectId> {
-        oid(&self.target_tree).map_err(bad)
+    pub fn target_tree(&self) -> ObjectId {
+        self.target_tree.get()
     }
 
     /// The tree of the safety checkpoint.
-    pub fn safety_tree(&self) -> Result<ObjectId> {
-        oid(&self.safety_tree).map_err(bad)
+    pub fn safety_tree(&self) -> ObjectId {
+        self.safety_tree.get()
     }
 
     /// Whether the saga calls a provider helper (a step a re-run would repeat).
@@ -186,13 +188,6 @@ pub fn oid(s: &str) -> std::result::Result<ObjectId, String> {
     ObjectId::from_hex(s.as_bytes()).map_err(|_| format!("'{s}' is not an object id"))
 }
 
-fn bad(problem: String) -> Error {
-    Error::BadMetadata {
-        reference: "revert journal".into(),
-        problem,
-    }
-}
-
 /// The journal at `reference` and the commit it is the note of, if the ref exists.
 pub fn read(repo: &gix::Repository, reference: &str) -> Result<Option<(ObjectId, Journal)>> {
     let Some(commit) = repo::find_direct_ref(repo, reference)? else {
@@ -215,6 +210,10 @@ pub fn read(repo: &gix::Repository, reference: &str) -> Result<Option<(ObjectId,
 mod tests {
     use super::*;
 
+    fn empty_tree() -> Oid {
+        ObjectId::empty_tree(gix::hash::Kind::Sha1).into()
+    }
+
     fn sample() -> Journal {
         Journal {
             schema: 1,
@@ -223,8 +222,8 @@ mod tests {
             from_turn: 3,
             to_turn: 1,
             target: "refs/t3/checkpoints/dA/turn/1".into(),
-            target_tree: "4b825dc642cb6eb9a060e54bf8d69288fbee4904".into(),
-            safety_tree: "4b825dc642cb6eb9a060e54bf8d69288fbee4904".into(),
+            target_tree: empty_tree(),
+            safety_tree: empty_tree(),
             step: Step::Provider,
             files_only: false,
             provider: Some("claude-code".into()),
@@ -263,5 +262,62 @@ mod tests {
             assert!(Journal::parse(bad.as_bytes()).is_err(), "{bad}");
         }
         assert!(Journal::parse(b"\xff\xfe").is_err());
+    }
+
+    /// A journal with every id field, as git-t3 wrote it when the ids were
+    /// strings.
+    const FULL: &str = r#"schema = 1
+kind = "revert"
+thread = "t"
+from_turn = 3
+to_turn = 1
+target = "refs/t3/checkpoints/dA/turn/1"
+target_tree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+safety_tree = "0123456789abcdef0123456789abcdef01234567"
+step = "provider"
+files_only = false
+provider = "codex"
+started_at = "2026-12-03T00:00:00Z"
+index_tree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+ops_tip = "0123456789abcdef0123456789abcdef01234567"
+
+[[removed]]
+turn = 2
+commit = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+note = "0123456789abcdef0123456789abcdef01234567"
+
+[[moved_aside]]
+path = "n"
+to = "/x"
+
+[[transcripts]]
+agent = "codex"
+path = "/p"
+before = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+after = "0123456789abcdef0123456789abcdef01234567"
+how = "x"
+"#;
+
+    #[test]
+    fn writes_the_bytes_it_wrote_when_ids_were_text() {
+        let j = Journal::parse(FULL.as_bytes()).unwrap();
+        assert_eq!(j.to_bytes().unwrap(), FULL.as_bytes());
+        // A short, non-hex or empty tree id is refused as before.
+        for bad in ["4b825dc", "4b825dc642cb6eb9a060e54bf8d69288fbee490x", ""] {
+            for field in ["target_tree", "safety_tree", "index_tree"] {
+                let line = FULL.lines().find(|l| l.starts_with(field)).unwrap();
+                let text = FULL.replace(line, &format!("{field} = \"{bad}\""));
+                assert!(Journal::parse(text.as_bytes()).is_err(), "{text}");
+            }
+        }
+        // The ops tip was never checked when parsing (only where it is used).
+        let text = FULL.replace(
+            "ops_tip = \"0123456789abcdef0123456789abcdef01234567\"",
+            "ops_tip = \"zz\"",
+        );
+        assert_eq!(
+            Journal::parse(text.as_bytes()).unwrap().ops_tip.as_deref(),
+            Some("zz")
+        );
     }
 }

@@ -17,6 +17,7 @@ use gix::bstr::{BString, ByteSlice};
 use serde::Serialize;
 
 use crate::error::{Error, Result, git_err};
+use crate::model::oid::Oid;
 use crate::model::thread::ThreadId;
 use crate::oplog::{self, Kind, Op};
 use crate::repo::{self, Locked, Recorder};
@@ -57,9 +58,9 @@ pub struct Restored {
     pub files: Plan,
     /// The safety checkpoint holding what was there before (absent when
     /// nothing changed).
-    pub safety_commit: Option<String>,
+    pub safety_commit: Option<Oid>,
     /// The op recorded in the operation log (absent when nothing changed).
-    pub op: Option<String>,
+    pub op: Option<Oid>,
     /// Another thread's files overwritten (only with `--force`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub others: Vec<super::owners::Foreign>,
@@ -133,10 +134,10 @@ pub fn restore_paths(lock: &Locked<'_>, opts: Options) -> Result<Restored> {
     let commit = repo::write_commit(&rec, safety.tree, Vec::new(), &message)?;
     rec.sync()?;
     let mut op = Op::new(Kind::Restore, Some(thread.as_str()));
-    op.safety = Some(commit.to_string());
-    op.index_tree = safety.index_tree.map(|t| t.to_string());
+    op.safety = Some(commit.into());
+    op.index_tree = safety.index_tree.map(Oid::from);
     op.moved_aside = safety.moved_aside;
-    op.restored = Some(target.to_string());
+    op.restored = Some(target.into());
     op.worktree = Some(repo::absolute_git_dir(repo));
     lock.interrupt().check()?;
     // Recorded before the first file changes: from here on, `op undo` puts
@@ -155,8 +156,8 @@ pub fn restore_paths(lock: &Locked<'_>, opts: Options) -> Result<Restored> {
         id.to_hex_with_len(12)
     ));
     done.files = plan;
-    done.safety_commit = Some(commit.to_string());
-    done.op = Some(id.to_string());
+    done.safety_commit = Some(commit.into());
+    done.op = Some(id.into());
     Ok(done)
 }
 

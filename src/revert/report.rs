@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use crate::model::note::RemovedRef;
+use crate::model::oid::Oid;
 use crate::restore;
 
 /// What a revert, `--continue`, `--abort` or `--undo` did (or, for a dry
@@ -24,7 +25,7 @@ pub struct Report {
     /// Turns the provider rolled back.
     pub rolled_back_turns: u64,
     /// The safety checkpoint holding the worktree as it was.
-    pub safety_commit: Option<String>,
+    pub safety_commit: Option<Oid>,
     /// Agents' conversation transcripts changed (or, for a dry run, that
     /// would be), with their backups.
     pub transcripts: Vec<TranscriptReport>,
@@ -48,7 +49,7 @@ pub struct Report {
 #[derive(Debug, Clone, Serialize)]
 pub struct Undid {
     /// Its op id.
-    pub op: String,
+    pub op: Oid,
     /// Its kind (revert, restore, drop, prune, fetch, abort, undo).
     pub kind: &'static str,
     /// Its thread, when it had one.
@@ -76,7 +77,7 @@ pub struct TranscriptReport {
     pub how: String,
     /// The blob holding its content before (absent for a dry run or a
     /// file that was not there).
-    pub backup: Option<String>,
+    pub backup: Option<Oid>,
 }
 
 impl TranscriptReport {
@@ -85,7 +86,7 @@ impl TranscriptReport {
             agent: c.agent.clone(),
             path: c.path.clone(),
             how: c.how.clone(),
-            backup: c.before.clone(),
+            backup: c.before,
         }
     }
 }

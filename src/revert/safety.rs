@@ -119,9 +119,9 @@ pub fn keep_before_resume(
     );
     let commit = repo::write_commit(&rec, safety.tree, Vec::new(), &message)?;
     rec.sync()?;
-    op.safety = Some(commit.to_string());
-    op.index_tree = safety.index_tree.map(|t| t.to_string());
-    op.restored = Some(target.to_string());
+    op.safety = Some(commit.into());
+    op.index_tree = safety.index_tree.map(Into::into);
+    op.restored = Some(target.into());
     oplog::record(lock, &op, &[])?;
     Ok(plan)
 }

@@ -62,8 +62,8 @@ impl<'l, 'r> Saga<'l, 'r> {
         // The journal commit's parents keep what its note names by id only
         // (the user's index, the turns the revert removes) from `git gc`.
         let mut keep = Vec::new();
-        if let Some(index) = journal.index_tree.as_deref() {
-            let index = oplog::id(index)?;
+        if let Some(index) = journal.index_tree {
+            let index = index.get();
             keep.push(repo::write_commit(rec, index, Vec::new(), "t3 index")?);
         }
         for r in &journal.removed {
@@ -77,7 +77,7 @@ impl<'l, 'r> Saga<'l, 'r> {
             lock,
             rec,
             Publication {
-                tree: journal.safety_tree()?,
+                tree: journal.safety_tree(),
                 reference: &reference,
                 note: journal.to_bytes()?,
                 expect: Expect::Absent,
@@ -174,7 +174,7 @@ impl<'l, 'r> Saga<'l, 'r> {
 
     fn restore(&self, first_plan: Option<restore::Plan>) -> Result<restore::Plan> {
         let repo = self.lock.repo();
-        let target = self.journal.target_tree()?;
+        let target = self.journal.target_tree();
         let files = match first_plan {
             Some(plan) => plan,
             // A resumed restore: keep the work done since the crash first.
@@ -182,7 +182,7 @@ impl<'l, 'r> Saga<'l, 'r> {
                 self.lock,
                 Some(&self.journal.thread),
                 target,
-                Some(self.journal.safety_tree()?),
+                Some(self.journal.safety_tree()),
                 !self.journal.moved_aside.is_empty(),
             )?,
         };
@@ -303,10 +303,10 @@ impl<'l, 'r> Saga<'l, 'r> {
         for e in oplog::walk(repo)? {
             let e = e?;
             // (A trim of the log may have written the tip again since.)
-            if tip.is_some_and(|t| e.id == t || e.op.was.contains(&t.to_string())) {
+            if tip.is_some_and(|t| e.id == t || e.op.was.iter().any(|w| *w == t)) {
                 break;
             }
-            if e.op.kind == oplog::Kind::Revert && e.op.safety_commit()? == Some(self.commit) {
+            if e.op.kind == oplog::Kind::Revert && e.op.safety_commit() == Some(self.commit) {
                 recorded = true;
                 break;
             }
@@ -333,14 +333,14 @@ impl<'l, 'r> Saga<'l, 'r> {
     fn op(&self) -> Result<oplog::Op> {
         let j = &self.journal;
         let mut op = oplog::Op::new(oplog::Kind::Revert, Some(&j.thread));
-        op.safety = Some(self.commit.to_string());
-        op.index_tree.clone_from(&j.index_tree);
+        op.safety = Some(self.commit.into());
+        op.index_tree = j.index_tree;
         op.moved_aside.clone_from(&j.moved_aside);
         op.provider = j.provider.clone().filter(|_| !j.files_only);
         op.transcripts.clone_from(&j.transcripts);
         // What it left: the target's paths, and the index reset to HEAD.
-        op.restored = Some(j.target_tree.clone());
-        op.index_after = Some(restore::index::head_or(self.lock.repo(), j.target_tree()?)?.to_string());
+        op.restored = Some(j.target_tree);
+        op.index_after = Some(restore::index::head_or(self.lock.repo(), j.target_tree())?.into());
         // Only the refs it did remove: a turn captured again meanwhile stayed.
         let repo = self.lock.repo();
         for r in &j.removed {
@@ -348,7 +348,7 @@ impl<'l, 'r> Saga<'l, 'r> {
             if repo::find_ref(repo, &reference)?.is_none() {
                 op.refs.push(oplog::RefChange {
                     reference,
-                    old: Some(r.commit.clone()),
+                    old: Some(oplog::id(&r.commit)?.into()),
                     new: None,
                 });
             }

@@ -18,7 +18,8 @@ use gix::objs::tree::EntryKind;
 
 use crate::diff::changes::{self, Side};
 use crate::error::{Context as _, Result, git_err};
-use crate::oplog::{self, Kind, Op};
+use crate::model::oid::Oid;
+use crate::oplog::{Kind, Op};
 use crate::repo::{self, Recorder};
 use crate::restore;
 use crate::revert::journal;
@@ -47,11 +48,8 @@ pub struct IndexSpan {
 /// The index a revert's journal changed: from what it kept (`index_tree`,
 /// absent: HEAD) to HEAD (or, on an unborn branch, the target).
 pub fn journal_index(repo: &gix::Repository, j: &journal::Journal) -> Result<Option<IndexSpan>> {
-    let head = restore::index::head_or(repo, j.target_tree()?)?;
-    let before = match j.index_tree.as_deref() {
-        Some(t) => oplog::id(t)?,
-        None => head,
-    };
+    let head = restore::index::head_or(repo, j.target_tree())?;
+    let before = j.index_tree.map_or(head, Oid::get);
     Ok((before != head).then_some(IndexSpan { before, after: head }))
 }
 
@@ -59,18 +57,13 @@ pub fn journal_index(repo: &gix::Repository, j: &journal::Journal) -> Result<Opt
 /// it did not change it.
 pub fn op_index(repo: &gix::Repository, op: &Op) -> Result<Option<IndexSpan>> {
     let head = repo::head_tree_or_empty(repo)?;
-    let before = op.index_tree()?.unwrap_or(head);
-    let after = match (op.index_after.as_deref(), op.kind) {
-        (Some(a), _) => oplog::id(a)?,
+    let before = op.index_tree().unwrap_or(head);
+    let after = match (op.index_after, op.kind) {
+        (Some(a), _) => a.get(),
         // Recorded before `index_after`: a revert reset the index to HEAD,
         // a put-back of the whole tree to its `restored_index`.
         (None, Kind::Revert) => head,
-        (None, Kind::Abort | Kind::Undo) if !op.by_path => op
-            .restored_index
-            .as_deref()
-            .map(oplog::id)
-            .transpose()?
-            .unwrap_or(head),
+        (None, Kind::Abort | Kind::Undo) if !op.by_path => op.restored_index.map_or(head, Oid::get),
         (None, _) => return Ok(None),
     };
     Ok((before != after).then_some(IndexSpan { before, after }))

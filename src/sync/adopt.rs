@@ -307,7 +307,7 @@ fn take(thread: &ThreadId, t: &Remote, op: &mut Op, updates: &mut Vec<RefUpdate>
     op.refs.push(RefChange {
         reference: name.clone(),
         old: None,
-        new: Some(t.commit.to_string()),
+        new: Some(t.commit.into()),
     });
     updates.push(RefUpdate {
         name: name.clone(),

@@ -143,24 +143,24 @@ fn workdir(repo: &gix::Repository) -> PathBuf {
 fn removed_by_log(repo: &gix::Repository, prunes: bool) -> Result<HashSet<(String, ObjectId)>> {
     let mut out = HashSet::new();
     let log = oplog::log(repo, oplog::MAX_LOG)?;
-    let fetches: HashSet<String> = log
+    let fetches: HashSet<ObjectId> = log
         .iter()
         .filter(|e| e.op.kind == Kind::Fetch)
-        .map(|e| e.id.to_string())
+        .map(|e| e.id)
         .collect();
     for e in log {
         // Undoing a fetch says "not here", not "remove it from the remote".
-        if e.op.undoes.as_ref().is_some_and(|u| fetches.contains(u)) {
+        if e.op.undoes.is_some_and(|u| fetches.contains(&u.get())) {
             continue;
         }
         if e.op.kind == Kind::Prune && !prunes {
             continue;
         }
         for c in &e.op.refs {
-            if let Some(old) = c.old.as_deref()
-                && c.new.as_deref() != Some(old)
+            if let Some(old) = c.old
+                && c.new != Some(old)
             {
-                out.insert((c.reference.clone(), oplog::id(old)?));
+                out.insert((c.reference.clone(), old.get()));
             }
         }
     }

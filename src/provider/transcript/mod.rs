@@ -262,8 +262,8 @@ pub fn record(rec: &crate::repo::Recorder<'_>, planned: &Planned) -> Result<Tran
     Ok(TranscriptChange {
         agent: planned.agent.name().to_owned(),
         path: planned.path.to_string_lossy().into_owned(),
-        before: Some(rec.write_blob(&planned.before)?.to_string()),
-        after: Some(rec.write_blob(&planned.after)?.to_string()),
+        before: Some(rec.write_blob(&planned.before)?.into()),
+        after: Some(rec.write_blob(&planned.after)?.into()),
         how: planned.how.clone(),
     })
 }
@@ -312,7 +312,7 @@ pub fn check(
         .as_deref()
         .map(|d| crate::repo::hash_blob(repo, d))
         .transpose()?;
-    let (before, after) = (change.before_id()?, change.after_id()?);
+    let (before, after) = (change.before_id(), change.after_id());
     let state = if id == after {
         State::After
     } else if id == before {
@@ -350,7 +350,7 @@ pub fn apply(
         State::Other(_) => Ok(false),
         State::Before => {
             let data = change
-                .after_id()?
+                .after_id()
                 .map(|id| crate::repo::read_blob(repo, id, MAX_TRANSCRIPT_BYTES))
                 .transpose()?;
             write(&c.at, data.as_deref())?;

@@ -12,6 +12,7 @@
 use gix::ObjectId;
 
 use crate::error::{Error, Result};
+use crate::model::oid::Oid;
 use crate::model::thread::{ThreadId, parse_checkpoint_ref};
 use crate::oplog::{self, Entry, Kind};
 use crate::provider::AgentHomes;
@@ -137,8 +138,8 @@ fn from_journal(
             kind,
             thread: Some(thread),
             files: Some(select::Span {
-                before: j.safety_tree()?,
-                after: Some(j.target_tree()?),
+                before: j.safety_tree(),
+                after: Some(j.target_tree()),
             }),
             index: select::journal_index(lock.repo(), j)?,
             moved_back: j.moved_aside.clone(),
@@ -206,15 +207,15 @@ pub fn undo_op(
         .map(|c| {
             Ok(Change {
                 name: c.reference.clone(),
-                from: c.new.as_deref().map(oplog::id).transpose()?,
-                to: c.old.as_deref().map(oplog::id).transpose()?,
+                from: c.new.map(Oid::get),
+                to: c.old.map(Oid::get),
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    let files = match op.safety_commit()? {
+    let files = match op.safety_commit() {
         Some(c) => Some(select::Span {
             before: repo::commit_tree(repo, c)?,
-            after: op.restored.as_deref().map(oplog::id).transpose()?,
+            after: op.restored.map(Oid::get),
         }),
         None => None,
     };
@@ -260,7 +261,7 @@ pub fn undo_op(
         &format!("op {}", entry.id),
     );
     report.undid = Some(super::Undid {
-        op: entry.id.to_string(),
+        op: entry.id.into(),
         kind: op.kind.as_str(),
         thread: op.thread.clone(),
         title: thread.as_ref().and_then(|t| crate::store::thread_title(repo, t)),
@@ -274,7 +275,7 @@ pub fn undo_op(
         .filter_map(|c| {
             Some(crate::model::note::RemovedRef {
                 turn: parse_checkpoint_ref(&c.reference).ok()?.turn,
-                commit: c.old.clone().or_else(|| c.new.clone())?,
+                commit: c.old.or(c.new)?.to_string(),
                 note: None,
             })
         })
@@ -291,7 +292,7 @@ fn report(done: &Done, thread: &str, from_turn: u64, to_turn: u64, target: &str)
         files: done.files.clone(),
         refs: Vec::new(),
         rolled_back_turns: 0,
-        safety_commit: done.safety.map(|c| c.to_string()),
+        safety_commit: done.safety.map(Oid::from),
         transcripts: done.transcripts.iter().map(super::TranscriptReport::of).collect(),
         undid: None,
         overwritten: done
@@ -345,7 +346,7 @@ pub fn complete_pending(lock: &Locked<'_>, homes: &AgentHomes) -> Result<Option<
     oplog::clear_pending(lock, entry.id)?;
     let done = Done {
         op: entry.id,
-        safety: entry.op.safety_commit()?,
+        safety: entry.op.safety_commit(),
         files: Plan::default(),
         overwritten: Vec::new(),
         transcripts: entry.op.transcripts.clone(),

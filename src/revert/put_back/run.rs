@@ -8,6 +8,7 @@ use gix::ObjectId;
 use gix::bstr::BString;
 
 use crate::error::{Error, Result};
+use crate::model::oid::Oid;
 use crate::model::thread::{ThreadId, parse_checkpoint_ref};
 use crate::oplog::{self, Kind, MovedAside, Op, RefChange, TranscriptChange};
 use crate::provider::AgentHomes;
@@ -92,7 +93,7 @@ pub(super) fn run(lock: &Locked<'_>, mut pb: PutBack<'_>, homes: &AgentHomes) ->
         let (plan, commit) = keep_worktree(lock, &rec, &pb, span, &sel, &mut op)?;
         (files, safety_commit) = (plan, Some(commit));
     }
-    op.undoes = pb.undoes.map(|id| id.to_string());
+    op.undoes = pb.undoes.map(Oid::from);
     op.stepped = pb.stepped;
     op.worktree = Some(repo::absolute_git_dir(repo));
     op.moved_back = pb.moved_back;
@@ -129,8 +130,8 @@ fn refs_to_put_back(repo: &gix::Repository, changes: Vec<Change>, force: bool) -
         }
         refs.push(RefChange {
             reference: c.name,
-            old: now.map(|id| id.to_string()),
-            new: c.to.map(|id| id.to_string()),
+            old: now.map(Oid::from),
+            new: c.to.map(Oid::from),
         });
     }
     if !reused.is_empty() && !force {
@@ -220,18 +221,18 @@ fn keep_worktree(
     );
     repo::ensure_tree_object(rec, safety.tree)?;
     let commit = repo::write_commit(rec, safety.tree, Vec::new(), &message)?;
-    op.safety = Some(commit.to_string());
+    op.safety = Some(commit.into());
     op.moved_aside = safety.moved_aside;
-    op.restored = Some(target.to_string());
+    op.restored = Some(target.into());
     op.by_path = sel.files.is_some();
-    op.index_tree = safety.index_tree.map(|t| t.to_string());
+    op.index_tree = safety.index_tree.map(Oid::from);
     if let Some(index) = sel.index.as_ref().filter(|s| !s.put.is_empty()) {
         // What the index holds after: as now, with those paths put back.
         let now = safety
             .index_tree
             .map_or_else(|| repo::head_tree_or_empty(repo), Ok)?;
-        op.index_tree = Some(now.to_string());
-        op.index_after = Some(select::edit(repo, rec, now, &index.put)?.to_string());
+        op.index_tree = Some(now.into());
+        op.index_after = Some(select::edit(repo, rec, now, &index.put)?.into());
     }
     Ok((plan, commit))
 }
@@ -276,7 +277,7 @@ fn transcripts_to_put_back(
                     rec.write_blob(data)?;
                 }
                 changes.push(TranscriptChange {
-                    before: id.map(|id| id.to_string()),
+                    before: id.map(Oid::from),
                     ..change.clone()
                 });
                 notices.push(format!(
@@ -322,13 +323,13 @@ pub(super) fn complete(
 ) -> Result<()> {
     let repo = lock.repo();
     let workdir = repo::workdir(repo)?;
-    if let Some(tree) = op.restored.as_deref().map(oplog::id).transpose()? {
+    if let Some(tree) = op.restored.map(Oid::get) {
         let (plan, index_put) = match first {
             Some((p, i)) => (p, i),
             // Finishing an interrupted put-back: keep the work done since first.
             None => {
                 let kept = op
-                    .safety_commit()?
+                    .safety_commit()
                     .map(|c| repo::commit_tree(repo, c))
                     .transpose()?;
                 let plan = safety::keep_before_resume(
@@ -344,14 +345,14 @@ pub(super) fn complete(
         safety::move_repositories(&workdir, &op.moved_aside, false)?;
         restore::apply(lock, tree, &plan)?;
         crate::fault::point("after-restore");
-        match (index_put, op.index_after.as_deref(), op.by_path) {
+        match (index_put, op.index_after, op.by_path) {
             (Some(put), _, _) => restore::index::set_entries(lock, &put)?,
-            (None, Some(after), _) => restore::index::reset_index(lock, oplog::id(after)?)?,
+            (None, Some(after), _) => restore::index::reset_index(lock, after.get())?,
             (None, None, true) => {}
             // A put-back of the whole tree (recorded before `by_path`).
             (None, None, false) => {
-                let index = match op.restored_index.as_deref() {
-                    Some(t) => oplog::id(t)?,
+                let index = match op.restored_index {
+                    Some(t) => t.get(),
                     None => restore::index::head_or(repo, tree)?,
                 };
                 restore::index::reset_index(lock, index)?;
@@ -362,8 +363,8 @@ pub(super) fn complete(
     let mut updates = Vec::new();
     for c in &op.refs {
         let now = repo::find_direct_ref(repo, &c.reference)?;
-        let to = c.new.as_deref().map(oplog::id).transpose()?;
-        let recorded = c.old.as_deref().map(oplog::id).transpose()?;
+        let to = c.new.map(Oid::get);
+        let recorded = c.old.map(Oid::get);
         // Only from what the op recorded: a ref moved since (a turn captured
         // while the op was interrupted) is new work, and stays.
         if now == to || now != recorded {
@@ -381,7 +382,7 @@ pub(super) fn complete(
         let mut reader = repo::NotesReader::open(repo)?;
         let mut edits = Vec::new();
         for n in &op.notes {
-            let (commit, blob) = (oplog::id(&n.commit)?, oplog::id(&n.note)?);
+            let (commit, blob) = (n.commit.get(), n.note.get());
             if reader.blob_id(commit)?.is_none() && repo.has_object(blob) {
                 edits.push(repo::NoteEdit::SetBlob(commit, blob));
             }
