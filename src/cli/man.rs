@@ -10,9 +10,11 @@ use clap::CommandFactory as _;
 
 use super::Cli;
 
-/// Write `git-t3.1` and one page per visible command into `dir`; returns
-/// the files written, sorted.
-pub fn generate(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+/// Write `git-t3.1` and one page per visible command into `man/man1`;
+/// returns the files written, sorted.
+pub fn generate(man: &Path) -> std::io::Result<Vec<PathBuf>> {
+    // Section 1's pages, where `man -M <man>` (or MANPATH) looks for them.
+    let dir = &man.join("man1");
     std::fs::create_dir_all(dir)?;
     let mut root = Cli::command().disable_help_subcommand(true);
     root.build();
@@ -29,17 +31,17 @@ pub fn generate(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(written)
 }
 
-/// Where `git t3 mangen` puts the pages when no folder is given:
-/// `share/man/man1` beside the `bin` folder holding this program, which
-/// `man` searches for every `bin` folder on `PATH` (for `cargo install`
-/// that is `~/.cargo/share/man/man1`).
+/// The man folder `git t3 mangen` writes into when none is given (the
+/// pages go into its `man1`): `share/man` beside the `bin` folder holding
+/// this program, whose `man1` `man` searches for every `bin` folder on
+/// `PATH` (for `cargo install`, `~/.cargo/share/man/man1`).
 pub fn default_dir() -> std::io::Result<PathBuf> {
     let exe = std::env::current_exe()?;
     let prefix = exe
         .parent()
         .and_then(Path::parent)
         .ok_or_else(|| std::io::Error::other("cannot tell where git-t3 is installed"))?;
-    Ok(prefix.join("share").join("man").join("man1"))
+    Ok(prefix.join("share").join("man"))
 }
 
 /// The page for `--help` on `args` (`git-t3` or `git-t3-<command>`), when

@@ -322,8 +322,9 @@ pub struct CompletionsArgs {
 /// Arguments of `mangen`.
 #[derive(Debug, Args)]
 pub struct MangenArgs {
-    /// The folder to write the pages into (default: share/man/man1 beside
-    /// the bin folder holding git-t3, e.g. ~/.cargo/share/man/man1)
+    /// A man folder: the pages go into its man1/, where `man -M DIR` looks
+    /// (default: share/man beside the bin folder holding git-t3, e.g.
+    /// ~/.cargo/share/man, so they land in ~/.cargo/share/man/man1)
     pub dir: Option<std::path::PathBuf>,
 }
 

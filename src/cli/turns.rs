@@ -273,10 +273,10 @@ pub struct RevertArgs {
     /// Resume a revert that stopped half-way, from the step that failed
     #[arg(long = "continue")]
     pub resume: bool,
-    /// Undo a revert that stopped half-way: files and refs as they were before it
+    /// Undo a revert that stopped half-way: files, refs and the conversation a built-in provider (Claude Code, Codex, opencode) had already changed, as they were before it
     #[arg(long)]
     pub abort: bool,
-    /// Reverse the last completed revert (files, index and refs; not the conversation)
+    /// Reverse the last completed revert: files, index, refs, and the conversation when a built-in provider (Claude Code, Codex, opencode) rolled it back (a provider helper's rollback stays)
     #[arg(long)]
     pub undo: bool,
     /// Revert a thread of another worktree here; move nested repositories in the way aside; undo even when turns were captured again since

@@ -6,8 +6,10 @@ use crate::util::TestRepo;
 #[test]
 fn man_pages_for_the_command_and_each_subcommand() {
     let r = TestRepo::new();
-    let dir = r.tmp().join("man1");
-    let out = r.t3(&["mangen", dir.to_str().unwrap()]).ok();
+    let man = r.tmp().join("man");
+    let out = r.t3(&["mangen", man.to_str().unwrap()]).ok();
+    // Into DIR/man1, where `man -M DIR` finds them.
+    let dir = man.join("man1");
     assert!(out.out().contains("git-t3.1"), "{}", out.out());
     let main = std::fs::read_to_string(dir.join("git-t3.1")).unwrap();
     assert!(
@@ -17,6 +19,14 @@ fn man_pages_for_the_command_and_each_subcommand() {
     for sub in ["capture", "diff", "revert", "verify"] {
         assert!(dir.join(format!("git-t3-{sub}.1")).is_file(), "no page for {sub}");
     }
+    let found = std::process::Command::new("man")
+        .args(["-M", man.to_str().unwrap(), "-w", "git-t3-diff"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&found.stdout).trim(),
+        dir.join("git-t3-diff.1").display().to_string()
+    );
 }
 
 #[test]
