@@ -525,12 +525,14 @@ fn log_takes_pathspecs_like_git_log() {
 #[test]
 fn list_shows_threads_newest_first_with_what_tells_them_apart() {
     let r = TestRepo::new();
+    // The old thread is written a minute ago (an injected clock, not a sleep).
+    r.extra_env_set("T3_TEST_CLOCK_AHEAD", "-60");
     r.write("f.txt", "0\n");
     r.t3(&["baseline", "--thread", "zz-old", "--agent", "codex"]).ok();
     r.write("f.txt", "1\n");
     r.t3(&["capture", "--thread", "zz-old", "--title", "the old one"])
         .ok();
-    std::thread::sleep(std::time::Duration::from_millis(1100));
+    r.extra_env_set("T3_TEST_CLOCK_AHEAD", "0");
     r.git(&["checkout", "-q", "-b", "feature"]);
     r.t3(&["baseline", "--thread", "aa-new", "--agent", "claude-code"])
         .ok();
