@@ -253,6 +253,32 @@ impl TestRepo {
         self._tmp.path()
     }
 
+    /// Wait until the file system's clock (the mtime it gives a file
+    /// written now) is past the ctime of `path`, which setting its mtime
+    /// made now: from then on nothing sees `path` as changed within the
+    /// timestamp it started in (racy). A poll, not a guessed sleep.
+    #[track_caller]
+    pub fn wait_past_ctime(&self, path: &Path) {
+        use std::os::unix::fs::MetadataExt as _;
+        let md = std::fs::metadata(path).unwrap();
+        let ctime = (md.ctime(), md.ctime_nsec());
+        let probe = self.tmp().join("clock-probe");
+        let start = std::time::Instant::now();
+        loop {
+            let _ = std::fs::remove_file(&probe);
+            std::fs::write(&probe, b"now").unwrap();
+            let now = std::fs::metadata(&probe).unwrap();
+            if (now.mtime(), now.mtime_nsec()) > ctime {
+                return;
+            }
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(10),
+                "the file system's clock stands still"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
     /// The packs in `.git/objects/pack`, by name without `.pack`, sorted.
     pub fn packs(&self) -> Vec<String> {
         let mut stems: Vec<String> = std::fs::read_dir(self.root.join(".git/objects/pack"))
