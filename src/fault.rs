@@ -113,3 +113,21 @@ pub fn record(event: &str, detail: &str) {
 #[cfg(not(feature = "fault-injection"))]
 #[inline(always)]
 pub fn record(_event: &str, _detail: &str) {}
+
+/// How long the wait `name` lasts: `T3_TEST_WAIT_<name>_MS` milliseconds
+/// when a test set it (a deadline the test would otherwise sit through),
+/// else `default`.
+#[cfg(feature = "fault-injection")]
+pub fn wait(name: &str, default: std::time::Duration) -> std::time::Duration {
+    std::env::var(format!("T3_TEST_WAIT_{name}_MS"))
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(default, std::time::Duration::from_millis)
+}
+
+/// Without the `fault-injection` feature every wait is as long as it is.
+#[cfg(not(feature = "fault-injection"))]
+#[inline(always)]
+pub fn wait(_name: &str, default: std::time::Duration) -> std::time::Duration {
+    default
+}

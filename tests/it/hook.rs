@@ -214,7 +214,8 @@ fn wait_at_most_30s(child: &mut std::process::Child) -> (std::process::ExitStatu
 #[test]
 fn a_hook_whose_stdin_never_closes_gives_up_and_exits_0() {
     let r = TestRepo::seeded();
-    let mut child = spawn_claude_hook(&r, &[]);
+    // It gives up after 200 ms here, not 2 s (an injected deadline).
+    let mut child = spawn_claude_hook(&r, &[("T3_TEST_WAIT_HOOK_STDIN_MS", "200")]);
     let _keep_open = child.stdin.take();
     let (status, _) = wait_at_most_30s(&mut child);
     assert!(status.success(), "a hook exits 0 whatever happens");
