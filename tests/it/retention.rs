@@ -424,7 +424,17 @@ fn capture_starts_packing_and_the_daily_prune_in_the_background() {
         .unwrap()
         .set_modified(SystemTime::now() - Duration::from_secs(2 * 86_400))
         .unwrap();
+    // Every command says what maintenance it starts (see below).
+    let events = r.tmp().join("events");
+    r.extra_env_set("T3_TEST_EVENTS", events.to_str().unwrap());
+    let prunes_started = || {
+        crate::util::events(&events)
+            .iter()
+            .filter(|e| e.1 == "maintenance-started" && e.2 == "prune")
+            .count()
+    };
     r.t3(&["baseline", "--thread", "fresh"]).ok();
+    assert_eq!(prunes_started(), 1, "{:?}", crate::util::events(&events));
     wait_for("the daily prune", || checkpoint_refs(&r, "ancient").is_empty());
     wait_for("git gc --auto", || count_objects(&r)["count"] < 100);
     // (This test is about starting maintenance: let it end before going on;
@@ -446,19 +456,9 @@ fn capture_starts_packing_and_the_daily_prune_in_the_background() {
     // exits, and says what it starts).
     thread_with_file(&r, "ancient2", "b.txt", "b\n");
     age_thread(&r, "ancient2", 90 * 24);
-    let events = r.tmp().join("events");
-    r.t3_env(
-        &["capture", "--thread", "fresh"],
-        &[("T3_TEST_EVENTS", events.to_str().unwrap())],
-    )
-    .ok();
-    let started = crate::util::events(&events);
-    assert!(
-        !started
-            .iter()
-            .any(|e| e.1 == "maintenance-started" && e.2 == "prune"),
-        "{started:?}"
-    );
+    r.t3(&["capture", "--thread", "fresh"]).ok();
+    // The capture decided before it exited: no second prune was started.
+    assert_eq!(prunes_started(), 1, "{:?}", crate::util::events(&events));
     assert_eq!(checkpoint_refs(&r, "ancient2").len(), 2);
 }
 
@@ -543,20 +543,25 @@ fn gc_is_started_at_most_once_an_hour_and_a_busy_lock_leaves_the_prune_due() {
     // Unreachable objects: git keeps them loose, so its estimate stays high.
     unreachable_blobs(&r, 1500);
     let gc_stamp = r.root.join(".git/t3/gc-stamp");
+    // Every command says what maintenance it starts, and a run that finds
+    // the lock taken says so.
+    let events = r.tmp().join("events");
+    r.extra_env_set("T3_TEST_EVENTS", events.to_str().unwrap());
+    let started = || {
+        crate::util::events(&events)
+            .into_iter()
+            .filter(|e| e.1 == "maintenance-started")
+            .map(|e| e.2)
+            .collect::<Vec<_>>()
+    };
     r.t3(&["baseline", "--thread", "t"]).ok();
+    assert_eq!(started(), ["gc"]);
     wait_for("the background gc", || modified(&gc_stamp).is_some());
     let first = modified(&gc_stamp);
     r.write("README.md", "again\n");
-    let events = r.tmp().join("events");
-    let events_s = events.to_str().unwrap();
-    r.t3_env(&["capture", "--thread", "t"], &[("T3_TEST_EVENTS", events_s)])
-        .ok();
-    // The capture decides before it exits, and says what it starts.
-    assert_eq!(
-        crate::util::events(&events),
-        [],
-        "a second gc started within the hour"
-    );
+    r.t3(&["capture", "--thread", "t"]).ok();
+    // The capture decided before it exited.
+    assert_eq!(started(), ["gc"], "a second gc started within the hour");
     assert_eq!(modified(&gc_stamp), first, "a second gc started within the hour");
 
     // A run that finds the lock taken leaves the daily prune due.
@@ -571,16 +576,9 @@ fn gc_is_started_at_most_once_an_hour_and_a_busy_lock_leaves_the_prune_due() {
     let held = std::fs::File::create(r.root.join(".git/t3/maintenance.lock")).unwrap();
     // The background gc started above may still hold it on a busy machine.
     wait_for("the background gc to finish", || held.try_lock().is_ok());
-    r.t3_env(&["capture", "--thread", "t"], &[("T3_TEST_EVENTS", events_s)])
-        .ok();
+    r.t3(&["capture", "--thread", "t"]).ok();
     // The run it started found the lock taken, and left.
-    let started = crate::util::events(&events);
-    assert!(
-        started
-            .iter()
-            .any(|e| e.1 == "maintenance-started" && e.2 == "prune"),
-        "{started:?}"
-    );
+    assert_eq!(started(), ["gc", "prune"]);
     crate::util::wait_for_event(&events, "maintenance-busy");
     assert_eq!(
         modified(&prune_stamp),
