@@ -63,9 +63,11 @@ pub fn coarse_timestamps() -> bool {
     false
 }
 
-/// How far ahead of the system clock commands that judge ages (`prune
-/// --older-than`) see the time, in seconds (`T3_TEST_CLOCK_AHEAD`): a test
-/// makes an op or a thread "older than 1s" without sleeping.
+/// How far ahead of the system clock this process sees the time, in
+/// seconds (`T3_TEST_CLOCK_AHEAD`, negative: behind), both where it judges
+/// ages (`prune --older-than`) and where it stamps notes and ops: a test
+/// makes an op or a thread "older than 1s" without sleeping, by judging
+/// from the future or by writing it from the past.
 #[cfg(feature = "fault-injection")]
 pub fn clock_ahead() -> i64 {
     std::env::var("T3_TEST_CLOCK_AHEAD")
@@ -81,9 +83,51 @@ pub fn clock_ahead() -> i64 {
     0
 }
 
-/// Now, as commands that judge ages see it (see [`clock_ahead`]).
+/// Now, as commands that judge ages or stamp notes and ops see it (see
+/// [`clock_ahead`]).
 pub fn now() -> jiff::Timestamp {
     let now = jiff::Timestamp::now();
     now.checked_add(jiff::SignedDuration::from_secs(clock_ahead()))
         .unwrap_or(now)
+}
+
+/// Append `<pid> <event> <detail>` as one line to the file named by
+/// `T3_TEST_EVENTS`, so a test can wait for what a process (or one it
+/// started in the background) did, or see that it did not, instead of
+/// sleeping.
+#[cfg(feature = "fault-injection")]
+pub fn record(event: &str, detail: &str) {
+    use std::io::Write as _;
+    let Some(path) = std::env::var_os("T3_TEST_EVENTS") else {
+        return;
+    };
+    let line = format!("{} {event} {detail}\n", std::process::id());
+    // One write to a file opened for appending: lines of processes writing
+    // at once never mix.
+    if let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+        let _ = file.write_all(line.as_bytes());
+    }
+}
+
+/// Without the `fault-injection` feature nothing is recorded.
+#[cfg(not(feature = "fault-injection"))]
+#[inline(always)]
+pub fn record(_event: &str, _detail: &str) {}
+
+/// How long the wait `name` lasts: `T3_TEST_WAIT_<name>_MS` milliseconds
+/// when a test set it (a deadline the test would otherwise sit through),
+/// else `default`.
+#[cfg(feature = "fault-injection")]
+pub fn wait(name: &str, default: std::time::Duration) -> std::time::Duration {
+    std::env::var(format!("T3_TEST_WAIT_{name}_MS"))
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(default, std::time::Duration::from_millis)
+}
+
+/// Without the `fault-injection` feature every wait is as long as it is.
+#[cfg(not(feature = "fault-injection"))]
+#[inline(always)]
+pub fn wait(_name: &str, default: std::time::Duration) -> std::time::Duration {
+    default
 }

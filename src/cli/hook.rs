@@ -15,7 +15,8 @@ pub(super) fn hook(a: crate::cli::HookArgs, base: &Path, env: &Environment) -> c
     let (then, payload) = a.split();
     let payload = match payload {
         Some(p) => Ok(p.into_bytes()),
-        None => read_stdin(HOOK_STDIN_WAIT).map_err(|problem| Error::BadInput { source_name, problem }),
+        None => read_stdin(crate::fault::wait("HOOK_STDIN", HOOK_STDIN_WAIT))
+            .map_err(|problem| Error::BadInput { source_name, problem }),
     };
     if then.is_none()
         && let Ok(p) = &payload

@@ -60,10 +60,16 @@ impl RepoLock {
         let mut file = crate::fsread::open_regular_rw(&path).at("could not open the lock file", &path)?;
         let start = Instant::now();
         let mut pause = Duration::from_millis(1);
+        let mut waiting = false;
         loop {
             match file.try_lock() {
                 Ok(()) => break,
                 Err(std::fs::TryLockError::WouldBlock) => {
+                    if !waiting {
+                        // Tells a test that it waits (fault injection only).
+                        crate::fault::record("lock-wait", what);
+                        waiting = true;
+                    }
                     if start.elapsed() >= timeout {
                         return Err(timed_out(&mut file, path, timeout));
                     }

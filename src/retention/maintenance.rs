@@ -149,7 +149,11 @@ pub fn install_starter(starter: Starter) {
 /// [`Starter`]. Returns whether it started (never without a starter).
 pub fn spawn(repo: &gix::Repository, prune: bool) -> bool {
     let dir = repo.workdir().unwrap_or_else(|| repo.git_dir());
-    STARTER.get().is_some_and(|start| start(dir, prune))
+    let started = STARTER.get().is_some_and(|start| start(dir, prune));
+    if started {
+        crate::fault::record("maintenance-started", if prune { "prune" } else { "gc" });
+    }
+    started
 }
 
 /// The maintenance lock, held while this value lives (released by the
@@ -170,7 +174,10 @@ pub fn try_lock(repo: &gix::Repository) -> Result<Option<MaintenanceLock>> {
         crate::fsread::open_regular_rw(&path).context(|| format!("could not open {}", path.display()))?;
     match file.try_lock() {
         Ok(()) => Ok(Some(MaintenanceLock { _file: file })),
-        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            crate::fault::record("maintenance-busy", "");
+            Ok(None)
+        }
         Err(std::fs::TryLockError::Error(e)) => {
             Err(e).context(|| format!("could not lock {}", path.display()))
         }

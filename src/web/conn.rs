@@ -235,7 +235,8 @@ pub fn accept(listener: TcpListener) -> Receiver<Request> {
 /// malformed or overlong one is answered here, one that never came is not.
 fn serve_connection(stream: TcpStream, tx: &Sender<Request>, pool: &Pool, id: u64) {
     let (reply, answer) = sync_channel(1);
-    let read = read_request(stream, Instant::now() + HEAD_WITHIN, || pool.read(id), reply);
+    let within = crate::fault::wait("HEAD_WITHIN", HEAD_WITHIN);
+    let read = read_request(stream, Instant::now() + within, || pool.read(id), reply);
     let (stream, bytes) = match read {
         Ok((stream, request)) => {
             if tx.send(request).is_err() {

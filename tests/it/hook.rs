@@ -179,13 +179,14 @@ fn a_hook_never_fails_the_agent() {
 }
 
 /// `git t3 hook claude-code` in `r`, with its stdin, stdout and stderr piped.
-fn spawn_claude_hook(r: &TestRepo) -> std::process::Child {
+fn spawn_claude_hook(r: &TestRepo, env: &[(&str, &str)]) -> std::process::Child {
     use std::process::{Command, Stdio};
     Command::new(crate::util::bin())
         .args(["hook", "claude-code"])
         .current_dir(&r.root)
         .env("HOME", &r.home)
         .env("GIT_CONFIG_NOSYSTEM", "1")
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -213,7 +214,8 @@ fn wait_at_most_30s(child: &mut std::process::Child) -> (std::process::ExitStatu
 #[test]
 fn a_hook_whose_stdin_never_closes_gives_up_and_exits_0() {
     let r = TestRepo::seeded();
-    let mut child = spawn_claude_hook(&r);
+    // It gives up after 200 ms here, not 2 s (an injected deadline).
+    let mut child = spawn_claude_hook(&r, &[("T3_TEST_WAIT_HOOK_STDIN_MS", "200")]);
     let _keep_open = child.stdin.take();
     let (status, _) = wait_at_most_30s(&mut child);
     assert!(status.success(), "a hook exits 0 whatever happens");
@@ -225,7 +227,7 @@ fn a_hook_whose_stdin_never_closes_gives_up_and_exits_0() {
 fn a_whole_payload_on_a_pipe_left_open_is_captured_at_once() {
     use std::io::Write as _;
     let r = TestRepo::seeded();
-    let mut child = spawn_claude_hook(&r);
+    let mut child = spawn_claude_hook(&r, &[]);
     let mut stdin = child.stdin.take().unwrap();
     stdin
         .write_all(payload("claude-stop.json", &r.root).as_bytes())
@@ -994,13 +996,16 @@ fn the_hooks_claude_code_does_not_wait_for_detach() {
         .open(r.root.join(".git/t3/lock"))
         .unwrap();
     lock.lock().unwrap();
-    let mut hook = spawn_claude_hook(&r);
+    let events = r.tmp().join("events");
+    let mut hook = spawn_claude_hook(&r, &[("T3_TEST_EVENTS", events.to_str().unwrap())]);
     {
         use std::io::Write as _;
         let mut stdin = hook.stdin.take().unwrap();
         stdin.write_all(end.as_bytes()).unwrap();
     }
-    std::thread::sleep(Duration::from_millis(500));
+    // The copy (the hook itself takes no lock) waits for the lock.
+    let (copy, _) = crate::util::wait_for_event(&events, "lock-wait");
+    assert_ne!(copy, hook.id(), "the hook itself waited for the lock");
     hook.kill().unwrap();
     hook.wait().unwrap();
     assert_eq!(status(2), None, "captured while the lock was held");

@@ -168,6 +168,8 @@ fn turns(r: &TestRepo, n: u64) {
 fn prune_then_bare_undo_restores_only_what_prune_removed() {
     let r = TestRepo::seeded();
     r.git(&["config", "gc.auto", "0"]);
+    // All this is written 10 s ago (an injected clock, not a sleep).
+    r.extra_env_set("T3_TEST_CLOCK_AHEAD", "-10");
     turns(&r, 2);
     // An older op of another kind: a bare undo must not reach it.
     r.t3(&["revert", "--thread", THREAD, "--to", "1", "--files-only"])
@@ -175,7 +177,8 @@ fn prune_then_bare_undo_restores_only_what_prune_removed() {
     r.t3(&["baseline", "--thread", "other"]).ok();
     r.write("other.txt", "the other thread's file\n");
     r.t3(&["capture", "--thread", "other"]).ok();
-    std::thread::sleep(Duration::from_millis(3100));
+    // And from here on, now.
+    r.extra_env_set("T3_TEST_CLOCK_AHEAD", "0");
     r.write("fresh.txt", "keeps the current thread young\n");
     r.t3(&["capture", "--thread", THREAD]).ok();
     let refs_before = r.refs("refs/t3/checkpoints/");
@@ -361,7 +364,16 @@ fn sigint_stops_a_long_capture_at_once_and_leaves_nothing_behind() {
         }
     }
     let mut child = r.spawn_t3(&["capture", "--thread", THREAD], &[]);
-    std::thread::sleep(Duration::from_millis(250));
+    // Under way: it holds the lock (taken before the walk) and says so in it.
+    let lock = r.root.join(".git/t3/lock");
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(&lock).map_or(true, |s| !s.contains("capture")) {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the capture never took the lock"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
     assert!(
         child.try_wait().unwrap().is_none(),
         "setup: the capture finished before the signal"

@@ -380,10 +380,16 @@ fn a_tracked_gitlink_is_recorded_as_git_records_it_now() {
 fn an_attribute_rule_that_head_brings_renormalizes_what_the_cache_hashed() {
     let r = TestRepo::seeded();
     r.write_bytes("c.txt", b"b\r\nb\r\n");
+    // An hour old (set, not slept for): the cache's stat data would hold.
+    std::fs::File::options()
+        .write(true)
+        .open(r.root.join("c.txt"))
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3600))
+        .unwrap();
+    r.wait_past_ctime(&r.root.join("c.txt"));
     r.commit_all("crlf");
     r.t3(&["baseline", "--thread", THREAD]).ok();
-    // Older than a second: the cache's stat data would hold.
-    std::thread::sleep(std::time::Duration::from_millis(1100));
     captured_tree(&r);
     r.write(".gitattributes", "*.txt text\n");
     r.commit_all("attributes");
@@ -505,7 +511,7 @@ fn a_first_capture_does_not_trust_the_users_index_after_an_attribute_change() {
         .unwrap();
     f.set_modified(past).unwrap();
     drop(f);
-    std::thread::sleep(std::time::Duration::from_millis(20));
+    r.wait_past_ctime(&r.root.join("dos.txt"));
     r.git(&["update-index", "--refresh"]);
     r.write(".gitattributes", "*.txt text\n");
     r.t3(&["baseline", "--thread", THREAD]).ok();
@@ -593,7 +599,7 @@ fn a_first_capture_does_not_trust_the_users_index_after_a_line_ending_setting_ch
         .unwrap();
     f.set_modified(past).unwrap();
     drop(f);
-    std::thread::sleep(std::time::Duration::from_millis(20));
+    r.wait_past_ctime(&r.root.join("lf.txt"));
     r.git(&["update-index", "--refresh"]);
     // Without the setting, git add -A into a fresh index records the CRLF.
     r.git(&["config", "core.autocrlf", "false"]);

@@ -424,7 +424,17 @@ fn capture_starts_packing_and_the_daily_prune_in_the_background() {
         .unwrap()
         .set_modified(SystemTime::now() - Duration::from_secs(2 * 86_400))
         .unwrap();
+    // Every command says what maintenance it starts (see below).
+    let events = r.tmp().join("events");
+    r.extra_env_set("T3_TEST_EVENTS", events.to_str().unwrap());
+    let prunes_started = || {
+        crate::util::events(&events)
+            .iter()
+            .filter(|e| e.1 == "maintenance-started" && e.2 == "prune")
+            .count()
+    };
     r.t3(&["baseline", "--thread", "fresh"]).ok();
+    assert_eq!(prunes_started(), 1, "{:?}", crate::util::events(&events));
     wait_for("the daily prune", || checkpoint_refs(&r, "ancient").is_empty());
     wait_for("git gc --auto", || count_objects(&r)["count"] < 100);
     // (This test is about starting maintenance: let it end before going on;
@@ -442,11 +452,13 @@ fn capture_starts_packing_and_the_daily_prune_in_the_background() {
         .unwrap();
     assert!(age < Duration::from_secs(3600), "the stamp was not renewed");
 
-    // Within the day, a capture starts no prune.
+    // Within the day, a capture starts no prune (it decides before it
+    // exits, and says what it starts).
     thread_with_file(&r, "ancient2", "b.txt", "b\n");
     age_thread(&r, "ancient2", 90 * 24);
     r.t3(&["capture", "--thread", "fresh"]).ok();
-    std::thread::sleep(Duration::from_millis(500));
+    // The capture decided before it exited: no second prune was started.
+    assert_eq!(prunes_started(), 1, "{:?}", crate::util::events(&events));
     assert_eq!(checkpoint_refs(&r, "ancient2").len(), 2);
 }
 
@@ -531,12 +543,25 @@ fn gc_is_started_at_most_once_an_hour_and_a_busy_lock_leaves_the_prune_due() {
     // Unreachable objects: git keeps them loose, so its estimate stays high.
     unreachable_blobs(&r, 1500);
     let gc_stamp = r.root.join(".git/t3/gc-stamp");
+    // Every command says what maintenance it starts, and a run that finds
+    // the lock taken says so.
+    let events = r.tmp().join("events");
+    r.extra_env_set("T3_TEST_EVENTS", events.to_str().unwrap());
+    let started = || {
+        crate::util::events(&events)
+            .into_iter()
+            .filter(|e| e.1 == "maintenance-started")
+            .map(|e| e.2)
+            .collect::<Vec<_>>()
+    };
     r.t3(&["baseline", "--thread", "t"]).ok();
+    assert_eq!(started(), ["gc"]);
     wait_for("the background gc", || modified(&gc_stamp).is_some());
     let first = modified(&gc_stamp);
     r.write("README.md", "again\n");
     r.t3(&["capture", "--thread", "t"]).ok();
-    std::thread::sleep(Duration::from_millis(700));
+    // The capture decided before it exited.
+    assert_eq!(started(), ["gc"], "a second gc started within the hour");
     assert_eq!(modified(&gc_stamp), first, "a second gc started within the hour");
 
     // A run that finds the lock taken leaves the daily prune due.
@@ -552,7 +577,9 @@ fn gc_is_started_at_most_once_an_hour_and_a_busy_lock_leaves_the_prune_due() {
     // The background gc started above may still hold it on a busy machine.
     wait_for("the background gc to finish", || held.try_lock().is_ok());
     r.t3(&["capture", "--thread", "t"]).ok();
-    std::thread::sleep(Duration::from_millis(700));
+    // The run it started found the lock taken, and left.
+    assert_eq!(started(), ["gc", "prune"]);
+    crate::util::wait_for_event(&events, "maintenance-busy");
     assert_eq!(
         modified(&prune_stamp),
         Some(two_days_ago),
@@ -689,10 +716,12 @@ fn notes_a_dropped_half_done_revert_keeps_survive_prune() {
 #[test]
 fn trimming_the_log_keeps_it_readable_and_old_op_ids_valid() {
     let r = TestRepo::seeded();
+    // This drop is made 10 s ago (an injected clock, not a sleep): surely
+    // older than 3 s, as op times have whole seconds.
+    r.extra_env_set("T3_TEST_CLOCK_AHEAD", "-10");
     thread_with_file(&r, "first", "a.txt", "a\n");
     r.t3(&["drop", "--thread", "first"]).ok();
-    // Op times have whole seconds: 4 s later the drop is surely older than 3 s.
-    std::thread::sleep(Duration::from_millis(4100));
+    r.extra_env_set("T3_TEST_CLOCK_AHEAD", "0");
     // A fetched checkpoint whose message passes for an op's.
     let evil = r.git(&[
         "commit-tree",

@@ -457,11 +457,16 @@ fn a_capture_racing_a_revert_is_waited_for_and_removed() {
         );
         std::thread::sleep(Duration::from_millis(10));
     }
+    let events = r.tmp().join("events");
     let mut revert = r.spawn_t3(
         &["revert", "--thread", THREAD, "--to", "1", "--files-only"],
-        &[("T3_LOCK_TIMEOUT", "60")],
+        &[
+            ("T3_LOCK_TIMEOUT", "60"),
+            ("T3_TEST_EVENTS", events.to_str().unwrap()),
+        ],
     );
-    std::thread::sleep(Duration::from_millis(300));
+    // The revert says when it finds the lock taken and starts waiting.
+    assert_eq!(crate::util::wait_for_event(&events, "lock-wait").1, "revert");
     assert!(
         revert.try_wait().unwrap().is_none(),
         "the revert did not wait for the lock"
@@ -518,8 +523,10 @@ fn a_signal_during_the_provider_ends_it_and_keeps_the_journal() {
     let r = TestRepo::seeded();
     let started = r.tmp().join("helper-started");
     let finished = r.tmp().join("helper-finished");
+    let pid_file = r.tmp().join("helper-pid");
     let body = format!(
-        "cat >/dev/null; touch '{}'; sleep 5; touch '{}'",
+        "cat >/dev/null; echo $$ >'{}'; touch '{}'; sleep 5; touch '{}'",
+        pid_file.display(),
         started.display(),
         finished.display()
     );
@@ -541,7 +548,23 @@ fn a_signal_during_the_provider_ends_it_and_keeps_the_journal() {
     unsafe { libc::kill(pid, libc::SIGTERM) };
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(143), "{status:?}");
-    std::thread::sleep(std::time::Duration::from_secs(6));
+    // The helper leads its own process group: once no process of it is
+    // left, nothing can write `finished` any more. (A helper left running
+    // would write it within 5 s, then end, and be seen here.)
+    let group: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while !group_members(group).is_empty() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(30),
+            "the helper's processes never ended: {:?}",
+            group_members(group)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     assert!(
         !finished.exists(),
         "the helper kept running after git t3 was stopped"
@@ -549,6 +572,28 @@ fn a_signal_during_the_provider_ends_it_and_keeps_the_journal() {
     assert_eq!(r.refs("refs/t3/reverts/").len(), 1, "the journal is gone");
     r.t3(&["revert", "--abort", "--thread", THREAD]).ok();
     assert_eq!(r.oracle_tree(), before);
+}
+
+/// The live (not zombie) processes of process group `group`.
+fn group_members(group: i32) -> Vec<i32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        // `pid (comm) state ppid pgrp ...`; comm may hold spaces and parentheses.
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        let Some((_, rest)) = stat.rsplit_once(") ") else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.len() > 2 && !matches!(fields[0], "Z" | "X") && fields[2] == group.to_string() {
+            out.push(pid);
+        }
+    }
+    out
 }
 
 #[test]

@@ -533,25 +533,28 @@ fn log_takes_pathspecs_like_git_log() {
 #[test]
 fn list_shows_threads_newest_first_with_what_tells_them_apart() {
     let r = TestRepo::new();
+    // The old thread is written a minute ago (an injected clock, not a
+    // sleep); its name sorts first, so only its age puts it last.
+    r.extra_env_set("T3_TEST_CLOCK_AHEAD", "-60");
     r.write("f.txt", "0\n");
-    r.t3(&["baseline", "--thread", "zz-old", "--agent", "codex"]).ok();
+    r.t3(&["baseline", "--thread", "aa-old", "--agent", "codex"]).ok();
     r.write("f.txt", "1\n");
-    r.t3(&["capture", "--thread", "zz-old", "--title", "the old one"])
+    r.t3(&["capture", "--thread", "aa-old", "--title", "the old one"])
         .ok();
-    std::thread::sleep(std::time::Duration::from_millis(1100));
+    r.extra_env_set("T3_TEST_CLOCK_AHEAD", "0");
     r.git(&["checkout", "-q", "-b", "feature"]);
-    r.t3(&["baseline", "--thread", "aa-new", "--agent", "claude-code"])
+    r.t3(&["baseline", "--thread", "zz-new", "--agent", "claude-code"])
         .ok();
     r.write("f.txt", "2\n");
-    r.t3(&["capture", "--thread", "aa-new", "--title", "fix the flaky test"])
+    r.t3(&["capture", "--thread", "zz-new", "--title", "fix the flaky test"])
         .ok();
     r.write("f.txt", "3\n");
-    r.t3(&["capture", "--thread", "aa-new", "--title", "and then this"])
+    r.t3(&["capture", "--thread", "zz-new", "--title", "and then this"])
         .ok();
     let doc = r.t3_json(&["list"]);
     let threads = doc["threads"].as_array().unwrap();
     let ids: Vec<&str> = threads.iter().map(|t| t["thread"].as_str().unwrap()).collect();
-    assert_eq!(ids, ["aa-new", "zz-old"], "newest first");
+    assert_eq!(ids, ["zz-new", "aa-old"], "newest first");
     // The first prompt names the thread; the baseline's agent and worktree, the latest branch.
     assert_eq!(threads[0]["title"], "fix the flaky test");
     assert_eq!(threads[0]["agent"], "claude-code");
@@ -565,7 +568,7 @@ fn list_shows_threads_newest_first_with_what_tells_them_apart() {
     let first = text.lines().next().unwrap();
     assert!(first.contains("+0530") && first.contains("ago)"), "{text}");
     assert!(
-        first.contains("aa-new  fix the flaky test") && first.contains("claude-code"),
+        first.contains("zz-new  fix the flaky test") && first.contains("claude-code"),
         "{text}"
     );
     assert!(first.contains("3 turns") && first.contains("feature"), "{text}");

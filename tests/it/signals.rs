@@ -14,10 +14,27 @@ const THREAD: &str = "5a1e0000-0000-4000-8000-000000000001";
 /// loaded two-core machine gets a margin.
 const AT_ONCE: Duration = Duration::from_millis(1500);
 
-/// Send `signal` to `child` once it has run `after`, and return its exit
-/// code and how long it took to stop.
-fn stop(mut child: Child, after: Duration, signal: i32, what: &str) -> (Option<i32>, Duration) {
-    std::thread::sleep(after);
+/// Send `signal` to `child` once `under_way` says its long work has begun
+/// (polled, at most 30 s), and return its exit code and how long it took
+/// to stop.
+fn stop(
+    mut child: Child,
+    mut under_way: impl FnMut(u32) -> bool,
+    signal: i32,
+    what: &str,
+) -> (Option<i32>, Duration) {
+    let start = Instant::now();
+    while !under_way(child.id()) {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "setup: {what} finished before its work was seen"
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "setup: {what} never got under way"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
     assert!(
         child.try_wait().unwrap().is_none(),
         "setup: {what} finished before the signal"
@@ -27,6 +44,50 @@ fn stop(mut child: Child, after: Duration, signal: i32, what: &str) -> (Option<i
     unsafe { libc::kill(child.id() as i32, signal) };
     let status = child.wait().unwrap();
     (status.code(), sent.elapsed())
+}
+
+/// Whether process `pid` has mapped a pack of the object database (it is
+/// reading objects).
+fn reads_packs(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/maps")).is_ok_and(|m| m.contains("/objects/pack/pack-"))
+}
+
+/// Whether a `sleep` runs among the descendants of process `pid` (the
+/// remote's git, or a hook, stalled as the test asked).
+fn sleep_below(pid: u32) -> bool {
+    let mut parent_of = std::collections::HashMap::new();
+    let mut sleeping = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(p) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        // `pid (comm) state ppid ...`
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        let (Some((head, rest)), Some(comm_start)) = (stat.rsplit_once(") "), stat.find(" (")) else {
+            continue;
+        };
+        let Some(ppid) = rest.split_whitespace().nth(1).and_then(|v| v.parse::<u32>().ok()) else {
+            continue;
+        };
+        parent_of.insert(p, ppid);
+        if &head[comm_start + 2..] == "sleep" {
+            sleeping.push(p);
+        }
+    }
+    sleeping.into_iter().any(|mut p| {
+        while let Some(&up) = parent_of.get(&p) {
+            if up == pid {
+                return true;
+            }
+            if up <= 1 {
+                break;
+            }
+            p = up;
+        }
+        false
+    })
 }
 
 /// Files under `.git` a stopped command must not leave: locks, temporary
@@ -71,15 +132,18 @@ fn big_turn(files: usize) -> TestRepo {
 fn sigint_stops_a_long_diff_and_verify_at_once() {
     let r = big_turn(20_000);
     // Patches of 20,000 files, written to a file as fast as they come.
-    let out = std::fs::File::create(r.tmp().join("diff.out")).unwrap();
+    let written = r.tmp().join("diff.out");
+    let out = std::fs::File::create(&written).unwrap();
     let child = r.spawn_t3_with(&["diff", "--thread", THREAD, "--turn", "2"], &[], out.into());
-    let (code, took) = stop(child, Duration::from_millis(300), libc::SIGINT, "diff");
+    // Under way: the first patches are out.
+    let patches = |_| std::fs::metadata(&written).is_ok_and(|m| m.len() > 0);
+    let (code, took) = stop(child, patches, libc::SIGINT, "diff");
     assert_eq!(code, Some(130));
     assert!(took < AT_ONCE, "SIGINT took {took:?} to stop diff");
 
     // verify reads every blob of every checkpoint and recomputes summaries.
     let child = r.spawn_t3(&["verify"], &[]);
-    let (code, took) = stop(child, Duration::from_millis(300), libc::SIGTERM, "verify");
+    let (code, took) = stop(child, reads_packs, libc::SIGTERM, "verify");
     assert_eq!(code, Some(143));
     assert!(took < AT_ONCE, "SIGTERM took {took:?} to stop verify");
     assert!(leftovers(&r).is_empty(), "{:?}", leftovers(&r));
@@ -107,7 +171,7 @@ fn sigint_stops_push_and_fetch_waiting_on_the_remote() {
     let r = slow_remote();
     for args in [["fetch", "slow"], ["push", "slow"]] {
         let child = r.spawn_t3(&args, &[]);
-        let (code, took) = stop(child, Duration::from_millis(400), libc::SIGINT, args[0]);
+        let (code, took) = stop(child, sleep_below, libc::SIGINT, args[0]);
         assert_eq!(code, Some(130), "{}", args[0]);
         assert!(took < AT_ONCE, "SIGINT took {took:?} to stop {}", args[0]);
         assert!(leftovers(&r).is_empty(), "{}: {:?}", args[0], leftovers(&r));
@@ -138,7 +202,7 @@ fn sigterm_stops_maintenance_and_the_git_gc_it_runs() {
     std::fs::write(&hook, "#!/bin/sh\nsleep 60\n").unwrap();
     std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let child = r.spawn_t3(&["maintenance"], &[]);
-    let (code, took) = stop(child, Duration::from_millis(500), libc::SIGTERM, "maintenance");
+    let (code, took) = stop(child, sleep_below, libc::SIGTERM, "maintenance");
     assert_eq!(code, Some(143));
     assert!(took < AT_ONCE, "SIGTERM took {took:?} to stop maintenance");
     assert!(leftovers(&r).is_empty(), "{:?}", leftovers(&r));

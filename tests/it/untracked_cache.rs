@@ -82,7 +82,7 @@ fn settle(r: &TestRepo) {
     set_mtime(&r.root, past);
     // Setting an mtime sets the ctime to now: a walk starting within the
     // same file-system timestamp would rightly find them all racy.
-    std::thread::sleep(Duration::from_millis(50));
+    r.wait_past_ctime(&r.root);
 }
 
 #[test]

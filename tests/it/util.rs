@@ -27,6 +27,39 @@ pub fn mkfifo(path: &Path) {
     );
 }
 
+/// What git-t3 processes run with `T3_TEST_EVENTS=<path>` recorded (see
+/// `fault::record`), in order: `(pid, event, detail)` per line.
+pub fn events(path: &Path) -> Vec<(u32, String, String)> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.splitn(3, ' ');
+            let pid = words.next()?.parse().ok()?;
+            let event = words.next()?.to_owned();
+            Some((pid, event, words.next().unwrap_or("").to_owned()))
+        })
+        .collect()
+}
+
+/// Wait until a process recorded `event` in `path` (failing the test
+/// after 30 s); its pid and detail.
+#[track_caller]
+pub fn wait_for_event(path: &Path, event: &str) -> (u32, String) {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some((pid, _, detail)) = events(path).into_iter().find(|e| e.1 == event) {
+            return (pid, detail);
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(30),
+            "no {event} recorded in 30 s: {:?}",
+            events(path)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
 /// The ref of `turn` in `thread`, computed independently of the crate.
 pub fn ref_for(thread: &str, turn: u64) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -218,6 +251,32 @@ impl TestRepo {
 
     pub fn tmp(&self) -> &Path {
         self._tmp.path()
+    }
+
+    /// Wait until the file system's clock (the mtime it gives a file
+    /// written now) is past the ctime of `path`, which setting its mtime
+    /// made now: from then on nothing sees `path` as changed within the
+    /// timestamp it started in (racy). A poll, not a guessed sleep.
+    #[track_caller]
+    pub fn wait_past_ctime(&self, path: &Path) {
+        use std::os::unix::fs::MetadataExt as _;
+        let md = std::fs::metadata(path).unwrap();
+        let ctime = (md.ctime(), md.ctime_nsec());
+        let probe = self.tmp().join("clock-probe");
+        let start = std::time::Instant::now();
+        loop {
+            let _ = std::fs::remove_file(&probe);
+            std::fs::write(&probe, b"now").unwrap();
+            let now = std::fs::metadata(&probe).unwrap();
+            if (now.mtime(), now.mtime_nsec()) > ctime {
+                return;
+            }
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(10),
+                "the file system's clock stands still"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
     }
 
     /// The packs in `.git/objects/pack`, by name without `.pack`, sorted.

@@ -407,9 +407,10 @@ pub enum ParseError {
     Schema(u32),
 }
 
-/// The current time as RFC 3339 UTC with second precision.
+/// The current time as RFC 3339 UTC with second precision (a test's
+/// injected clock in builds with fault injection: [`crate::fault::now`]).
 pub fn now_rfc3339() -> String {
-    jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+    crate::fault::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 #[cfg(test)]
