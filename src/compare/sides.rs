@@ -38,6 +38,34 @@ pub(super) fn checkpoints(
     };
     let mut notes = None;
     let to_side = checkpoint(repo, &mut notes, thread, to)?;
+    // A turn whose turn before is missing (a thread started without a
+    // baseline, turns pruned) is compared from the nearest checkpoint
+    // below it, else from HEAD: said, never a dead end.
+    let from = match (mode, from) {
+        (Mode::Turn(_), Some(f)) if store::turn_ref(repo, thread, f)?.is_none() => {
+            let below = store::thread_refs(repo, thread)?
+                .into_iter()
+                .filter(|t| t.turn < f)
+                .map(|t| t.turn)
+                .max();
+            match below {
+                Some(b) => {
+                    notices.push(format!(
+                        "thread '{thread}' has no turn {f}: comparing turn {to} from turn {b}"
+                    ));
+                    Some(b)
+                }
+                None => {
+                    notices.push(format!(
+                        "thread '{thread}' has no checkpoint before turn {to} (it was started without \
+                         `git t3 baseline`): comparing from HEAD"
+                    ));
+                    return Ok((head_side(repo)?, to_side));
+                }
+            }
+        }
+        (_, from) => from,
+    };
     let from_side = match from {
         Some(f) => checkpoint(repo, &mut notes, thread, f)?,
         None => match store::turn_ref(repo, thread, 0)? {
@@ -47,15 +75,20 @@ pub(super) fn checkpoints(
                     "turn 0 of thread '{thread}' is gone ({}): comparing from HEAD instead",
                     thread.checkpoint_ref(0)
                 ));
-                Side {
-                    label: "HEAD".into(),
-                    turn: None,
-                    tree: head_tree(repo)?,
-                }
+                head_side(repo)?
             }
         },
     };
     Ok((from_side, to_side))
+}
+
+/// HEAD's tree as the older side.
+fn head_side(repo: &gix::Repository) -> Result<Side> {
+    Ok(Side {
+        label: "HEAD".into(),
+        turn: None,
+        tree: head_tree(repo)?,
+    })
 }
 
 /// The `pre_turn_tree` of turn `turn`'s note, when it has one and the tree

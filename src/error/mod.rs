@@ -57,7 +57,7 @@ pub enum Error {
     /// No thread was named and none has been captured in this worktree.
     #[error(
         "no thread has a checkpoint in this worktree ({worktree}): start one by installing an agent's hooks \
-         (`git t3 install-hooks claude-code`, `codex`, `opencode` or `cursor`) and working with it, or by hand \
+         (`git t3 install-hooks --claude-code`, `--codex`, `--opencode` or `--cursor`) and working with it, or by hand \
          with `git t3 baseline --thread <ID>`; name a thread with --thread <ID> (`git t3 list` shows them)"
     )]
     NoCurrentThread {

@@ -198,7 +198,8 @@ pub fn list_threads(repo: &gix::Repository) -> Result<Vec<ThreadSummary>> {
             worktree: pick(&|n| n.worktree.clone(), [&base, &latest]),
             branch: pick(&|n| n.branch.clone(), [&latest, &base]),
             current: false,
-            latest_worktree: latest.as_ref().and_then(|n| n.worktree.clone()),
+            // A placeholder records no worktree: the thread's own, then.
+            latest_worktree: pick(&|n| n.worktree.clone(), [&latest, &base]),
         });
     }
     let when = |t: &ThreadSummary| {

@@ -155,3 +155,33 @@ fn without_a_thread_here_the_error_says_how_to_start_one() {
     assert!(drop.stderr.contains("--thread"), "{}", drop.stderr);
     assert_eq!(r.refs("refs/t3/checkpoints/").len(), 1);
 }
+
+#[test]
+fn a_thread_without_a_baseline_is_diffed_from_head_and_says_so() {
+    let r = TestRepo::seeded();
+    r.write("b.txt", "b\n");
+    r.t3(&["capture", "--thread", A]).ok();
+    r.write("c.txt", "c\n");
+    r.t3(&["capture", "--thread", A]).ok();
+    // Turn 1 has no turn before it: from HEAD, as git diff HEAD would.
+    let first = r.t3(&["diff", "--turn", "1", "--numstat"]).ok();
+    assert_eq!(first.out(), "1\t0\tb.txt\n");
+    assert!(first.stderr.contains("comparing from HEAD"), "{}", first.stderr);
+    assert!(first.stderr.contains("git t3 baseline"), "{}", first.stderr);
+    let json = r.t3_json(&["diff", "--turn", "1"]);
+    assert_eq!(json["from"], "HEAD");
+    // The whole thread too, and turn 2 from turn 1 as always.
+    let full = r.t3(&["diff", "--full", "--numstat"]).ok().out();
+    assert_eq!(full, "1\t0\tb.txt\n1\t0\tc.txt\n");
+    assert_eq!(
+        r.t3(&["diff", "--turn", "2", "--numstat"]).ok().out(),
+        "1\t0\tc.txt\n"
+    );
+    // A turn whose turn before was removed is compared from the one below.
+    r.write("d.txt", "d\n");
+    r.t3(&["capture", "--thread", A]).ok();
+    r.git(&["update-ref", "-d", &crate::util::ref_for(A, 2)]);
+    let skipped = r.t3(&["diff", "--turn", "3", "--numstat"]).ok();
+    assert_eq!(skipped.out(), "1\t0\tc.txt\n1\t0\td.txt\n");
+    assert!(skipped.stderr.contains("from turn 1"), "{}", skipped.stderr);
+}
