@@ -140,6 +140,19 @@ fn revert_others(r: &RevertOutcome, out: &mut dyn Write) -> io::Result<()> {
             writeln!(out, "    {}", super::safe(&f.describe()))?;
         }
     }
+    if !r.report.uncaptured.is_empty() {
+        let head = if dry_run {
+            "work no checkpoint holds that it would replace (it would be kept in a safety checkpoint; \
+             `git t3 revert --undo` puts it back):"
+        } else {
+            "work no checkpoint held, replaced (kept in the safety checkpoint below; \
+             `git t3 revert --undo` puts it back):"
+        };
+        writeln!(out, "  {head}")?;
+        for p in &r.report.uncaptured {
+            writeln!(out, "    {}", quote_path(&p.0))?;
+        }
+    }
     if let Some(s) = &r.report.safety_commit {
         writeln!(out, "  the worktree as it was is kept in {s}")?;
     }

@@ -23,6 +23,7 @@ mod report;
 pub mod safety;
 pub mod saga;
 pub mod select;
+mod uncaptured;
 
 use gix::ObjectId;
 
@@ -110,6 +111,11 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
     if !dry_run && !force {
         owners::refuse("revert", &others)?;
     }
+    let latest_tree = store::turn_ref(repo, &thread, d.latest)?
+        .map(|t| repo::commit_tree(repo, t.commit))
+        .transpose()?;
+    let named: Vec<_> = others.iter().map(|o| o.path.clone()).collect();
+    let uncaptured = uncaptured::uncaptured(repo, latest_tree, safety.tree, &files, &named)?;
     let mut notices = std::mem::take(&mut d.notices);
     if let Some(f) = interrupted {
         notices.extend(f.notices);
@@ -127,6 +133,7 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
         undid: None,
         overwritten: Vec::new(),
         others,
+        uncaptured,
         notices,
     };
     if let Provider::Builtin { agent, .. } = &provider
@@ -156,6 +163,7 @@ pub fn start(lock: &Locked<'_>, opts: Options) -> Result<Report> {
     }
     let mut done = finished(&saga, ran, report.notices);
     done.others = report.others;
+    done.uncaptured = report.uncaptured;
     Ok(done)
 }
 
@@ -396,6 +404,7 @@ fn finished(saga: &Saga<'_, '_>, ran: saga::Ran, mut notices: Vec<String>) -> Re
         undid: None,
         overwritten: Vec::new(),
         others: Vec::new(),
+        uncaptured: Vec::new(),
         notices,
     }
 }

@@ -64,6 +64,10 @@ pub struct Restored {
     /// Another thread's files overwritten (only with `--force`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub others: Vec<super::owners::Foreign>,
+    /// Files replaced whose content no checkpoint of the thread held (kept
+    /// in the safety checkpoint; `op undo` puts them back).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub uncaptured: Vec<crate::model::path::PathText>,
     /// Messages for stderr.
     #[serde(skip)]
     pub notices: Vec<String>,
@@ -108,6 +112,7 @@ pub fn restore_paths(lock: &Locked<'_>, opts: Options) -> Result<Restored> {
         safety_commit: None,
         op: None,
         others: Vec::new(),
+        uncaptured: Vec::new(),
         notices,
     };
     if plan.is_empty() {
@@ -128,6 +133,12 @@ pub fn restore_paths(lock: &Locked<'_>, opts: Options) -> Result<Restored> {
     if !force {
         super::owners::refuse("restore", &others)?;
     }
+    let latest = store::thread_refs(repo, &thread)?
+        .last()
+        .map(|t| repo::commit_tree(repo, t.commit))
+        .transpose()?;
+    let named: Vec<_> = others.iter().map(|o| o.path.clone()).collect();
+    done.uncaptured = super::uncaptured::uncaptured(repo, latest, safety.tree, &plan, &named)?;
     done.others = others;
     let message = format!("t3 safety restore thread={thread}");
     repo::ensure_tree_object(&rec, safety.tree)?;

@@ -40,6 +40,11 @@ pub struct Report {
     /// deletes (`--dry-run` names them; a revert does only with `--force`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub others: Vec<super::owners::Foreign>,
+    /// Files it overwrites or deletes (`--dry-run`: would) whose content no
+    /// checkpoint of the thread holds — edited since its latest turn, or
+    /// never captured; the safety checkpoint keeps them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub uncaptured: Vec<crate::model::path::PathText>,
     /// Messages for stderr.
     #[serde(skip)]
     pub notices: Vec<String>,

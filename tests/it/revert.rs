@@ -764,3 +764,51 @@ fn an_index_that_is_head_without_a_cache_tree_is_left_as_it_is() {
         "# demo\n\nline two\n"
     );
 }
+
+#[test]
+fn revert_and_restore_name_the_uncaptured_work_they_replace_and_keep_it() {
+    let r = TestRepo::seeded();
+    let t = "0ca97000-0000-4000-8000-000000000001";
+    r.t3(&["baseline", "--thread", t]).ok();
+    r.write("b.txt", "b\n");
+    r.t3(&["capture", "--thread", t]).ok();
+    r.write("c.txt", "c\n");
+    r.t3(&["capture", "--thread", t]).ok();
+    // Since turn 2: c.txt edited, new.txt never captured; README.md edited
+    // but turn 1 has the same README, so it is not touched.
+    r.write("c.txt", "c\nmine\n");
+    r.write("new.txt", "new\n");
+    let dry = r.t3_json(&["revert", "--thread", t, "--to", "1", "--dry-run", "--files-only"]);
+    assert_eq!(
+        dry["uncaptured"],
+        serde_json::json!(["c.txt", "new.txt"]),
+        "{dry}"
+    );
+    let text = r
+        .t3(&["revert", "--thread", t, "--to", "1", "--dry-run", "--files-only"])
+        .ok()
+        .out();
+    assert!(
+        text.contains("work no checkpoint holds") && text.contains("    new.txt"),
+        "{text}"
+    );
+    // The revert replaces them and keeps them; undo brings them back.
+    let done = r.t3_json(&["revert", "--thread", t, "--to", "1", "--files-only"]);
+    assert_eq!(
+        done["uncaptured"],
+        serde_json::json!(["c.txt", "new.txt"]),
+        "{done}"
+    );
+    assert!(!r.root.join("new.txt").exists());
+    r.t3(&["revert", "--thread", t, "--undo"]).ok();
+    assert_eq!(
+        std::fs::read_to_string(r.root.join("c.txt")).unwrap(),
+        "c\nmine\n"
+    );
+    assert_eq!(std::fs::read_to_string(r.root.join("new.txt")).unwrap(), "new\n");
+    // A restore of one path names it too; a captured file is not named.
+    r.t3(&["capture", "--thread", t]).ok();
+    r.write("b.txt", "b edited\n");
+    let restored = r.t3_json(&["restore", "--thread", t, "--turn", "1", "b.txt", "c.txt"]);
+    assert_eq!(restored["uncaptured"], serde_json::json!(["b.txt"]), "{restored}");
+}

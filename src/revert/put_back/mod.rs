@@ -300,6 +300,7 @@ fn report(done: &Done, thread: &str, from_turn: u64, to_turn: u64, target: &str)
             .iter()
             .map(|p| crate::model::path::PathText(p.to_vec()))
             .collect(),
+        uncaptured: Vec::new(),
         others: Vec::new(),
         notices: done
             .notices
