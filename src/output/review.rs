@@ -257,18 +257,6 @@ pub fn restore(r: &RestoreOutcome, quiet: bool, out: &mut dyn Write) -> io::Resu
     for p in &files.kept {
         writeln!(out, "kept {} (ignored by the turn's rules)", quote_path(&p.0))?;
     }
-    let r = &r.restored;
-    if !r.uncaptured.is_empty()
-        && let Some(safety) = &r.safety_commit
-    {
-        writeln!(
-            out,
-            "work no checkpoint held, replaced (kept in the safety checkpoint {safety}; `git t3 op undo` puts it back):"
-        )?;
-        for p in &r.uncaptured {
-            writeln!(out, "  {}", quote_path(&p.0))?;
-        }
-    }
     Ok(())
 }
 

@@ -143,6 +143,21 @@ pub fn restore_paths(lock: &Locked<'_>, opts: Options) -> Result<Restored> {
     let message = format!("t3 safety restore thread={thread}");
     repo::ensure_tree_object(&rec, safety.tree)?;
     let commit = repo::write_commit(&rec, safety.tree, Vec::new(), &message)?;
+    if !done.uncaptured.is_empty() {
+        let mut named: Vec<String> = done
+            .uncaptured
+            .iter()
+            .take(10)
+            .map(|p| crate::model::path::quoted(&p.0))
+            .collect();
+        if done.uncaptured.len() > 10 {
+            named.push(format!("and {} more", done.uncaptured.len() - 10));
+        }
+        done.notices.push(format!(
+            "replaced work no checkpoint held ({}): kept in the safety checkpoint {commit}",
+            named.join(", ")
+        ));
+    }
     rec.sync()?;
     let mut op = Op::new(Kind::Restore, Some(thread.as_str()));
     op.safety = Some(commit.into());
