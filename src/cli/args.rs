@@ -36,12 +36,7 @@ pub(super) fn diff(
     } else {
         // Turn diffs hide whitespace (the seed's default); the live modes
         // compare like `git diff`.
-        !live
-            && ctx
-                .repo
-                .config_snapshot()
-                .boolean("t3.diff.ignoreWhitespace")
-                .unwrap_or(true)
+        !live && crate::compare::default_ignore_whitespace(&ctx.repo)
     };
     let mut outcome = commands::diff::run(
         &ctx,
@@ -251,12 +246,14 @@ pub(super) fn log(
 ) -> Result<commands::log::LogOutcome> {
     let named = Named::or_current(a.thread.thread.as_deref())?;
     let ctx = open()?;
+    let counting = counting(&a.counts, &ctx.repo);
     let opts = commands::log::Options {
         thread: named.resolve(&ctx, edge)?,
         // JSON carries no patch: do not build it.
         patch: a.patch && !edge.json,
         paths: a.paths,
         prefix: crate::repo::prefix(&ctx.repo, edge.base),
+        counting,
     };
     let mut outcome = commands::log::run(&ctx, opts)?;
     let look = if edge.json {
@@ -322,4 +319,14 @@ pub(super) fn review_options(
         idle: std::time::Duration::from_secs(idle),
         base,
     })
+}
+
+/// How `list`, `log` and `show` count a turn's figures: as `diff --turn N`
+/// with the same flags.
+pub(super) fn counting(a: &crate::cli::CountArgs, repo: &gix::Repository) -> crate::compare::Counting {
+    let default = crate::compare::Counting::of(repo);
+    crate::compare::Counting {
+        ignore_whitespace: default.ignore_whitespace && !a.keep_whitespace,
+        include_user_edits: a.include_user_edits,
+    }
 }

@@ -178,6 +178,7 @@ fn listing(command: Command, edge: &Edge<'_>, open: &dyn Fn() -> Result<Context>
         Command::List(crate::cli::ListArgs {
             thread,
             remote: Some(remote),
+            ..
         }) => {
             commands::sync::check_remote(Some(&remote))?;
             let named = Named::optional(thread.as_deref())?;
@@ -200,7 +201,8 @@ fn listing(command: Command, edge: &Edge<'_>, open: &dyn Fn() -> Result<Context>
             Some(t) => {
                 let ctx = open()?;
                 let thread = t.resolve(&ctx, edge)?;
-                let mut listed = commands::list::turns(&ctx.repo, &thread)?;
+                let how = super::args::counting(&a.counts, &ctx.repo);
+                let mut listed = commands::list::turns(&ctx, &thread, how)?;
                 listed.view.time_zone = edge.time_zone();
                 Outcome::Turns(listed)
             }
@@ -214,7 +216,8 @@ fn listing(command: Command, edge: &Edge<'_>, open: &dyn Fn() -> Result<Context>
             let named = Named::or_current(a.thread.thread.as_deref())?;
             let ctx = open()?;
             let thread = named.resolve(&ctx, edge)?;
-            Outcome::Show(commands::show::run(&ctx.repo, &thread, a.turn)?)
+            let how = super::args::counting(&a.counts, &ctx.repo);
+            Outcome::Show(commands::show::run(&ctx, &thread, a.turn, how)?)
         }
         _ => return Err(Error::Internal("not a listing command".into())),
     })

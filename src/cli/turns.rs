@@ -84,11 +84,39 @@ pub struct ListArgs {
     /// The turns `fetch` kept apart from this remote (threads it has otherwise than here)
     #[arg(long, value_name = "NAME")]
     pub remote: Option<String>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub counts: CountArgs,
+}
+
+/// How a turn's figures are counted, as `diff --turn N` counts them.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct CountArgs {
+    /// Count whitespace-only changes too (like `diff --keep-whitespace`)
+    #[arg(long)]
+    pub keep_whitespace: bool,
+    /// Count the files the user changed between turns too (like `diff --include-user-edits`)
+    #[arg(long)]
+    pub include_user_edits: bool,
 }
 
 /// Arguments of `show`.
 #[derive(Debug, Args)]
 pub struct ShowArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub thread: ThreadSel,
+    /// Turn number (default: latest)
+    #[arg(long, value_name = "N")]
+    pub turn: Option<u64>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub counts: CountArgs,
+}
+
+/// Arguments of `rev`.
+#[derive(Debug, Args)]
+pub struct RevArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub thread: ThreadSel,
@@ -109,16 +137,16 @@ pub struct LogArgs {
     /// The thread's turns that `fetch` kept apart from this remote
     #[arg(long, value_name = "NAME", conflicts_with_all = ["patch", "paths"])]
     pub remote: Option<String>,
-    /// Show each turn's patch (against the turn before it, whitespace ignored)
+    /// Show each turn's patch (what `diff --turn N` shows)
     #[arg(short = 'p', long = "patch")]
     pub patch: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub counts: CountArgs,
     /// Only the turns that changed these paths, and only those paths' changes (git's pathspec syntax)
     #[arg(last = true, value_name = "PATH")]
     pub paths: Vec<String>,
 }
-
-/// Arguments of `rev`: the same as `show`'s.
-pub type RevArgs = ShowArgs;
 
 /// Arguments of `restore`.
 #[derive(Debug, Args)]

@@ -57,9 +57,16 @@ pub struct ListView {
     pub here: Option<String>,
 }
 
-/// The turns of `thread`.
-pub fn turns(repo: &gix::Repository, thread: &ThreadId) -> Result<TurnsOutcome> {
-    let (turns, problems) = store::load_thread(repo, thread)?;
+/// The turns of `thread`, each with its figures counted `how` (see
+/// [`crate::compare::turn_counts`]).
+pub fn turns(
+    ctx: &crate::context::Context,
+    thread: &ThreadId,
+    how: crate::compare::Counting,
+) -> Result<TurnsOutcome> {
+    let repo = &ctx.repo;
+    let (mut turns, problems) = store::load_thread(repo, thread)?;
+    crate::compare::fill(ctx, thread, &mut turns, how);
     Ok(TurnsOutcome {
         thread: thread.to_string(),
         turns,

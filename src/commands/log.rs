@@ -22,6 +22,8 @@ pub struct Options {
     pub paths: Vec<String>,
     /// Where the pathspecs start: the current directory, from the top.
     pub prefix: gix::bstr::BString,
+    /// How each turn's figures (and patch) are counted.
+    pub counting: crate::compare::Counting,
 }
 
 /// A thread's turns, newest first.
@@ -69,6 +71,10 @@ pub struct View {
 /// The turns of `opts.thread`, newest first.
 pub fn run(ctx: &Context, opts: Options) -> Result<LogOutcome> {
     let (mut turns, problems) = crate::store::load_thread(&ctx.repo, &opts.thread)?;
+    // Limited to paths, a turn shows its note's files of those paths.
+    if opts.paths.is_empty() {
+        crate::compare::fill(ctx, &opts.thread, &mut turns, opts.counting);
+    }
     turns.reverse();
     if let Some(mut spec) = crate::diff::changes::Pathspecs::new(&ctx.repo, &opts.paths, &opts.prefix)? {
         turns.retain_mut(|cp| limit_to(cp, &mut spec));
@@ -107,15 +113,15 @@ fn patch_of(
     let opts = diff::Options {
         thread: Some(opts.thread.clone()),
         mode: Mode::Turn(Some(turn)),
-        ignore_whitespace: true,
+        ignore_whitespace: opts.counting.ignore_whitespace,
         binary: false,
         format: Format::Patch,
         context: crate::diff::patch::CONTEXT,
         paths: opts.paths.clone(),
         prefix: opts.prefix.clone(),
         relative: None,
-        // Like the stat above it (the note's summary, from turn N-1).
-        include_user_edits: true,
+        // Like the figures above it, and `diff --turn N`.
+        include_user_edits: opts.counting.include_user_edits,
     };
     match diff::run(ctx, opts) {
         Ok(d) => Ok(Some(d.patch)),

@@ -17,10 +17,19 @@ pub struct ShowOutcome {
     pub revert_in_progress: Option<crate::revert::RevertInProgress>,
 }
 
-/// The checkpoint of `turn` (default: the latest) of `thread`.
-pub fn run(repo: &gix::Repository, thread: &ThreadId, turn: Option<u64>) -> Result<ShowOutcome> {
+/// The checkpoint of `turn` (default: the latest) of `thread`, with its
+/// figures counted `how`.
+pub fn run(
+    ctx: &crate::context::Context,
+    thread: &ThreadId,
+    turn: Option<u64>,
+    how: crate::compare::Counting,
+) -> Result<ShowOutcome> {
+    let repo = &ctx.repo;
+    let mut checkpoint = store::load_turn(repo, thread, turn)?;
+    crate::compare::fill(ctx, thread, std::slice::from_mut(&mut checkpoint), how);
     Ok(ShowOutcome {
-        checkpoint: store::load_turn(repo, thread, turn)?,
+        checkpoint,
         revert_in_progress: crate::revert::progress(repo, thread)?,
     })
 }

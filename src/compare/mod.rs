@@ -17,8 +17,10 @@ use crate::model::thread::ThreadId;
 use crate::repo::{self, NotesReader, Recorder};
 use crate::store;
 
+mod counts;
 mod sides;
 mod types;
+pub use counts::{Counting, default_ignore_whitespace, fill, turn_counts};
 use sides::*;
 pub use types::*;
 
@@ -120,11 +122,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
     } else {
         Vec::new()
     };
-    let mut sizes = if format == Format::Stat {
-        binary_sizes(repo, from.tree, to.tree, &files)?
-    } else {
-        Default::default()
-    };
+    let mut sizes = binary_sizes_for(format, repo, (from.tree, to.tree), &files)?;
     let (mut files, mut patch) = (files, patch);
     if let Some(rel) = &relative {
         // Paths shown relative to the directory, once everything that reads
@@ -142,6 +140,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
         ignore_whitespace,
         files,
         totals,
+        whitespace_only: hidden,
         patch,
         relative: relative.map(|r| r.to_str_lossy().into_owned()),
         notices,
@@ -249,6 +248,20 @@ fn strip_relative_all(
         .into_iter()
         .map(|(path, size)| (strip_relative(rel, &path), size))
         .collect();
+}
+
+/// For `--stat`: the sizes of the binary files (else none).
+fn binary_sizes_for(
+    format: Format,
+    repo: &gix::Repository,
+    (from, to): (ObjectId, ObjectId),
+    files: &[FileChange],
+) -> Result<std::collections::HashMap<Vec<u8>, (u64, u64)>> {
+    if format == Format::Stat {
+        binary_sizes(repo, from, to, files)
+    } else {
+        Ok(Default::default())
+    }
 }
 
 /// "2 files differ only in whitespace": said when whitespace hid any.

@@ -154,6 +154,8 @@ pub struct DiffOutcome {
     pub files: Vec<FileChange>,
     /// Totals over `files`.
     pub totals: Totals,
+    /// Files left out because they changed only in whitespace.
+    pub whitespace_only: usize,
     /// The patch, when asked for.
     #[serde(skip)]
     pub patch: Vec<FilePatch>,

@@ -4,6 +4,7 @@
 
 use std::io::{self, Write};
 
+use super::figures::{figures, figures_of_note, left_out};
 use super::safe;
 
 use super::quote_path;
@@ -59,19 +60,22 @@ pub fn turns(t: &TurnsOutcome, out: &mut dyn Write) -> io::Result<()> {
     )?;
     for cp in &t.turns {
         let n = &cp.note;
-        let (a, d) = n.totals();
+        let (files, a, d) = figures(cp);
         let status = if n.placeholder {
             "pending".to_owned()
         } else {
             n.status.as_str().to_owned()
         };
         let when = super::review::local_and_relative(&n.completed_at, t.view.time_zone.as_ref(), None);
-        let title = n.title.as_deref().map(safe).unwrap_or_default();
+        let mut title = n.title.as_deref().map(safe).unwrap_or_default().into_owned();
+        if let Some(aside) = left_out(cp) {
+            title = format!("{title} ({aside})").trim_start().to_owned();
+        }
         let line = format!(
             "{:>5}  {:<11} {:>6} {:>8} {:>8}  {:<25}  {title}",
             n.turn,
             status,
-            n.files.len(),
+            files,
             format!("+{a}"),
             format!("-{d}"),
             when,
@@ -229,6 +233,25 @@ pub fn show(s: &ShowOutcome, out: &mut dyn Write) -> io::Result<()> {
             " {count} file{} changed, +{a} -{d}",
             if count == 1 { "" } else { "s" }
         )?;
+    }
+    // The turn's own figures, when they differ from the note's record
+    // (the user's edits between turns, whitespace-only changes).
+    if let Some(c) = cp.counts
+        && (figures_of_note(cp) != (c.files as u64, c.additions, c.deletions) || left_out(cp).is_some())
+    {
+        writeln!(
+            out,
+            "\nturn {}: {} file{} changed, +{} -{} (as `git t3 diff --turn {}` counts)",
+            n.turn,
+            c.files,
+            if c.files == 1 { "" } else { "s" },
+            c.additions,
+            c.deletions,
+            n.turn
+        )?;
+        if let Some(aside) = left_out(cp) {
+            writeln!(out, " {aside}")?;
+        }
     }
     match &s.revert_in_progress {
         Some(r) => revert_line(r, &n.thread, out),

@@ -15,6 +15,7 @@ use crate::error::{EXIT_FAILED, EXIT_OK, Error};
 mod checkpoints;
 mod diff;
 mod disk;
+mod figures;
 mod op;
 pub mod pager;
 mod patch;

@@ -32,7 +32,7 @@ pub fn log(l: &LogOutcome, out: &mut dyn Write) -> io::Result<()> {
                 n.turn,
                 status_of(n),
                 when.relative,
-                stat_short(n)
+                stat_short(cp)
             );
             writeln!(out, "{}", line.trim_end())?;
         } else {
@@ -43,7 +43,10 @@ pub fn log(l: &LogOutcome, out: &mut dyn Write) -> io::Result<()> {
             writeln!(out, "Agent:   {}", safe(agent(n)))?;
             writeln!(out, "Date:    {} ({})", when.local, when.relative)?;
             writeln!(out, "Status:  {}", status_of(n))?;
-            writeln!(out, " {}", stat_long(n))?;
+            writeln!(out, " {}", stat_long(cp))?;
+            if let Some(aside) = super::figures::left_out(cp) {
+                writeln!(out, " {aside}")?;
+            }
         }
         if let Some(Some(patch)) = l.patches.get(i) {
             if !l.view.oneline {
@@ -95,8 +98,22 @@ fn file_count(n: &Note) -> u64 {
     n.files.len() as u64 + n.files_omitted.unwrap_or_default().files
 }
 
-/// `2 files changed, 3 insertions(+), 1 deletion(-)`, as git's diffstat ends.
-fn stat_long(n: &Note) -> String {
+/// `2 files changed, 3 insertions(+), 1 deletion(-)`, as git's diffstat ends
+/// (the turn's figures as `diff --turn N` counts them, when known).
+fn stat_long(cp: &crate::store::Checkpoint) -> String {
+    let n = &cp.note;
+    if let Some(c) = cp.counts {
+        let plural = |k: u64| if k == 1 { "" } else { "s" };
+        let files = c.files as u64;
+        return format!(
+            "{files} file{} changed, {} insertion{}(+), {} deletion{}(-)",
+            plural(files),
+            c.additions,
+            plural(c.additions),
+            c.deletions,
+            plural(c.deletions)
+        );
+    }
     if let Some(why) = no_summary(n) {
         return why.to_owned();
     }
@@ -116,12 +133,18 @@ fn stat_long(n: &Note) -> String {
 }
 
 /// `2 files +3 -1`.
-fn stat_short(n: &Note) -> String {
+fn stat_short(cp: &crate::store::Checkpoint) -> String {
+    let n = &cp.note;
     if n.placeholder {
         return "placeholder".into();
     }
-    let (a, d) = n.totals();
-    let files = file_count(n);
+    let (files, a, d) = match cp.counts {
+        Some(c) => (c.files as u64, c.additions, c.deletions),
+        None => {
+            let (a, d) = n.totals();
+            (file_count(n), a, d)
+        }
+    };
     format!("{files} file{} +{a} -{d}", if files == 1 { "" } else { "s" })
 }
 

@@ -144,19 +144,7 @@ pub fn restore_paths(lock: &Locked<'_>, opts: Options) -> Result<Restored> {
     repo::ensure_tree_object(&rec, safety.tree)?;
     let commit = repo::write_commit(&rec, safety.tree, Vec::new(), &message)?;
     if !done.uncaptured.is_empty() {
-        let mut named: Vec<String> = done
-            .uncaptured
-            .iter()
-            .take(10)
-            .map(|p| crate::model::path::quoted(&p.0))
-            .collect();
-        if done.uncaptured.len() > 10 {
-            named.push(format!("and {} more", done.uncaptured.len() - 10));
-        }
-        done.notices.push(format!(
-            "replaced work no checkpoint held ({}): kept in the safety checkpoint {commit}",
-            named.join(", ")
-        ));
+        done.notices.push(uncaptured_notice(&done.uncaptured, commit));
     }
     rec.sync()?;
     let mut op = Op::new(Kind::Restore, Some(thread.as_str()));
@@ -283,4 +271,21 @@ fn overlay(
     let tree = editor.write(|t| rec.write_object(t))?;
     repo::ensure_tree_object(rec, tree)?;
     Ok(tree)
+}
+
+/// `replaced work no checkpoint held (a.txt, b.txt): kept in the safety
+/// checkpoint <id>`, at most ten paths named.
+fn uncaptured_notice(paths: &[crate::model::path::PathText], commit: gix::ObjectId) -> String {
+    let mut named: Vec<String> = paths
+        .iter()
+        .take(10)
+        .map(|p| crate::model::path::quoted(&p.0))
+        .collect();
+    if paths.len() > 10 {
+        named.push(format!("and {} more", paths.len() - 10));
+    }
+    format!(
+        "replaced work no checkpoint held ({}): kept in the safety checkpoint {commit}",
+        named.join(", ")
+    )
 }

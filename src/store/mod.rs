@@ -29,6 +29,29 @@ pub struct Checkpoint {
     /// Its tree: the captured worktree.
     #[serde(serialize_with = "hex")]
     pub tree: ObjectId,
+    /// What the turn changed by the one definition every view shows (the
+    /// agent's own changes, whitespace ignored unless asked): filled in by
+    /// the commands that show turns, equal to `diff --turn N`'s totals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counts: Option<TurnCounts>,
+}
+
+/// A turn's figures as `list`, `log`, `show`, the page and `diff --turn N`
+/// give them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TurnCounts {
+    /// Files changed.
+    pub files: usize,
+    /// Lines added.
+    pub additions: u64,
+    /// Lines deleted.
+    pub deletions: u64,
+    /// Files left out because they changed only in whitespace.
+    pub whitespace_only: usize,
+    /// Files the user changed between the turn before and this turn's
+    /// prompt, left out (`None`: counted in, or not known).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_edits: Option<usize>,
 }
 
 fn hex<S: serde::Serializer>(id: &ObjectId, s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -232,6 +255,7 @@ pub fn load(
                 note: t3code_note(repo, thread, turn, tree)?,
                 commit: turn.commit,
                 tree,
+                counts: None,
             });
         }
         return Err(Error::BadMetadata {
@@ -256,6 +280,7 @@ pub fn load(
         note,
         commit: turn.commit,
         tree,
+        counts: None,
     })
 }
 
@@ -302,6 +327,7 @@ pub fn real_checkpoint_below(
                     note: Note::new(thread, t.turn),
                     commit: t.commit,
                     tree,
+                    counts: None,
                 }));
             }
             Err(e) => return Err(e),
@@ -336,7 +362,12 @@ pub fn write(
             keep: Vec::new(),
         },
     )?;
-    Ok(Checkpoint { note, commit, tree })
+    Ok(Checkpoint {
+        note,
+        commit,
+        tree,
+        counts: None,
+    })
 }
 
 /// The title of `thread`: the first line of the first prompt a note

@@ -46,7 +46,8 @@ impl Runner<'_> {
     pub(super) fn turns(&self, thread: &str) -> Answer {
         let ctx = self.look()?;
         let thread = Self::thread(&ctx, thread)?;
-        let listed = commands::list::turns(&ctx.repo, &thread).map_err(failed)?;
+        let how = crate::compare::Counting::of(&ctx.repo);
+        let listed = commands::list::turns(&ctx, &thread, how).map_err(failed)?;
         render(&Outcome::Turns(listed), Format::Json)
     }
 

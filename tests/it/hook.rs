@@ -1070,3 +1070,87 @@ fn an_interrupt_without_a_running_turn_changes_nothing() {
     assert_eq!(field(&note(&r, &ref_for(thread, 1)), "status"), Some("ready"));
     assert_eq!(r.refs("refs/t3/"), before);
 }
+
+/// One set of numbers: for each turn of a thread with the user's edits
+/// between turns and whitespace-only changes, `list`, `log`, `show`, the
+/// review page and `diff --turn N --numstat` give the same figures, and the
+/// flags change all of them alike.
+#[test]
+fn every_view_counts_a_turn_as_diff_does() {
+    let r = TestRepo::seeded();
+    let at = |p: &str| payload(p, &r.root);
+    hook_ok(&r, "claude-code", &at("claude-user-prompt-submit.json"));
+    // Turn 1: a new file, and README.md changed only in whitespace.
+    r.write("agent1.txt", "one\ntwo\n");
+    r.write("README.md", "# demo\n\nline  two\n");
+    hook_ok(&r, "claude-code", &at("claude-stop.json"));
+    // The user edits src/lib.rs between turns; turn 2 edits agent1.txt.
+    r.write("src/lib.rs", "fn a() {}\nfn b() {}\nfn user() {}\n");
+    let second = at("claude-user-prompt-submit.json")
+        .replace("add a feature\\n\\nwith tests, please", "second prompt")
+        .replace("6f2a1c3e", "7a3b2d4f");
+    hook_ok(&r, "claude-code", &second);
+    r.write("agent1.txt", "one\ntwo\nthree\n");
+    let stop2 = at("claude-stop.json").replace("6f2a1c3e", "7a3b2d4f");
+    hook_ok(&r, "claude-code", &stop2);
+
+    let numstat = |turn: u64, flags: &[&str]| -> (u64, u64, u64) {
+        let t = turn.to_string();
+        let mut args = vec!["diff", "--thread", CLAUDE, "--turn", &t, "--numstat"];
+        args.extend_from_slice(flags);
+        let out = r.t3(&args).ok().out();
+        out.lines().fold((0, 0, 0), |(f, a, d), l| {
+            let mut p = l.split('\t');
+            let n = |x: Option<&str>| x.and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+            (f + 1, a + n(p.next()), d + n(p.next()))
+        })
+    };
+    let of = |c: &serde_json::Value| {
+        (
+            c["files"].as_u64().unwrap(),
+            c["additions"].as_u64().unwrap(),
+            c["deletions"].as_u64().unwrap(),
+        )
+    };
+    let server = crate::review_page::Server::start(&r, &[]);
+    let page = server.json(&format!("api/turns?thread={CLAUDE}"));
+    for (flags, expect) in [
+        (&[][..], [(1, 2, 0), (1, 1, 0)]),
+        (&["--keep-whitespace"][..], [(2, 3, 1), (1, 1, 0)]),
+        (&["--include-user-edits"][..], [(1, 2, 0), (2, 2, 1)]),
+    ] {
+        let list = r.t3_json(&[&["list", "--thread", CLAUDE][..], flags].concat());
+        let log = r.t3_json(&[&["log", "--thread", CLAUDE][..], flags].concat());
+        for turn in [1u64, 2] {
+            let want = numstat(turn, flags);
+            assert_eq!(want, expect[turn as usize - 1], "{flags:?} turn {turn}");
+            let t = turn.to_string();
+            let show = r.t3_json(&[&["show", "--thread", CLAUDE, "--turn", &t][..], flags].concat());
+            let listed = &list["turns"][turn as usize]["counts"];
+            let logged = log["turns"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["turn"] == turn)
+                .unwrap();
+            assert_eq!(of(listed), want, "list {flags:?} turn {turn}: {listed}");
+            assert_eq!(of(&logged["counts"]), want, "log {flags:?} turn {turn}");
+            assert_eq!(of(&show["counts"]), want, "show {flags:?} turn {turn}");
+            if flags.is_empty() {
+                assert_eq!(
+                    of(&page["turns"][turn as usize]["counts"]),
+                    want,
+                    "page turn {turn}"
+                );
+            }
+        }
+    }
+    // What the default leaves out is said, as figures of their own.
+    let list = r.t3_json(&["list", "--thread", CLAUDE]);
+    assert_eq!(list["turns"][1]["counts"]["whitespace_only"], 1);
+    assert_eq!(list["turns"][2]["counts"]["user_edits"], 1);
+    let text = r.t3(&["log", "--thread", CLAUDE]).ok().out();
+    assert!(text.contains("+ 1 file edited by you"), "{text}");
+    assert!(text.contains("1 file changed only in whitespace"), "{text}");
+    assert!(server.stop().success());
+}

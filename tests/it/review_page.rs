@@ -10,14 +10,14 @@ use std::time::Duration;
 use crate::util::{THREAD, TestRepo, ref_for};
 
 /// A running `git t3 review --no-open --port 0`.
-struct Server {
+pub(crate) struct Server {
     child: Child,
     port: u16,
     token: String,
 }
 
 impl Server {
-    fn start(r: &TestRepo, extra: &[&str]) -> Self {
+    pub(crate) fn start(r: &TestRepo, extra: &[&str]) -> Self {
         let mut args = vec!["review", "--no-open", "--port", "0"];
         args.extend_from_slice(extra);
         Self::spawn(r, &args, &[])
@@ -84,7 +84,7 @@ impl Server {
     }
 
     #[track_caller]
-    fn json(&self, path: &str) -> serde_json::Value {
+    pub(crate) fn json(&self, path: &str) -> serde_json::Value {
         let (status, _, body) = self.get(&self.url(path));
         assert_eq!(status, 200, "GET {path}: {}", String::from_utf8_lossy(&body));
         serde_json::from_slice(&body).unwrap()
@@ -95,7 +95,7 @@ impl Server {
     }
 
     /// SIGTERM, and the exit status.
-    fn stop(mut self) -> std::process::ExitStatus {
+    pub(crate) fn stop(mut self) -> std::process::ExitStatus {
         // SAFETY: signalling our own child by its pid.
         unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
         self.child.wait().unwrap()

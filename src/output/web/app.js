@@ -132,14 +132,28 @@
     await loadDiff();
   }
 
+  /** "1 file", "2 files". */
+  function plural(n, word) {
+    return n + " " + word + (n === 1 ? "" : "s");
+  }
+
   // --- turns -------------------------------------------------------------
   function renderTurns() {
     const ol = $("turns");
     ol.textContent = "";
     const shown = state.turns.slice().reverse();
     for (const cp of shown) {
-      const adds = cp.files.reduce((n, f) => n + (f.additions || 0), 0);
-      const dels = cp.files.reduce((n, f) => n + (f.deletions || 0), 0);
+      // The turn's figures as its diff counts them (the agent's own work,
+      // whitespace-only changes left out); the note's record when unknown.
+      const c = cp.counts || {
+        files: cp.files.length,
+        additions: cp.files.reduce((n, f) => n + (f.additions || 0), 0),
+        deletions: cp.files.reduce((n, f) => n + (f.deletions || 0), 0),
+      };
+      const adds = c.additions, dels = c.deletions;
+      const aside = [];
+      if (c.user_edits) aside.push("+ " + plural(c.user_edits, "file") + " edited by you");
+      if (c.whitespace_only) aside.push(plural(c.whitespace_only, "file") + " changed only in whitespace");
       const current = (state.mode === "turn" && state.turn === cp.turn) ||
         (state.mode === "latest" && shown.length && cp.turn === shown[0].turn);
       const b = el("button", {
@@ -150,10 +164,11 @@
           el("span", { class: "badge " + (cp.placeholder ? "placeholder" : cp.status), text: cp.placeholder ? "placeholder · " + cp.status : cp.status })),
         cp.title ? el("span", { class: "t-meta", text: cp.title }) : null,
         el("span", { class: "t-meta" },
-          cp.files.length + " file" + (cp.files.length === 1 ? "" : "s") + " ",
+          plural(c.files, "file") + " ",
           el("span", { class: "add", text: "+" + adds }), " ",
           el("span", { class: "del", text: "-" + dels }),
           " · " + ago(cp.completed_at)),
+        aside.length ? el("span", { class: "t-meta muted", text: aside.join(", ") }) : null,
         (cp.warnings || []).length ? el("span", { class: "t-meta badge error", text: cp.warnings.join("; ") }) : null);
       ol.append(el("li", {}, b));
     }
@@ -218,7 +233,11 @@
     }
     if (q.toString() !== state.query) return;
     state.files = d.files;
-    $("diff-desc").textContent = describe(d) + (d.ignore_whitespace ? " Whitespace ignored." : "");
+    const hidden = [];
+    if (d.whitespace_only) hidden.push(plural(d.whitespace_only, "file") + " changed only in whitespace, not shown");
+    if (d.user_edits) hidden.push(plural(d.user_edits, "file") + " edited by you between turns, not shown");
+    $("diff-desc").textContent = describe(d) + (d.ignore_whitespace ? " Whitespace ignored." : "") +
+      (hidden.length ? " (" + hidden.join("; ") + ")" : "");
     const t = $("totals");
     t.append(d.totals.files + " file" + (d.totals.files === 1 ? "" : "s") + " ",
       el("span", { class: "add", id: "total-add", text: "+" + d.totals.additions }), " ",
