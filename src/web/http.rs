@@ -91,8 +91,38 @@ pub struct RevertForm {
     pub to: u64,
     /// Leave the agent's conversation alone.
     pub files_only: bool,
+    /// Only say what would change (the page's preview).
+    pub dry_run: bool,
     /// The page's CSRF token.
     pub csrf: String,
+}
+
+/// The undo the page asks for (`POST /api/undo`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UndoForm {
+    /// The operation (its id, or a unique prefix of at least 4 hex digits).
+    pub op: String,
+    /// The page's CSRF token.
+    pub csrf: String,
+}
+
+/// A form the page posts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Form {
+    /// `POST /api/revert`.
+    Revert(RevertForm),
+    /// `POST /api/undo`.
+    Undo(UndoForm),
+}
+
+impl Form {
+    /// Its CSRF token.
+    pub fn csrf(&self) -> &str {
+        match self {
+            Form::Revert(f) => &f.csrf,
+            Form::Undo(f) => &f.csrf,
+        }
+    }
 }
 
 /// What a request asks for.
@@ -115,6 +145,10 @@ pub enum Route {
     Patch(DiffQuery, usize),
     /// `POST /api/revert` (its form is in the body).
     Revert,
+    /// `/api/ops`: `git t3 --json op log`.
+    Ops,
+    /// `POST /api/undo` (its form is in the body): `git t3 op undo OP`.
+    Undo,
 }
 
 /// The embedded assets the page loads.
@@ -157,13 +191,15 @@ pub fn route(method: Method, url: &str, token: &str) -> Result<Route, Refusal> {
             Route::Patch(q, start)
         }
         ["api", "revert"] => Route::Revert,
+        ["api", "ops"] => Route::Ops,
+        ["api", "undo"] => Route::Undo,
         _ => return Err(Refusal::new(404, "no such page")),
     };
     let takes_query = matches!(route, Route::Turns(_) | Route::Diff(_) | Route::Patch(..));
     if !takes_query && query.is_some_and(|q| !q.is_empty()) {
         return Err(Refusal::bad("this path takes no query"));
     }
-    let allowed = if route == Route::Revert {
+    let allowed = if route == Route::Revert || route == Route::Undo {
         Method::Post
     } else {
         Method::Get
@@ -176,7 +212,11 @@ pub fn route(method: Method, url: &str, token: &str) -> Result<Route, Refusal> {
 
 /// The `Allow` header for a route's 405.
 pub fn allowed_method(url: &str) -> &'static str {
-    if url.split('?').next().is_some_and(|p| p.ends_with("/api/revert")) {
+    if url
+        .split('?')
+        .next()
+        .is_some_and(|p| p.ends_with("/api/revert") || p.ends_with("/api/undo"))
+    {
         "POST"
     } else {
         "GET, HEAD"
@@ -203,7 +243,7 @@ pub fn origin_ok(origin: Option<&str>, port: u16) -> bool {
 /// Parse the revert form (`application/x-www-form-urlencoded`).
 pub fn revert_form(body: &str) -> Result<RevertForm, Refusal> {
     let q = parse_query(body)?;
-    only(&q, &["thread", "to", "files_only", "csrf"])?;
+    only(&q, &["thread", "to", "files_only", "dry_run", "csrf"])?;
     let need = |k: &str| {
         q.get(k)
             .ok_or_else(|| Refusal::bad(format!("the form needs {k}")))
@@ -212,6 +252,25 @@ pub fn revert_form(body: &str) -> Result<RevertForm, Refusal> {
         thread: thread_value(need("thread")?)?,
         to: number(need("to")?)?,
         files_only: flag(q.get("files_only").map(String::as_str), false)?,
+        dry_run: flag(q.get("dry_run").map(String::as_str), false)?,
+        csrf: need("csrf")?.clone(),
+    })
+}
+
+/// Parse the undo form: an op id (4 to 40 hex digits) and the CSRF token.
+pub fn undo_form(body: &str) -> Result<UndoForm, Refusal> {
+    let q = parse_query(body)?;
+    only(&q, &["op", "csrf"])?;
+    let need = |k: &str| {
+        q.get(k)
+            .ok_or_else(|| Refusal::bad(format!("the form needs {k}")))
+    };
+    let op = need("op")?;
+    if !(4..=40).contains(&op.len()) || !op.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(Refusal::bad("op must be an operation id (4 to 40 hex digits)"));
+    }
+    Ok(UndoForm {
+        op: op.clone(),
         csrf: need("csrf")?.clone(),
     })
 }

@@ -291,7 +291,8 @@ impl State<'_> {
             Route::Turns(t) => self.runner.turns(&t),
             Route::Diff(q) => self.runner.diff(&q),
             Route::Patch(q, start) => self.runner.patch(&q, start),
-            Route::Revert => {
+            Route::Ops => self.runner.ops(),
+            Route::Revert | Route::Undo => {
                 let origin = match header("Origin") {
                     Ok(o) => o,
                     Err(r) => return Reply::refused(&r),
@@ -299,8 +300,9 @@ impl State<'_> {
                 if !http::origin_ok(origin.as_deref(), self.port) {
                     return Reply::refused(&Refusal::new(403, "the Origin header does not name this server"));
                 }
-                match self.read_form(request) {
-                    Ok(form) => self.revert(form),
+                match self.read_form(request, &route) {
+                    Ok(http::Form::Revert(form)) => self.revert(form),
+                    Ok(http::Form::Undo(form)) => self.runner.undo(&form),
                     Err(r) => return Reply::refused(&r),
                 }
             }
@@ -337,17 +339,24 @@ impl State<'_> {
         }
     }
 
-    fn read_form(&self, request: &mut conn::Request) -> std::result::Result<http::RevertForm, Refusal> {
+    fn read_form(
+        &self,
+        request: &mut conn::Request,
+        route: &Route,
+    ) -> std::result::Result<http::Form, Refusal> {
         if !self.opts.allow_revert {
             return Err(Refusal::new(
                 403,
-                "this page is read-only: start it with `git t3 review --allow-revert` to revert from it",
+                "this page is read-only: start it with `git t3 review --allow-revert` to revert or undo from it",
             ));
         }
         let body = std::mem::replace(&mut request.body, Ok(Vec::new()))?;
         let body = String::from_utf8(body).map_err(|_| Refusal::new(400, "the form is not UTF-8"))?;
-        let form = http::revert_form(&body)?;
-        if !self.csrf.iter().any(|t| http::same_secret(&form.csrf, t)) {
+        let form = match route {
+            Route::Undo => http::Form::Undo(http::undo_form(&body)?),
+            _ => http::Form::Revert(http::revert_form(&body)?),
+        };
+        if !self.csrf.iter().any(|t| http::same_secret(form.csrf(), t)) {
             return Err(Refusal::new(
                 403,
                 "the form's CSRF token is not this server's: reload the page",
@@ -358,7 +367,9 @@ impl State<'_> {
 
     fn revert(&mut self, form: http::RevertForm) -> std::result::Result<Vec<u8>, (u16, Error)> {
         let body = self.runner.revert(&form)?;
-        self.reverts += 1;
+        if !form.dry_run {
+            self.reverts += 1;
+        }
         Ok(body)
     }
 }

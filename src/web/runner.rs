@@ -111,11 +111,27 @@ impl Runner<'_> {
         let action = commands::revert::Action::To {
             turn: form.to,
             files_only: form.files_only,
-            dry_run: false,
+            dry_run: form.dry_run,
             force: false,
         };
         let outcome = commands::revert::run(&ctx, &thread, action).map_err(failed)?;
         render(&Outcome::Revert(outcome), Format::Json)
+    }
+}
+
+impl Runner<'_> {
+    /// `git t3 --json op log`: every operation, newest first.
+    pub(super) fn ops(&self) -> Answer {
+        let ctx = self.look()?;
+        let ops = commands::op::log(&ctx.repo, None).map_err(failed)?;
+        render(&Outcome::Op(ops), Format::Json)
+    }
+
+    /// `git t3 --json op undo OP`: writes, like a revert.
+    pub(super) fn undo(&self, form: &http::UndoForm) -> Answer {
+        let ctx = (self.open)(true).map_err(failed)?;
+        let undone = commands::op::undo(&ctx, Some(&form.op), false).map_err(failed)?;
+        render(&Outcome::Op(undone), Format::Json)
     }
 }
 

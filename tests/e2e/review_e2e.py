@@ -407,6 +407,8 @@ def main():
         d.wait("return !document.getElementById('revert').hidden", "the revert button")
         d.click("#revert")
         d.wait("return document.getElementById('confirm').open", "the confirmation")
+        preview = d.js("return [...document.querySelectorAll('#confirm-files li')].map(li => li.textContent)")
+        need(any("src/new_module.py" in p for p in preview), f"the preview does not list the files: {preview}")
         d.click("#files-only")
         d.screenshot(out / "review-revert.png")
         d.click("#confirm-yes")
@@ -416,7 +418,23 @@ def main():
         need(repo.read("README.md") == "# demo\n\nA small project.\n", "README.md is not turn 1's")
         ops = json.loads(repo.t3("--json", "op", "log"))["ops"]
         need(ops and ops[0]["kind"] == "revert" and ops[0]["safety"], f"no revert with a safety checkpoint in the op log: {ops[:1]}")
-        print("  revert from the page: files back at turn 1, op log entry with a safety checkpoint")
+        print("  revert from the page: previewed, files back at turn 1, op log entry with a safety checkpoint")
+
+        # the operation log on the page undoes the revert
+        d.wait("return !!document.querySelector('#ops li button.undo')", "the undo button in the op log")
+        d.click("#ops li button.undo")
+        d.wait("return document.body.dataset.undone === '1'", "the undo")
+        d.idle("after the undo")
+        ops = json.loads(repo.t3("--json", "op", "log"))["ops"]
+        need(ops and ops[0]["kind"] == "undo", f"the page's undo is not in the op log: {ops[:1]}")
+        print("  undo from the page's operation log: recorded as an undo")
+
+        # a capture while the page is open shows up without a reload
+        before = d.js("return document.querySelectorAll('#turns button.turn').length")
+        repo.write("live.txt", "captured while the page is open\n")
+        repo.t3("capture", "--thread", THREAD)
+        d.wait(f"return document.querySelectorAll('#turns button.turn').length === {before} + 1", "the live refresh", timeout=15)
+        print("  a capture while the page is open appears without a reload")
 
         # a thread whose id is ".." and whose title is ".": the browser would
         # resolve such a path segment away, so its id goes in the query

@@ -786,3 +786,87 @@ fn threads_named_with_dots_open_in_the_page() {
 fn url_escape_all(s: &str) -> String {
     s.bytes().map(|b| format!("%{b:02X}")).collect()
 }
+
+/// The page previews a revert (its dry run: the files it would change and
+/// the uncaptured work among them) and undoes operations from the log, both
+/// as the command line does, both behind the page's CSRF token.
+#[test]
+fn preview_revert_and_undo_from_the_operation_log() {
+    let r = TestRepo::seeded();
+    thread(&r);
+    r.t3(&["capture", "--thread", THREAD, "--turn", "2"]).ok();
+    r.write("scratch.txt", "never captured\n");
+    let s = Server::start(&r, &["--allow-revert"]);
+    let (_, _, page) = s.get(&s.url(""));
+    let page = String::from_utf8(page).unwrap();
+    let csrf = page
+        .split("name=\"t3-csrf\" content=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap()
+        .to_owned();
+    let origin = format!("http://127.0.0.1:{}", s.port);
+    let post = |path: &str, body: &str| {
+        let (code, _, body) = s.raw(&format!(
+            "POST {} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nOrigin: {origin}\r\nConnection: close\r\nContent-Length: \
+             {}\r\n\r\n{body}",
+            s.url(path),
+            s.port,
+            body.len()
+        ));
+        (
+            code,
+            serde_json::from_slice::<serde_json::Value>(&body).unwrap_or_default(),
+        )
+    };
+    let id = url_escape(THREAD);
+    // The preview changes nothing and names what the revert would replace.
+    let refs = r.git(&["for-each-ref", "refs/t3", "refs/notes"]);
+    let (code, preview) = post(
+        "api/revert",
+        &format!("thread={id}&to=1&files_only=1&dry_run=1&csrf={csrf}"),
+    );
+    assert_eq!(code, 200, "{preview}");
+    let cli = r.t3_json(&[
+        "revert",
+        "--thread",
+        THREAD,
+        "--to",
+        "1",
+        "--files-only",
+        "--dry-run",
+    ]);
+    assert_eq!(preview, cli);
+    assert_eq!(preview["action"], "dry-run");
+    assert!(
+        preview["uncaptured"].to_string().contains("scratch.txt"),
+        "{preview}"
+    );
+    assert_eq!(r.git(&["for-each-ref", "refs/t3", "refs/notes"]), refs);
+    assert!(r.root.join("scratch.txt").exists());
+    // The op log, as `op log --json`; then the revert, and its undo.
+    assert_eq!(s.json("api/ops"), r.t3_json(&["op", "log"]));
+    let (code, done) = post(
+        "api/revert",
+        &format!("thread={id}&to=1&files_only=1&csrf={csrf}"),
+    );
+    assert_eq!(code, 200, "{done}");
+    assert!(!r.root.join("scratch.txt").exists());
+    let ops = s.json("api/ops");
+    assert_eq!(ops, r.t3_json(&["op", "log"]));
+    let op = ops["ops"][0]["id"].as_str().unwrap().to_owned();
+    // An undo needs the token, and an op id.
+    assert_eq!(
+        post("api/undo", &format!("op={op}&csrf={}", "x".repeat(csrf.len()))).0,
+        403
+    );
+    assert_eq!(post("api/undo", &format!("op=--force&csrf={csrf}")).0, 400);
+    let (code, undone) = post("api/undo", &format!("op={op}&csrf={csrf}"));
+    assert_eq!(code, 200, "{undone}");
+    assert_eq!(
+        std::fs::read_to_string(r.root.join("scratch.txt")).unwrap(),
+        "never captured\n"
+    );
+    assert_eq!(r.refs("refs/t3/checkpoints/").len(), 3);
+    assert!(s.stop().success());
+}

@@ -4,6 +4,8 @@
 (function () {
   const $ = (id) => document.getElementById(id);
   const initial = JSON.parse($("t3-initial").textContent || "{}");
+  // The turns as last drawn (JSON), to tell when new ones came in.
+  let lastTurns = null;
   const csrf = (document.querySelector('meta[name="t3-csrf"]') || {}).content || "";
   const STATUS_FOR = 30; // threads whose latest turn's status is looked up
   const FOLD_LINES = 400; // files with more patch lines start folded
@@ -33,7 +35,13 @@
   async function api(path, opts) {
     busy(1);
     try {
-      const r = await fetch(path, Object.assign({ credentials: "same-origin" }, opts || {}));
+      let r;
+      try {
+        r = await fetch(path, Object.assign({ credentials: "same-origin" }, opts || {}));
+      } catch (_) {
+        // The server is gone (stopped, idle timeout) or unreachable.
+        throw new Error("git t3 review is not answering (it stopped, or went idle): run `git t3 review` again and open its new URL.");
+      }
       let body = null;
       try { body = await r.json(); } catch (_) { body = null; }
       if (!r.ok) {
@@ -120,6 +128,7 @@
     try {
       const r = await api(turnsPath(id));
       state.turns = r.turns || [];
+      lastTurns = JSON.stringify(state.turns);
       const info = [];
       if (r.revert_in_progress) info.push("A revert stopped half-way (step " + r.revert_in_progress.step + "): git t3 revert --continue or --abort.");
       for (const p of r.problems || []) info.push("Unreadable: " + p);
@@ -384,25 +393,90 @@
   }
 
   // --- revert ------------------------------------------------------------
-  function askRevert() {
+  function revertForm(dryRun) {
+    return new URLSearchParams({
+      thread: state.thread, to: String(state.turn),
+      // The preview lists the files, the same whatever happens to the
+      // conversation (which the real revert asks the provider about).
+      files_only: dryRun || $("files-only").checked ? "1" : "0", dry_run: dryRun ? "1" : "0", csrf,
+    }).toString();
+  }
+
+  /** The files a revert would change, as its dry run lists them. */
+  function previewList(r) {
+    const ul = $("confirm-files");
+    ul.textContent = "";
+    const files = r.files || { write: [], delete: [] };
+    for (const p of files.write || []) ul.append(el("li", { text: "write  " + p }));
+    for (const p of files.delete || []) ul.append(el("li", { text: "delete " + p }));
+    for (const p of r.uncaptured || []) ul.append(el("li", { class: "warn", text: "no checkpoint holds " + p + " (kept in the safety checkpoint)" }));
+    for (const o of r.others || []) ul.append(el("li", { class: "warn", text: "another thread's work: " + o.path }));
+    if (!ul.children.length) ul.append(el("li", { class: "muted", text: "No file changes." }));
+  }
+
+  async function askRevert() {
     const d = $("confirm");
-    $("confirm-text").textContent = "Put this worktree back to turn " + state.turn + " of thread " + state.thread + "? Files changed since are replaced.";
+    $("confirm-text").textContent = "Put this worktree back to turn " + state.turn + " of thread " + state.thread + "? These files change:";
+    try {
+      const preview = await api("api/revert", { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: revertForm(true) });
+      previewList(preview);
+    } catch (e) {
+      showError("Could not preview the revert: " + e.message);
+      return;
+    }
     d.returnValue = "";
     d.showModal();
   }
 
   async function doRevert() {
-    const body = new URLSearchParams({ thread: state.thread, to: String(state.turn), files_only: $("files-only").checked ? "1" : "0", csrf });
     try {
-      const r = await api("api/revert", { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: body.toString() });
+      const r = await api("api/revert", { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: revertForm(false) });
       showError(null);
       await refreshThreads();
       await selectThread(state.thread, false);
       const banner = $("thread-info");
-      banner.textContent = "Reverted to turn " + (r.to_turn !== undefined ? r.to_turn : state.turn) + ". git t3 op undo reverses it.";
+      banner.textContent = "Reverted to turn " + (r.to_turn !== undefined ? r.to_turn : state.turn) + ". Undo it in Operations below, or with git t3 op undo.";
       document.body.dataset.reverted = "1";
+      loadOps();
     } catch (e) {
       showError("Revert failed: " + e.message);
+    }
+  }
+
+  // --- operations --------------------------------------------------------
+  async function loadOps() {
+    const ul = $("ops");
+    let r;
+    try {
+      r = await api("api/ops");
+    } catch (e) {
+      showError("Could not read the operation log: " + e.message);
+      return;
+    }
+    ul.textContent = "";
+    for (const op of (r.ops || []).slice(0, 20)) {
+      const what = op.kind + (op.thread ? " · " + op.thread : "") + " · " + ago(op.time);
+      const li = el("li", { "data-op": op.id }, el("span", { text: what }));
+      if (initial.revert && !op.undone) {
+        li.append(" ", el("button", { type: "button", class: "undo", onclick: () => undoOp(op.id) }, "Undo"));
+      }
+      ul.append(li);
+    }
+    if (!ul.children.length) ul.append(el("li", { class: "muted", text: "No operations yet." }));
+  }
+
+  async function undoOp(id) {
+    const body = new URLSearchParams({ op: id, csrf }).toString();
+    try {
+      await api("api/undo", { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body });
+      showError(null);
+      await refreshThreads();
+      if (state.thread) await selectThread(state.thread, false);
+      $("thread-info").textContent = "Undid operation " + id.slice(0, 12) + ".";
+      document.body.dataset.undone = "1";
+      loadOps();
+    } catch (e) {
+      showError("Undo failed: " + e.message);
     }
   }
 
@@ -493,4 +567,33 @@
   const first = initial.thread || (state.threads[0] && state.threads[0].thread);
   if (first) selectThread(first); else loadDiff();
   loadStatuses();
+  loadOps();
+
+  // --- live refresh --------------------------------------------------------
+  // While the agent works, new turns appear without a reload: the thread's
+  // turns are asked for every few seconds and, when they changed, the list
+  // is drawn again (the diff too when it shows the latest turn); the
+  // scroll position stays.
+  async function poll() {
+    if (!state.thread || document.hidden) return;
+    let r;
+    try {
+      r = await fetch(turnsPath(state.thread), { credentials: "same-origin" }).then((x) => x.ok ? x.json() : null);
+    } catch (_) {
+      return;
+    }
+    if (!r) return;
+    const now = JSON.stringify(r.turns || []);
+    if (now !== lastTurns) {
+      const y = window.scrollY;
+      state.turns = r.turns || [];
+      renderTurns();
+      document.body.dataset.refreshed = String(+(document.body.dataset.refreshed || 0) + 1);
+      if (state.mode === "latest") await loadDiff();
+      loadOps();
+      window.scrollTo(0, y);
+    }
+    lastTurns = now;
+  }
+  setInterval(poll, 2000);
 })();
