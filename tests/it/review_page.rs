@@ -83,6 +83,17 @@ impl Server {
         ))
     }
 
+    /// The CSRF token of a page load (`--allow-revert` only).
+    fn csrf(&self) -> String {
+        let (_, _, page) = self.get(&self.url(""));
+        let page = String::from_utf8(page).unwrap();
+        page.split("name=\"t3-csrf\" content=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap()
+            .to_owned()
+    }
+
     #[track_caller]
     pub(crate) fn json(&self, path: &str) -> serde_json::Value {
         let (status, _, body) = self.get(&self.url(path));
@@ -293,14 +304,7 @@ fn revert_from_the_page_goes_through_the_saga() {
     thread(&r);
     r.t3(&["capture", "--thread", THREAD, "--turn", "2"]).ok();
     let s = Server::start(&r, &["--allow-revert"]);
-    let (_, _, page) = s.get(&s.url(""));
-    let page = String::from_utf8(page).unwrap();
-    let csrf = page
-        .split("name=\"t3-csrf\" content=\"")
-        .nth(1)
-        .and_then(|rest| rest.split('"').next())
-        .unwrap()
-        .to_owned();
+    let csrf = s.csrf();
     assert!(csrf.len() >= 32);
     let id = url_escape(THREAD);
     let form = |csrf: &str| format!("thread={id}&to=1&files_only=1&csrf={csrf}");
@@ -797,14 +801,7 @@ fn preview_revert_and_undo_from_the_operation_log() {
     r.t3(&["capture", "--thread", THREAD, "--turn", "2"]).ok();
     r.write("scratch.txt", "never captured\n");
     let s = Server::start(&r, &["--allow-revert"]);
-    let (_, _, page) = s.get(&s.url(""));
-    let page = String::from_utf8(page).unwrap();
-    let csrf = page
-        .split("name=\"t3-csrf\" content=\"")
-        .nth(1)
-        .and_then(|rest| rest.split('"').next())
-        .unwrap()
-        .to_owned();
+    let csrf = s.csrf();
     let origin = format!("http://127.0.0.1:{}", s.port);
     let post = |path: &str, body: &str| {
         let (code, _, body) = s.raw(&format!(
