@@ -436,6 +436,18 @@ def main():
         d.wait(f"return document.querySelectorAll('#turns button.turn').length === {before} + 1", "the live refresh", timeout=15)
         print("  a capture while the page is open appears without a reload")
 
+        # a bookmarked view: the URL's fragment names thread, turn and file
+
+        d.go("about:blank")  # a fragment alone would not load the page again
+        d.go(server.url + "#" + urllib.parse.urlencode({"thread": THREAD, "mode": "turn", "turn": "1", "file": "src/new_module.py"}))
+        d.wait("return document.body.dataset.located === '1'", "the bookmarked view")
+        d.idle("the bookmarked view")
+        cur = d.js("return document.querySelector('#turns button[aria-current=\"true\"]').dataset.turn")
+        need(cur == "1", f"the bookmarked turn is not selected: {cur}")
+        shown = d.js("const c = document.querySelector('.filediff.current summary'); return c ? c.textContent : ''")
+        need("src/new_module.py" in shown, f"the bookmarked file is not the current one: {shown!r}")
+        print("  a bookmarked URL opens its thread, turn and file")
+
         # a thread whose id is ".." and whose title is ".": the browser would
         # resolve such a path segment away, so its id goes in the query
         repo.t3("baseline", "--thread", DOTS)

@@ -207,6 +207,17 @@
     return q;
   }
 
+  /** The URL's fragment names what is shown (thread, mode, turn, file),
+   * so a link opens the same view: `#thread=…&mode=turn&turn=2&file=…`. */
+  function saveLocation(file) {
+    const h = new URLSearchParams();
+    if (state.thread) h.set("thread", state.thread);
+    h.set("mode", state.mode);
+    if (state.mode === "turn" && state.turn !== null) h.set("turn", String(state.turn));
+    if (file) h.set("file", file);
+    history.replaceState(null, "", "#" + h.toString());
+  }
+
   function describe(d) {
     const m = state.mode;
     if (m === "worktree") return "The live worktree against HEAD.";
@@ -232,6 +243,7 @@
     showError(null);
     if (!q) { $("diff-desc").textContent = "Pick a thread, or a live mode."; return; }
     state.query = q.toString();
+    saveLocation(null);
     let d;
     try {
       d = await api("api/diff?" + state.query);
@@ -388,6 +400,8 @@
     blocks.forEach((x) => x.classList.remove("current"));
     b.classList.add("current");
     state.current = +b.dataset.index;
+    const f = state.files[state.current];
+    if (f) saveLocation(f.path);
     b.querySelector("summary").focus();
     b.scrollIntoView({ block: "start" });
   }
@@ -564,8 +578,27 @@
   state.threads = (initial.threads && initial.threads.threads) || [];
   renderThreads();
   busy(0);
-  const first = initial.thread || (state.threads[0] && state.threads[0].thread);
-  if (first) selectThread(first); else loadDiff();
+  // A bookmarked view (see saveLocation), else the page's thread.
+  const want = new URLSearchParams(location.hash.slice(1));
+  const first = want.get("thread") || initial.thread || (state.threads[0] && state.threads[0].thread);
+  (async () => {
+    if (first) await selectThread(first); else await loadDiff();
+    const mode = want.get("mode");
+    if (mode && mode !== state.mode && ["turn", "full", "worktree", "branch", "latest"].includes(mode)) {
+      state.mode = mode;
+      if (mode === "turn") state.turn = want.has("turn") ? +want.get("turn") : null;
+      renderTurns();
+      await loadDiff();
+    } else if (mode === "turn" && want.has("turn")) {
+      state.turn = +want.get("turn");
+      renderTurns();
+      await loadDiff();
+    }
+    const file = want.get("file");
+    const i = file ? state.files.findIndex((f) => f.path === file) : -1;
+    if (i >= 0) focusFile(i);
+    document.body.dataset.located = "1";
+  })();
   loadStatuses();
   loadOps();
 
