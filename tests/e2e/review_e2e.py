@@ -437,7 +437,6 @@ def main():
         print("  a capture while the page is open appears without a reload")
 
         # a bookmarked view: the URL's fragment names thread, turn and file
-
         d.go("about:blank")  # a fragment alone would not load the page again
         d.go(server.url + "#" + urllib.parse.urlencode({"thread": THREAD, "mode": "turn", "turn": "1", "file": "src/new_module.py"}))
         d.wait("return document.body.dataset.located === '1'", "the bookmarked view")
