@@ -446,6 +446,13 @@ def main():
         shown = d.js("const c = document.querySelector('.filediff.current summary'); return c ? c.textContent : ''")
         need("src/new_module.py" in shown, f"the bookmarked file is not the current one: {shown!r}")
         print("  a bookmarked URL opens its thread, turn and file")
+        d.js("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'n'}))")
+        need(d.js("return !!document.querySelector('#diff tr.hunk.current')"), "n did not go to a hunk")
+        d.js("document.dispatchEvent(new KeyboardEvent('keydown', {key: ']'}))")
+        d.idle("the next turn")
+        nxt = d.js("return document.querySelector('#turns button[aria-current=\"true\"]').dataset.turn")
+        need(nxt == "2", f"] did not step to the next turn: {nxt}")
+        print("  n goes to the next hunk, ] to the next turn")
 
         # a thread whose id is ".." and whose title is ".": the browser would
         # resolve such a path segment away, so its id goes in the query

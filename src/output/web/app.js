@@ -391,6 +391,23 @@
     return el("table", { class: "code split" }, cols(["num", "text", "num", "text"]), tb);
   }
 
+  /** Scroll to the next (1) or previous (-1) hunk below the page's top. */
+  function stepHunk(delta) {
+    const hunks = [...document.querySelectorAll("#diff tr.hunk")];
+    if (!hunks.length) return;
+    const top = 60;
+    const ys = hunks.map((h) => h.getBoundingClientRect().top);
+    let i = delta > 0 ? ys.findIndex((y) => y > top + 1) : ys.map((y) => y < top - 1).lastIndexOf(true);
+    if (i < 0) i = delta > 0 ? hunks.length - 1 : 0;
+    const h = hunks[i];
+    const det = h.closest("details");
+    if (det) det.open = true;
+    hunks.forEach((x) => x.classList.remove("current"));
+    h.classList.add("current");
+    h.scrollIntoView({ block: "start" });
+    window.scrollBy(0, -top + 20);
+  }
+
   function focusFile(i) {
     const blocks = document.querySelectorAll(".filediff");
     if (!blocks.length) return;
@@ -563,8 +580,10 @@
     switch (e.key) {
       case "j": focusFile(state.current + 1); break;
       case "k": focusFile(state.current - 1); break;
-      case "n": stepTurn(1); break;
-      case "p": stepTurn(-1); break;
+      case "n": stepHunk(1); break;
+      case "p": stepHunk(-1); break;
+      case "]": stepTurn(1); break;
+      case "[": stepTurn(-1); break;
       case "o": { const b = $("file-" + state.current); if (b) b.open = !b.open; break; }
       case "u": state.split = !state.split; loadDiff(); break;
       case "w": $("ws").click(); break;
