@@ -323,6 +323,9 @@ def main():
         binary = d.js("return document.querySelector('#diff .filediff[data-path=\"assets/logo.bin\"] .note').textContent")
         need("Binary file assets/logo.bin" in binary, f"the binary file is not named: {binary!r}")
         need(d.js("return document.querySelectorAll('table.code.unified tr.add').length") > 0, "no added lines shown")
+        # `return 3` became `return 33`: the changed word is marked on both lines
+        marked = d.js("return Array.from(document.querySelectorAll('#diff .wd')).map(s => s.closest('tr').className + ':' + s.textContent)")
+        need("del:3" in marked and "add:33" in marked, f"the changed word is not highlighted: {marked}")
         d.screenshot(out / "review-turn.png")
         if a.docs:
             shutil.copyfile(out / "review-turn.png", a.docs)

@@ -351,13 +351,65 @@
 
   function td(cls, text) { return el("td", { class: cls, text: text === undefined ? "" : String(text) }); }
 
+  // --- word-level highlights -----------------------------------------------
+  // A changed line paired with the line it replaced (the i-th removed line
+  // of a run with the i-th added one) has the words that differ marked, as
+  // `git diff --color-words` would: words, spaces and punctuation are the
+  // tokens; their longest common subsequence is what stayed.
+  const WORDS = /[A-Za-z0-9_]+|\s+|[^A-Za-z0-9_\s]/g;
+  const MAX_TOKENS = 400;
+
+  function markWords(del, add) {
+    const a = del.text.match(WORDS) || [], b = add.text.match(WORDS) || [];
+    if (!a.length || !b.length || a.length > MAX_TOKENS || b.length > MAX_TOKENS) return;
+    const n = a.length, m = b.length;
+    const L = Array.from({ length: n + 1 }, () => new Uint16Array(m + 1));
+    for (let i = n - 1; i >= 0; i--)
+      for (let j = m - 1; j >= 0; j--)
+        L[i][j] = a[i] === b[j] ? L[i + 1][j + 1] + 1 : Math.max(L[i + 1][j], L[i][j + 1]);
+    // Nothing in common but spaces: the lines are not one edited into the other.
+    if (L[0][0] * 3 < Math.min(n, m)) return;
+    const da = [], db = [];
+    let i = 0, j = 0;
+    while (i < n || j < m) {
+      if (i < n && j < m && a[i] === b[j]) { da.push([a[i++], false]); db.push([b[j++], false]); }
+      else if (j < m && (i >= n || L[i][j + 1] >= L[i + 1][j])) db.push([b[j++], true]);
+      else da.push([a[i++], true]);
+    }
+    del.words = da; add.words = db;
+  }
+
+  function pairWords(rows) {
+    let dels = [];
+    let adds = [];
+    const flush = () => {
+      for (let i = 0; i < Math.min(dels.length, adds.length); i++) markWords(dels[i], adds[i]);
+      dels = []; adds = [];
+    };
+    for (const r of rows) {
+      if (r.t === "del") { if (adds.length) flush(); dels.push(r); }
+      else if (r.t === "add") adds.push(r);
+      else flush();
+    }
+    flush();
+  }
+
+  /** A line's text cell, its changed words marked when it has them. */
+  function textCell(cls, r) {
+    if (!r.words) return td(cls, r.text);
+    const c = el("td", { class: cls });
+    for (const [w, changed] of r.words) c.append(changed ? el("span", { class: "wd", text: w }) : document.createTextNode(w));
+    return c;
+  }
+
   function unifiedTable(hunks) {
     const tb = el("tbody");
     for (const h of hunks) {
+      pairWords(h.rows);
       tb.append(el("tr", { class: "hunk" }, el("td", { colspan: "4", text: h.header })));
       for (const r of h.rows) {
         const sign = r.t === "add" ? "+" : r.t === "del" ? "-" : " ";
-        tb.append(el("tr", { class: r.t }, td("num", r.o), td("num", r.n), td("sign", r.t === "note" ? "" : sign), td("text", r.text)));
+        tb.append(el("tr", { class: r.t }, td("num", r.o), td("num", r.n), td("sign", r.t === "note" ? "" : sign), textCell("text", r)));
       }
     }
     return el("table", { class: "code unified" }, cols(["num", "num", "sign", "text"]), tb);
@@ -366,14 +418,15 @@
   function splitTable(hunks) {
     const tb = el("tbody");
     for (const h of hunks) {
+      pairWords(h.rows);
       tb.append(el("tr", { class: "hunk" }, el("td", { colspan: "4", text: h.header })));
       let dels = [], adds = [];
       const flush = () => {
         for (let i = 0; i < Math.max(dels.length, adds.length); i++) {
           const d = dels[i], a = adds[i];
           tb.append(el("tr", { class: "pair" },
-            d ? td("num l del", d.o) : td("num l empty"), d ? td("text l del", d.text) : td("text l empty"),
-            a ? td("num r add", a.n) : td("num r empty"), a ? td("text r add", a.text) : td("text r empty")));
+            d ? td("num l del", d.o) : td("num l empty"), d ? textCell("text l del", d) : td("text l empty"),
+            a ? td("num r add", a.n) : td("num r empty"), a ? textCell("text r add", a) : td("text r empty")));
         }
         dels = []; adds = [];
       };
