@@ -323,6 +323,9 @@ def main():
         binary = d.js("return document.querySelector('#diff .filediff[data-path=\"assets/logo.bin\"] .note').textContent")
         need("Binary file assets/logo.bin" in binary, f"the binary file is not named: {binary!r}")
         need(d.js("return document.querySelectorAll('table.code.unified tr.add').length") > 0, "no added lines shown")
+        # the files as a tree: each folder with its files' counts
+        dirs = d.js("return Array.from(document.querySelectorAll('#files li.dir')).map(li => li.textContent)")
+        need(any(x.startswith("src/ · 2 files") and "+7" in x for x in dirs), f"no folder row for src/ with its counts: {dirs}")
         # `return 3` became `return 33`: the changed word is marked on both lines
         marked = d.js("return Array.from(document.querySelectorAll('#diff .wd')).map(s => s.closest('tr').className + ':' + s.textContent)")
         need("del:3" in marked and "add:33" in marked, f"the changed word is not highlighted: {marked}")

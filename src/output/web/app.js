@@ -270,11 +270,35 @@
 
   const KIND = { added: "A", deleted: "D", modified: "M", renamed: "R", copied: "C", type_changed: "T" };
 
+  /** The folder of a path ("" at the top). */
+  function folderOf(path) {
+    const i = path.lastIndexOf("/");
+    return i < 0 ? "" : path.slice(0, i + 1);
+  }
+
+  // The changed files as a tree: each folder (files sorted by path keep a
+  // folder's files together) has a row with its files' counts.
   function renderFiles(files) {
     const ul = $("files");
+    const folders = new Map();
+    for (const f of files) {
+      const k = folderOf(f.path);
+      const c = folders.get(k) || { files: 0, additions: 0, deletions: 0 };
+      c.files++; c.additions += f.additions || 0; c.deletions += f.deletions || 0;
+      folders.set(k, c);
+    }
+    let folder = null;
     files.forEach((f, i) => {
+      const k = folderOf(f.path);
+      if (k !== folder && folders.size > 1) {
+        folder = k;
+        const c = folders.get(k);
+        ul.append(el("li", { class: "dir", "data-dir": k },
+          el("span", { class: "path", text: (k || "./") + " · " + plural(c.files, "file") }),
+          el("span", { class: "counts" }, el("span", { class: "add", text: "+" + c.additions }), " ", el("span", { class: "del", text: "-" + c.deletions }))));
+      }
       const name = f.old_path ? f.old_path + " → " + f.path : f.path;
-      ul.append(el("li", { class: "file", "data-path": f.path, "data-kind": f.kind },
+      ul.append(el("li", { class: "file" + (folders.size > 1 ? " nested" : ""), "data-path": f.path, "data-kind": f.kind },
         el("span", { class: "kind " + f.kind, title: f.kind, text: KIND[f.kind] || "?" }),
         el("a", { href: "#file-" + i, class: "path", onclick: (ev) => { ev.preventDefault(); focusFile(i); }, text: name }),
         el("span", { class: "counts" }, f.binary ? el("span", { class: "muted", text: "binary" }) :
