@@ -144,6 +144,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
         patch,
         relative: relative.map(|r| r.to_str_lossy().into_owned()),
         notices,
+        trees: in_memory.is_none().then_some((from.tree, to.tree)),
         view: DiffView {
             format,
             quote_path: repo.config_snapshot().boolean("core.quotePath").unwrap_or(true),

@@ -165,6 +165,10 @@ pub struct DiffOutcome {
     /// How to show it (the caller fills it in).
     #[serde(skip)]
     pub view: DiffView,
+    /// The trees compared (older, newer); `None` when the newer side is the
+    /// live worktree hashed in memory (its objects are not in the repository).
+    #[serde(skip)]
+    pub trees: Option<(ObjectId, ObjectId)>,
     /// For `--stat`: the old and new sizes of binary files whose content
     /// changed, by path.
     #[serde(skip)]

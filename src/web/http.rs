@@ -97,6 +97,15 @@ pub struct RevertForm {
     pub csrf: String,
 }
 
+/// Which side of a diff a file is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileSide {
+    /// The older side.
+    Old,
+    /// The newer side.
+    New,
+}
+
 /// The undo the page asks for (`POST /api/undo`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UndoForm {
@@ -147,6 +156,9 @@ pub enum Route {
     Revert,
     /// `/api/ops`: `git t3 --json op log`.
     Ops,
+    /// `/api/file?…&side=old|new&path=P`: an image of the diff, as bytes
+    /// (the page's side-by-side image diff).
+    File(DiffQuery, FileSide, String),
     /// `POST /api/undo` (its form is in the body): `git t3 op undo OP`.
     Undo,
 }
@@ -192,10 +204,14 @@ pub fn route(method: Method, url: &str, token: &str) -> Result<Route, Refusal> {
         }
         ["api", "revert"] => Route::Revert,
         ["api", "ops"] => Route::Ops,
+        ["api", "file"] => file_query(parse_query(query.unwrap_or_default())?)?,
         ["api", "undo"] => Route::Undo,
         _ => return Err(Refusal::new(404, "no such page")),
     };
-    let takes_query = matches!(route, Route::Turns(_) | Route::Diff(_) | Route::Patch(..));
+    let takes_query = matches!(
+        route,
+        Route::Turns(_) | Route::Diff(_) | Route::Patch(..) | Route::File(..)
+    );
     if !takes_query && query.is_some_and(|q| !q.is_empty()) {
         return Err(Refusal::bad("this path takes no query"));
     }
@@ -292,6 +308,28 @@ fn turns_query(q: &BTreeMap<String, String>) -> Result<String, Refusal> {
         q.get("thread")
             .ok_or_else(|| Refusal::bad("this path needs thread"))?,
     )
+}
+
+/// `/api/file`'s query: a diff's, a side and a path (at most 4 KiB, no NUL,
+/// not absolute, no `..` component).
+fn file_query(mut q: BTreeMap<String, String>) -> Result<Route, Refusal> {
+    let side = match q.remove("side").as_deref() {
+        Some("old") => FileSide::Old,
+        Some("new") => FileSide::New,
+        _ => return Err(Refusal::bad("side must be old or new")),
+    };
+    let path = q
+        .remove("path")
+        .ok_or_else(|| Refusal::bad("this path needs path"))?;
+    if path.is_empty()
+        || path.len() > MAX_VALUE
+        || path.contains('\0')
+        || path.starts_with('/')
+        || path.split('/').any(|c| c.is_empty() || c == "." || c == "..")
+    {
+        return Err(Refusal::bad("not a path in the repository"));
+    }
+    Ok(Route::File(diff_query(&q, false)?.0, side, path))
 }
 
 fn diff_query(q: &BTreeMap<String, String>, paged: bool) -> Result<(DiffQuery, usize), Refusal> {

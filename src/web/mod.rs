@@ -292,6 +292,17 @@ impl State<'_> {
             Route::Diff(q) => self.runner.diff(&q),
             Route::Patch(q, start) => self.runner.patch(&q, start),
             Route::Ops => self.runner.ops(),
+            Route::File(q, side, path) => {
+                return match self.runner.file(&q, side, &path) {
+                    Ok((content_type, body)) => Reply {
+                        status: 200,
+                        content_type,
+                        body,
+                        allow: None,
+                    },
+                    Err((status, e)) => Reply::failed(status, &e),
+                };
+            }
             Route::Revert | Route::Undo => {
                 let origin = match header("Origin") {
                     Ok(o) => o,

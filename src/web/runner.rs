@@ -119,7 +119,66 @@ impl Runner<'_> {
     }
 }
 
+/// The largest image the page is sent.
+const MAX_IMAGE: u64 = 16 << 20;
+
+/// The content type of an image the page can show, by the path's extension.
+fn image_type(path: &str) -> Option<&'static str> {
+    let ext = path.rsplit_once('.')?.1.to_ascii_lowercase();
+    Some(match ext.as_str() {
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "svg" => "image/svg+xml",
+        "webp" => "image/webp",
+        _ => return None,
+    })
+}
+
 impl Runner<'_> {
+    /// An image on one side of the diff `q` asks for, with its content type:
+    /// what the page shows side by side. Only images, at most 16 MiB, and
+    /// not the live worktree's (its objects are only in memory).
+    pub(super) fn file(
+        &self,
+        q: &DiffQuery,
+        side: http::FileSide,
+        path: &str,
+    ) -> std::result::Result<(&'static str, Vec<u8>), (u16, Error)> {
+        let content_type = image_type(path).ok_or_else(|| {
+            (
+                415,
+                Error::usage(format!("{path} is not an image the page shows")),
+            )
+        })?;
+        let ctx = self.look()?;
+        let d = self.run_diff(&ctx, q, DiffFormat::NameOnly)?;
+        let (old, new) = d.trees.ok_or_else(|| {
+            (
+                404,
+                Error::usage("the live worktree's files are not served: open them in your editor"),
+            )
+        })?;
+        let tree = match side {
+            http::FileSide::Old => old,
+            http::FileSide::New => new,
+        };
+        let not_found = || {
+            (
+                404,
+                Error::usage(format!("{path} is not on that side of the diff")),
+            )
+        };
+        let (mode, id) = crate::repo::entry_at(&ctx.repo, tree, path.as_bytes())
+            .map_err(failed)?
+            .ok_or_else(not_found)?;
+        if !mode.is_blob() {
+            return Err(not_found());
+        }
+        let data = crate::repo::read_blob(&ctx.repo, id, MAX_IMAGE).map_err(failed)?;
+        Ok((content_type, data))
+    }
+
     /// `git t3 --json op log`: every operation, newest first.
     pub(super) fn ops(&self) -> Answer {
         let ctx = self.look()?;

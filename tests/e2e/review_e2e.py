@@ -41,6 +41,18 @@ class Failed(Exception):
     pass
 
 
+def png(rgb):
+    """A 1x1 PNG of one colour."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(bytes((0,) + tuple(rgb)))) + chunk(b"IEND", b""))
+
+
 def need(cond, msg):
     if not cond:
         raise Failed(msg)
@@ -108,6 +120,7 @@ class Repo:
         self.write("src/new_module.py", "VALUE = 1\n\ndef run():\n    return VALUE\n")
         os.rename(os.path.join(self.root, "notes/old-name.txt"), os.path.join(self.root, "notes/new-name.txt"))
         self.write("assets/logo.bin", bytes(range(256)) * 4)
+        self.write("assets/dot.png", png((255, 0, 0)))
         self.t3("capture", "--thread", THREAD, "--title", "Add a module and rename the notes")
         # turn 2: a placeholder (its snapshot never taken)
         self.t3("placeholder", "--thread", THREAD)
@@ -323,6 +336,10 @@ def main():
         binary = d.js("return document.querySelector('#diff .filediff[data-path=\"assets/logo.bin\"] .note').textContent")
         need("Binary file assets/logo.bin" in binary, f"the binary file is not named: {binary!r}")
         need(d.js("return document.querySelectorAll('table.code.unified tr.add').length") > 0, "no added lines shown")
+        # an image: drawn from the checkpoint, not named as a binary file
+        d.wait("const i = document.querySelector('#diff .imgdiff img[data-side=\"new\"]'); return !!i && i.complete && i.naturalWidth === 1",
+               "the image of assets/dot.png")
+        need(d.js("return !document.querySelector('#diff .imgdiff img[data-side=\"old\"]')"), "an added image has no old side")
         # the files as a tree: each folder with its files' counts
         dirs = d.js("return Array.from(document.querySelectorAll('#files li.dir')).map(li => li.textContent)")
         need(any(x.startswith("src/ · 2 files") and "+7" in x for x in dirs), f"no folder row for src/ with its counts: {dirs}")

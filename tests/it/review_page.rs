@@ -867,3 +867,85 @@ fn preview_revert_and_undo_from_the_operation_log() {
     assert_eq!(r.refs("refs/t3/checkpoints/").len(), 3);
     assert!(s.stop().success());
 }
+
+/// A 1×1 PNG of one colour (the smallest image a browser draws).
+fn png(rgb: [u8; 3]) -> Vec<u8> {
+    // Stored (uncompressed) deflate of one row: filter byte + 3 bytes.
+    let raw = [0u8, rgb[0], rgb[1], rgb[2]];
+    let mut idat = vec![0x78, 0x01, 0x01, 0x04, 0x00, 0xfb, 0xff];
+    idat.extend_from_slice(&raw);
+    let adler = {
+        let (mut a, mut b) = (1u32, 0u32);
+        for x in raw {
+            a = (a + u32::from(x)) % 65521;
+            b = (b + a) % 65521;
+        }
+        (b << 16) | a
+    };
+    idat.extend_from_slice(&adler.to_be_bytes());
+    let chunk = |kind: &[u8], data: &[u8]| {
+        let mut c = (data.len() as u32).to_be_bytes().to_vec();
+        c.extend_from_slice(kind);
+        c.extend_from_slice(data);
+        let crc = crc32(&c[4..]);
+        c.extend_from_slice(&crc.to_be_bytes());
+        c
+    };
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    out.extend(chunk(b"IHDR", &[0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0]));
+    out.extend(chunk(b"IDAT", &idat));
+    out.extend(chunk(b"IEND", &[]));
+    out
+}
+
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = 0xffff_ffffu32;
+    for &b in data {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xedb8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// The page's image diff reads each side's image from the checkpoints
+/// compared, with an image's content type; nothing else is served.
+#[test]
+fn images_of_a_diff_are_served_side_by_side() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    let (red, blue) = (png([255, 0, 0]), png([0, 0, 255]));
+    r.write_bytes("img/dot.png", &red);
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    r.write_bytes("img/dot.png", &blue);
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let s = Server::start(&r, &[]);
+    let id = url_escape(THREAD);
+    let file = |q: &str| s.get(&s.url(&format!("api/file?thread={id}&{q}")));
+    let (code, headers, body) = file("turn=2&side=old&path=img%2Fdot.png");
+    assert_eq!(code, 200, "{}", String::from_utf8_lossy(&body));
+    assert!(
+        headers.to_ascii_lowercase().contains("content-type: image/png"),
+        "{headers}"
+    );
+    assert_eq!(body, red);
+    let (code, _, body) = file("turn=2&side=new&path=img%2Fdot.png");
+    assert_eq!((code, body), (200, blue));
+    // Turn 1 added it: no old side.
+    assert_eq!(file("turn=1&side=old&path=img%2Fdot.png").0, 404);
+    // Not an image, not a path in the repository, no side: refused.
+    assert_eq!(file("turn=2&side=new&path=src%2Flib.rs").0, 415);
+    assert_eq!(file("turn=2&side=new&path=..%2Fsecret.png").0, 400);
+    assert_eq!(file("turn=2&side=new&path=%2Fetc%2Fx.png").0, 400);
+    assert_eq!(file("turn=2&path=img%2Fdot.png").0, 400);
+    assert_eq!(
+        s.status(&s.url("api/file?mode=worktree&side=new&path=img%2Fdot.png")),
+        404
+    );
+    assert!(s.stop().success());
+}

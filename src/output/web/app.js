@@ -333,11 +333,26 @@
           el("span", { class: "counts" }, el("span", { class: "add", text: "+" + f.additions }), " ", el("span", { class: "del", text: "-" + f.deletions }))));
     if (parsed.lines <= FOLD_LINES) det.open = true;
     for (const m of parsed.meta) det.append(el("div", { class: "meta", text: m }));
-    if (parsed.binary) det.append(el("div", { class: "note", text: "Binary file " + f.path + " (not shown)." }));
+    if (parsed.binary && IMAGE.test(f.path) && state.mode !== "worktree") det.append(imageDiff(f));
+    else if (parsed.binary) det.append(el("div", { class: "note", text: "Binary file " + f.path + " (not shown)." }));
     if (parsed.hunks.length) det.append(state.split ? splitTable(parsed.hunks) : unifiedTable(parsed.hunks));
     else if (!parsed.binary) det.append(el("div", { class: "note", text: f.kind === "renamed" ? "Renamed, content unchanged." : "No line changes shown." }));
     if (pf.truncated_lines) det.append(el("div", { class: "note", text: pf.truncated_lines + " more lines not shown: see git t3 diff on the command line." }));
     return det;
+  }
+
+  const IMAGE = /\.(png|jpe?g|gif|svg|webp)$/i;
+
+  /** An image's two sides, next to each other (one for an added or deleted file). */
+  function imageDiff(f) {
+    const src = (side, path) => "api/file?" + state.query + "&" + new URLSearchParams({ side, path }).toString();
+    const box = el("div", { class: "imgdiff" });
+    const add = (side, path, label) => box.append(el("figure", {},
+      el("img", { src: src(side, path), alt: label + ": " + path, "data-side": side }),
+      el("figcaption", { class: "muted", text: label })));
+    if (f.kind !== "added") add("old", f.old_path || f.path, "before");
+    if (f.kind !== "deleted") add("new", f.path, "after");
+    return box;
   }
 
   function parsePatch(text) {
