@@ -29,7 +29,7 @@ impl Refusal {
         }
     }
 
-    fn bad(message: impl Into<String>) -> Self {
+    pub(super) fn bad(message: impl Into<String>) -> Self {
         Refusal::new(400, message)
     }
 }
@@ -82,21 +82,6 @@ pub struct DiffQuery {
 
 impl DiffQuery {}
 
-/// The revert the page asks for (`POST /api/revert`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RevertForm {
-    /// The thread.
-    pub thread: String,
-    /// The turn to go back to.
-    pub to: u64,
-    /// Leave the agent's conversation alone.
-    pub files_only: bool,
-    /// Only say what would change (the page's preview).
-    pub dry_run: bool,
-    /// The page's CSRF token.
-    pub csrf: String,
-}
-
 /// Which side of a diff a file is read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileSide {
@@ -104,34 +89,6 @@ pub enum FileSide {
     Old,
     /// The newer side.
     New,
-}
-
-/// The undo the page asks for (`POST /api/undo`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UndoForm {
-    /// The operation (its id, or a unique prefix of at least 4 hex digits).
-    pub op: String,
-    /// The page's CSRF token.
-    pub csrf: String,
-}
-
-/// A form the page posts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Form {
-    /// `POST /api/revert`.
-    Revert(RevertForm),
-    /// `POST /api/undo`.
-    Undo(UndoForm),
-}
-
-impl Form {
-    /// Its CSRF token.
-    pub fn csrf(&self) -> &str {
-        match self {
-            Form::Revert(f) => &f.csrf,
-            Form::Undo(f) => &f.csrf,
-        }
-    }
 }
 
 /// What a request asks for.
@@ -256,41 +213,6 @@ pub fn origin_ok(origin: Option<&str>, port: u16) -> bool {
     })
 }
 
-/// Parse the revert form (`application/x-www-form-urlencoded`).
-pub fn revert_form(body: &str) -> Result<RevertForm, Refusal> {
-    let q = parse_query(body)?;
-    only(&q, &["thread", "to", "files_only", "dry_run", "csrf"])?;
-    let need = |k: &str| {
-        q.get(k)
-            .ok_or_else(|| Refusal::bad(format!("the form needs {k}")))
-    };
-    Ok(RevertForm {
-        thread: thread_value(need("thread")?)?,
-        to: number(need("to")?)?,
-        files_only: flag(q.get("files_only").map(String::as_str), false)?,
-        dry_run: flag(q.get("dry_run").map(String::as_str), false)?,
-        csrf: need("csrf")?.clone(),
-    })
-}
-
-/// Parse the undo form: an op id (4 to 40 hex digits) and the CSRF token.
-pub fn undo_form(body: &str) -> Result<UndoForm, Refusal> {
-    let q = parse_query(body)?;
-    only(&q, &["op", "csrf"])?;
-    let need = |k: &str| {
-        q.get(k)
-            .ok_or_else(|| Refusal::bad(format!("the form needs {k}")))
-    };
-    let op = need("op")?;
-    if !(4..=40).contains(&op.len()) || !op.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(Refusal::bad("op must be an operation id (4 to 40 hex digits)"));
-    }
-    Ok(UndoForm {
-        op: op.clone(),
-        csrf: need("csrf")?.clone(),
-    })
-}
-
 /// Compare secrets in time that does not depend on where they differ.
 pub fn same_secret(given: &str, secret: &str) -> bool {
     given.len() == secret.len()
@@ -380,14 +302,14 @@ fn diff_query(q: &BTreeMap<String, String>, paged: bool) -> Result<(DiffQuery, u
     ))
 }
 
-fn only(q: &BTreeMap<String, String>, keys: &[&str]) -> Result<(), Refusal> {
+pub(super) fn only(q: &BTreeMap<String, String>, keys: &[&str]) -> Result<(), Refusal> {
     match q.keys().find(|k| !keys.contains(&k.as_str())) {
         Some(k) => Err(Refusal::bad(format!("unexpected parameter {k:?}"))),
         None => Ok(()),
     }
 }
 
-fn flag(v: Option<&str>, default: bool) -> Result<bool, Refusal> {
+pub(super) fn flag(v: Option<&str>, default: bool) -> Result<bool, Refusal> {
     match v {
         None => Ok(default),
         Some("1") => Ok(true),
@@ -396,7 +318,7 @@ fn flag(v: Option<&str>, default: bool) -> Result<bool, Refusal> {
     }
 }
 
-fn number(v: &str) -> Result<u64, Refusal> {
+pub(super) fn number(v: &str) -> Result<u64, Refusal> {
     if v.is_empty() || v.len() > 19 || !v.bytes().all(|b| b.is_ascii_digit()) {
         return Err(Refusal::bad(format!("{v:?} is not a turn number")));
     }
@@ -404,7 +326,7 @@ fn number(v: &str) -> Result<u64, Refusal> {
         .map_err(|_| Refusal::bad(format!("{v:?} is not a turn number")))
 }
 
-fn thread_value(v: &str) -> Result<String, Refusal> {
+pub(super) fn thread_value(v: &str) -> Result<String, Refusal> {
     if v.is_empty() || v.len() > MAX_VALUE || v.chars().any(char::is_control) {
         return Err(Refusal::bad("not a thread id"));
     }

@@ -17,6 +17,7 @@
 //! timeout.
 
 mod conn;
+mod forms;
 pub mod http;
 
 use std::collections::VecDeque;
@@ -312,8 +313,8 @@ impl State<'_> {
                     return Reply::refused(&Refusal::new(403, "the Origin header does not name this server"));
                 }
                 match self.read_form(request, &route) {
-                    Ok(http::Form::Revert(form)) => self.revert(form),
-                    Ok(http::Form::Undo(form)) => self.runner.undo(&form),
+                    Ok(forms::Form::Revert(form)) => self.revert(form),
+                    Ok(forms::Form::Undo(form)) => self.runner.undo(&form),
                     Err(r) => return Reply::refused(&r),
                 }
             }
@@ -354,7 +355,7 @@ impl State<'_> {
         &self,
         request: &mut conn::Request,
         route: &Route,
-    ) -> std::result::Result<http::Form, Refusal> {
+    ) -> std::result::Result<forms::Form, Refusal> {
         if !self.opts.allow_revert {
             return Err(Refusal::new(
                 403,
@@ -364,8 +365,8 @@ impl State<'_> {
         let body = std::mem::replace(&mut request.body, Ok(Vec::new()))?;
         let body = String::from_utf8(body).map_err(|_| Refusal::new(400, "the form is not UTF-8"))?;
         let form = match route {
-            Route::Undo => http::Form::Undo(http::undo_form(&body)?),
-            _ => http::Form::Revert(http::revert_form(&body)?),
+            Route::Undo => forms::Form::Undo(forms::undo_form(&body)?),
+            _ => forms::Form::Revert(forms::revert_form(&body)?),
         };
         if !self.csrf.iter().any(|t| http::same_secret(form.csrf(), t)) {
             return Err(Refusal::new(
@@ -376,7 +377,7 @@ impl State<'_> {
         Ok(form)
     }
 
-    fn revert(&mut self, form: http::RevertForm) -> std::result::Result<Vec<u8>, (u16, Error)> {
+    fn revert(&mut self, form: forms::RevertForm) -> std::result::Result<Vec<u8>, (u16, Error)> {
         let body = self.runner.revert(&form)?;
         if !form.dry_run {
             self.reverts += 1;

@@ -105,7 +105,7 @@ impl Runner<'_> {
 
     /// `git t3 --json revert --to N [--files-only]`: the one request that
     /// writes.
-    pub(super) fn revert(&self, form: &http::RevertForm) -> Answer {
+    pub(super) fn revert(&self, form: &super::forms::RevertForm) -> Answer {
         let ctx = (self.open)(true).map_err(failed)?;
         let thread = Self::thread(&ctx, &form.thread)?;
         let action = commands::revert::Action::To {
@@ -187,7 +187,7 @@ impl Runner<'_> {
     }
 
     /// `git t3 --json op undo OP`: writes, like a revert.
-    pub(super) fn undo(&self, form: &http::UndoForm) -> Answer {
+    pub(super) fn undo(&self, form: &super::forms::UndoForm) -> Answer {
         let ctx = (self.open)(true).map_err(failed)?;
         let undone = commands::op::undo(&ctx, Some(&form.op), false).map_err(failed)?;
         render(&Outcome::Op(undone), Format::Json)
