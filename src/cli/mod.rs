@@ -73,7 +73,7 @@ pub enum Command {
     /// Background housekeeping a capture starts when due: the daily prune, then `git gc --auto`
     #[command(hide = true)]
     Maintenance(MaintenanceArgs),
-    /// The operation log: list, show or undo reverts, aborts, undos and drops
+    /// The operation log: list, show or undo reverts, restores, aborts, undos, drops, prunes and fetches
     Op(OpArgs),
     /// Checkpoint notes: `backfill` writes ours for checkpoints T3 Code wrote without one
     Notes(NotesArgs),
@@ -160,7 +160,7 @@ pub enum OpAction {
         /// The op id (as `op log` shows it; a unique prefix will do)
         op: String,
     },
-    /// Reverse an operation (default: the latest): files, index and refs
+    /// Reverse an operation (default: the latest): files, index, refs, and a conversation a built-in provider (Claude Code, Codex, opencode) changed
     Undo {
         /// The op id (default: the latest operation)
         op: Option<String>,
