@@ -73,7 +73,7 @@ pub enum Command {
     /// Background housekeeping a capture starts when due: the daily prune, then `git gc --auto`
     #[command(hide = true)]
     Maintenance(MaintenanceArgs),
-    /// The operation log: list, show or undo reverts, restores, aborts, undos, drops, prunes and fetches
+    /// The operation log: every revert, restore, abort, undo, drop, prune and fetch; show one, or undo one (not a prune)
     Op(OpArgs),
     /// Checkpoint notes: `backfill` writes ours for checkpoints T3 Code wrote without one
     Notes(NotesArgs),
