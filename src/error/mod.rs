@@ -49,7 +49,7 @@ pub enum Error {
         path: PathBuf,
     },
     /// The thread has no checkpoint at all.
-    #[error("thread '{thread}' has no checkpoints")]
+    #[error("thread '{thread}' has no checkpoints (`git t3 list` shows the threads there are)")]
     UnknownThread {
         /// The thread id as given.
         thread: String,
