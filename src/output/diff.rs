@@ -113,11 +113,24 @@ pub fn rename_label(old: &[u8], new: &[u8]) -> Vec<u8> {
     s
 }
 
-/// A file's name in `--stat` and `--numstat`: quoted, a rename as `{old => new}`.
+/// A file's name in `--stat` and `--numstat`: quoted, a rename as `{old =>
+/// new}`; as git's `pprint_rename`, a rename where either name needs
+/// quoting is both names whole, each quoted: `"a\303\274" => "b"`.
 fn display_name(f: &FileChange, quote_high: bool) -> Vec<u8> {
-    let path = quote_as(f.path_bytes().as_bstr(), quote_high);
+    let raw = f.path_bytes();
+    let path = quote_as(raw.as_bstr(), quote_high);
     match f.old_path_bytes() {
-        Some(old) => rename_label(&quote_as(old.as_bstr(), quote_high), &path),
+        Some(old) => {
+            let quoted_old = quote_as(old.as_bstr(), quote_high);
+            if quoted_old[..] != old[..] || path[..] != raw[..] {
+                let mut s = quoted_old;
+                s.extend_from_slice(b" => ");
+                s.extend_from_slice(&path);
+                s
+            } else {
+                rename_label(&old, &raw)
+            }
+        }
         None => path,
     }
 }
