@@ -94,35 +94,21 @@ fn no_summary(n: &Note) -> Option<&'static str> {
     }
 }
 
-fn file_count(n: &Note) -> u64 {
-    n.files.len() as u64 + n.files_omitted.unwrap_or_default().files
-}
-
 /// `2 files changed, 3 insertions(+), 1 deletion(-)`, as git's diffstat ends
 /// (the turn's figures as `diff --turn N` counts them, when known).
 fn stat_long(cp: &crate::store::Checkpoint) -> String {
     let n = &cp.note;
-    if let Some(c) = cp.counts {
-        let plural = |k: u64| if k == 1 { "" } else { "s" };
-        let files = c.files as u64;
-        return format!(
-            "{files} file{} changed, {} insertion{}(+), {} deletion{}(-)",
-            plural(files),
-            c.additions,
-            plural(c.additions),
-            c.deletions,
-            plural(c.deletions)
-        );
-    }
-    if let Some(why) = no_summary(n) {
+    if cp.counts.is_none()
+        && let Some(why) = no_summary(n)
+    {
         return why.to_owned();
     }
-    let (a, d) = n.totals();
-    let files = file_count(n);
+    let (files, a, d) = super::figures::figures(cp);
     let plural = |k: u64| if k == 1 { "" } else { "s" };
-    let unlisted = match n.files_omitted.map(|o| o.files).unwrap_or_default() {
-        0 => String::new(),
-        k => format!(" ({k} of them not listed: the note keeps a bounded summary)"),
+    // Only the note's record can leave files unlisted.
+    let unlisted = match n.files_omitted.map(|o| o.files).filter(|_| cp.counts.is_none()) {
+        None | Some(0) => String::new(),
+        Some(k) => format!(" ({k} of them not listed: the note keeps a bounded summary)"),
     };
     format!(
         "{files} file{} changed, {a} insertion{}(+), {d} deletion{}(-){unlisted}",
@@ -134,17 +120,10 @@ fn stat_long(cp: &crate::store::Checkpoint) -> String {
 
 /// `2 files +3 -1`.
 fn stat_short(cp: &crate::store::Checkpoint) -> String {
-    let n = &cp.note;
-    if n.placeholder {
+    if cp.note.placeholder {
         return "placeholder".into();
     }
-    let (files, a, d) = match cp.counts {
-        Some(c) => (c.files as u64, c.additions, c.deletions),
-        None => {
-            let (a, d) = n.totals();
-            (file_count(n), a, d)
-        }
-    };
+    let (files, a, d) = super::figures::figures(cp);
     format!("{files} file{} +{a} -{d}", if files == 1 { "" } else { "s" })
 }
 

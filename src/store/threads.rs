@@ -240,6 +240,10 @@ const LAST_CAPTURED: &str = "last-captured-thread";
 /// current thread among threads captured in the same second. A cache: a
 /// failure to write it is ignored (the notes' times still decide).
 pub fn captured_here(repo: &gix::Repository, thread: &ThreadId) {
+    // Most captures are of the thread captured last: a read, no write.
+    if last_captured_here(repo).as_deref() == Some(thread.as_str()) {
+        return;
+    }
     let dir = repo::t3_worktree_dir(repo);
     if std::fs::create_dir_all(&dir).is_ok() {
         let _ = crate::atomic::write(

@@ -714,15 +714,23 @@
   loadOps();
 
   // --- live refresh --------------------------------------------------------
-  // While the agent works, new turns appear without a reload: the thread's
-  // turns are asked for every few seconds and, when they changed, the list
-  // is drawn again (the diff too when it shows the latest turn); the
-  // scroll position stays.
+  // While the agent works, new turns appear without a reload. Every few
+  // seconds the page asks for the list of threads (a few notes per thread,
+  // no diff); only when the shown thread's row changed are its turns (each
+  // counted by a diff) asked for, and drawn again when they changed (the
+  // diff too when it shows the latest turn); the scroll position stays.
+  const getJson = (path) => fetch(path, { credentials: "same-origin" }).then((x) => x.ok ? x.json() : null);
+  let lastRow = null;
   async function poll() {
     if (!state.thread || document.hidden) return;
     let r;
     try {
-      r = await fetch(turnsPath(state.thread), { credentials: "same-origin" }).then((x) => x.ok ? x.json() : null);
+      const threads = await getJson("api/threads");
+      if (!threads) return;
+      const row = JSON.stringify((threads.threads || []).find((t) => t.thread === state.thread) || null);
+      if (row === lastRow) return;
+      lastRow = row;
+      r = await getJson(turnsPath(state.thread));
     } catch (_) {
       return;
     }
