@@ -13,7 +13,9 @@ pub(super) fn diff(
 ) -> Result<commands::diff::DiffOutcome> {
     use commands::diff::{Format, Mode};
     let (json, quiet, term) = (edge.json, edge.quiet, edge.term);
+    a.git.refused.check()?;
     let mode = diff_mode(&a)?;
+    let live_worktree = matches!(mode, Mode::Worktree | Mode::ToWorktree { .. });
     let needs_thread = matches!(
         mode,
         Mode::Turn(_) | Mode::Range { .. } | Mode::Full { .. } | Mode::ToWorktree { .. }
@@ -22,7 +24,15 @@ pub(super) fn diff(
         .then(|| Named::or_current(a.thread.as_deref()))
         .transpose()?;
     let format = diff_format(&a);
+    let filter = a
+        .git
+        .diff_filter
+        .as_deref()
+        .map(crate::diff::changes::StatusFilter::parse)
+        .transpose()
+        .map_err(Error::usage)?;
     let ctx = open()?;
+    let config_number = |key: &str| diff_number(&ctx.repo, key);
     let thread = thread.map(|t| t.resolve(&ctx, edge)).transpose()?;
     if let (Mode::ToWorktree { .. }, Some(t)) = (&mode, &thread) {
         crate::store::require_bound_here(&ctx.repo, t, "diff --to worktree", a.force)?;
@@ -47,14 +57,27 @@ pub(super) fn diff(
             binary: a.binary,
             // JSON needs no patch text: do not build it.
             format: if json { Format::Numstat } else { format },
-            context: a.unified.unwrap_or(crate::diff::patch::CONTEXT),
+            context: match a.unified {
+                Some(n) => n,
+                None => config_number("diff.context")?.unwrap_or(crate::diff::patch::CONTEXT),
+            },
             paths: a.paths,
             relative: relative(a.relative, a.no_relative, &ctx.repo, prefix.as_ref())?,
             prefix,
             include_user_edits: a.include_user_edits,
+            shape: commands::diff::Shape {
+                reverse: a.git.reverse,
+                filter,
+                summary: a.git.summary,
+                inter_hunk: match a.git.inter_hunk_context {
+                    Some(n) => n,
+                    None => config_number("diff.interHunkContext")?.unwrap_or(0),
+                },
+            },
         },
     )?;
     outcome.view.format = format;
+    git_view(&mut outcome.view, &a.git, &ctx.repo, live_worktree);
     outcome.view.null_terminated = a.null;
     // git's `diff --quiet`: no output, the exit status says it all.
     outcome.view.exit_code = a.exit_code || quiet;
@@ -75,6 +98,11 @@ pub(super) fn diff(
     if !json {
         // Like git, a colour or whitespace setting it cannot use stops the
         // diff even when it is not coloured.
+        if outcome.view.color && color_moved(&ctx.repo) {
+            return Err(super::diff_args::refused(
+                "diff.colorMoved (with colour; --no-color or -c diff.colorMoved=no)",
+            ));
+        }
         let (look, warnings) = crate::diff::style::read(&ctx.repo)?;
         outcome.view.look = look;
         outcome.notices.extend(warnings);
@@ -121,10 +149,89 @@ fn diff_mode(a: &crate::cli::DiffArgs) -> Result<commands::diff::Mode> {
     })
 }
 
+/// What git's options and settings change in how the diff is written.
+fn git_view(
+    view: &mut commands::diff::DiffView,
+    g: &crate::cli::GitDiffArgs,
+    repo: &gix::Repository,
+    live_worktree: bool,
+) {
+    view.summary = g.summary;
+    view.prefixes = prefixes(g, repo, live_worktree);
+    view.suppress_blank_empty = repo
+        .config_snapshot()
+        .boolean("diff.suppressBlankEmpty")
+        .unwrap_or(false);
+    view.output.clone_from(&g.output);
+}
+
+/// A non-negative number setting of git's diff (`diff.context`), refused
+/// like git refuses a bad one.
+fn diff_number(repo: &gix::Repository, key: &str) -> Result<Option<u32>> {
+    let config = repo.config_snapshot();
+    let Some(raw) = config.string(key) else {
+        return Ok(None);
+    };
+    let bad = || Error::BadConfig {
+        key: key.into(),
+        value: raw.to_string(),
+        origin: "git config".into(),
+        problem: "want a number of lines, 0 or more".into(),
+    };
+    let n = config.integer(key).ok_or_else(bad)?;
+    u32::try_from(n).map(Some).map_err(|_| bad())
+}
+
+/// Whether `diff.colorMoved` asks for moved lines to be coloured.
+fn color_moved(repo: &gix::Repository) -> bool {
+    let config = repo.config_snapshot();
+    let Some(v) = config.string("diff.colorMoved") else {
+        return false;
+    };
+    !matches!(
+        v.to_string().to_ascii_lowercase().as_str(),
+        "no" | "false" | "off" | "0" | ""
+    )
+}
+
+/// The names' prefixes in a patch: `--src-prefix`/`--dst-prefix`,
+/// `--no-prefix`, `--default-prefix`, `diff.noprefix`, and
+/// `diff.mnemonicPrefix` (`c/` for the commit, `w/` for the live worktree,
+/// as `git diff HEAD` writes them; two trees keep `a/` and `b/`).
+fn prefixes(g: &crate::cli::GitDiffArgs, repo: &gix::Repository, live_worktree: bool) -> [String; 2] {
+    let config = repo.config_snapshot();
+    let mut p = if g.no_prefix {
+        [String::new(), String::new()]
+    } else if g.default_prefix {
+        ["a/".into(), "b/".into()]
+    } else if config.boolean("diff.noprefix").unwrap_or(false) {
+        [String::new(), String::new()]
+    } else if config.boolean("diff.mnemonicPrefix").unwrap_or(false) && live_worktree {
+        ["c/".into(), "w/".into()]
+    } else {
+        ["a/".into(), "b/".into()]
+    };
+    if let Some(src) = &g.src_prefix {
+        p[0].clone_from(src);
+    }
+    if let Some(dst) = &g.dst_prefix {
+        p[1].clone_from(dst);
+    }
+    if g.reverse {
+        // git swaps the prefixes with the sides.
+        p.swap(0, 1);
+    }
+    p
+}
+
 /// How `diff`'s flags ask to show it.
 fn diff_format(a: &crate::cli::DiffArgs) -> commands::diff::Format {
     use commands::diff::Format;
-    if a.stat.is_some() {
+    if a.git.shortstat && a.stat.is_none() && !a.numstat {
+        Format::ShortStat
+    } else if a.git.summary && a.stat.is_none() && !a.numstat && !a.name_only && !a.name_status {
+        Format::Summary
+    } else if a.stat.is_some() {
         Format::Stat
     } else if a.numstat {
         Format::Numstat

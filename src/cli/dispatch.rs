@@ -84,13 +84,21 @@ pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
         }
         command => {
             let mut settings = settings;
-            if let Command::Diff(a) = &command
-                && let Some(algorithm) = a.algorithm()
-            {
-                // Like git's, the flag beats `diff.algorithm`, `-c` included.
-                settings
-                    .config_overrides
-                    .push(format!("diff.algorithm={algorithm}"));
+            if let Command::Diff(a) = &command {
+                // Like git's, a flag beats its setting, `-c` included.
+                if let Some(algorithm) = a.algorithm() {
+                    settings
+                        .config_overrides
+                        .push(format!("diff.algorithm={algorithm}"));
+                }
+                if let Some(n) = a.git.abbrev()? {
+                    settings.config_overrides.push(format!("core.abbrev={n}"));
+                }
+                if let Some(on) = a.git.indent_heuristic() {
+                    settings
+                        .config_overrides
+                        .push(format!("diff.indentHeuristic={on}"));
+                }
             }
             let edge = Edge {
                 json: cli.json,

@@ -6,6 +6,7 @@ use clap::{Args, Parser, Subcommand};
 
 mod args;
 mod complete;
+mod diff_args;
 mod dispatch;
 mod edge;
 mod env;
@@ -13,6 +14,7 @@ mod hook;
 mod thread;
 mod turns;
 pub use complete::*;
+pub use diff_args::{GitDiffArgs, Refused};
 pub use dispatch::run;
 pub use env::{Environment, start_maintenance};
 pub use turns::*;

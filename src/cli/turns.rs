@@ -171,6 +171,7 @@ pub struct RestoreArgs {
 /// Arguments of `diff`.
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("format").args(["stat", "numstat", "name_only"]))]
+#[command(args_override_self = true)]
 #[command(group = clap::ArgGroup::new("algorithm").args(["diff_algorithm", "patience", "histogram", "minimal"]))]
 pub struct DiffArgs {
     /// Thread id (for the checkpoint modes)
@@ -265,6 +266,9 @@ pub struct DiffArgs {
     /// With --numstat or --name-only: NUL-terminated, unquoted paths
     #[arg(short = 'z')]
     pub null: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub git: Box<super::GitDiffArgs>,
 }
 
 impl DiffArgs {

@@ -122,6 +122,7 @@ fn patch_of(
         relative: None,
         // Like the figures above it, and `diff --turn N`.
         include_user_edits: opts.counting.include_user_edits,
+        shape: Default::default(),
     };
     match diff::run(ctx, opts) {
         Ok(d) => Ok(Some(d.patch)),

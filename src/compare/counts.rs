@@ -56,6 +56,7 @@ pub fn turn_counts(ctx: &Context, thread: &ThreadId, turn: u64, how: Counting) -
         prefix: BString::default(),
         relative: None,
         include_user_edits: how.include_user_edits,
+        shape: Default::default(),
     };
     let d = run(ctx, opts).ok()?;
     Some(TurnCounts {

@@ -50,25 +50,15 @@ pub fn relative_from_config(repo: &gix::Repository, prefix: &gix::bstr::BStr) ->
 
 /// Compute the diff `opts` asks for.
 pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
-    let Options {
-        thread,
-        mode,
-        ignore_whitespace,
-        binary,
-        format,
-        context,
-        paths,
-        prefix,
-        relative,
-        include_user_edits,
-    } = opts;
+    #[rustfmt::skip]
+    let Options { thread, mode, ignore_whitespace, binary, format, context, paths, prefix, relative, include_user_edits, shape } = opts;
     let relative = relative.filter(|r| !r.is_empty());
     let mut notices = Vec::new();
     let turn_thread = thread.clone().filter(|_| matches!(mode, Mode::Turn(_)));
     // Read-only, the worktree's new objects are only in memory: everything
     // after reads through this repository.
     let mut in_memory = None;
-    let (mut from, to) = resolve(ctx, thread.as_ref(), &mode, &mut in_memory, &mut notices)?;
+    let (mut from, mut to) = resolve(ctx, thread.as_ref(), &mode, &mut in_memory, &mut notices)?;
     let repo = in_memory.as_ref().unwrap_or(&ctx.repo);
     let mut limit = changes::Pathspecs::new(repo, &paths, &prefix)?;
     let mut user_edits = None;
@@ -93,6 +83,10 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
             tree: pre,
         };
     }
+    if shape.reverse {
+        // git's -R: the new side is shown as the old one.
+        std::mem::swap(&mut from, &mut to);
+    }
     let (files, shown, hidden) = files_and_shown(
         repo,
         &from,
@@ -101,6 +95,8 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
             ignore_whitespace,
             format,
             relative: relative.as_ref().map(|r| r.as_slice()),
+            filter: shape.filter,
+            modes: shape.summary,
             interrupt: ctx.settings.interrupt,
             keep_summary: !ctx.settings.read_only,
         },
@@ -109,16 +105,14 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
     notices.extend(whitespace_notice(hidden));
     let totals = Totals::of(&files);
     let patch = if format == Format::Patch {
-        patch::build(
-            repo,
-            &shown,
-            patch::Options {
-                ignore_whitespace,
-                binary,
-                context,
-                interrupt: ctx.settings.interrupt,
-            },
-        )?
+        let how = patch::Options {
+            ignore_whitespace,
+            binary,
+            context,
+            inter_hunk: shape.inter_hunk,
+            interrupt: ctx.settings.interrupt,
+        };
+        patch::build(repo, &shown, how)?
     } else {
         Vec::new()
     };
@@ -290,6 +284,10 @@ struct Compare<'a> {
     format: Format,
     /// git's `--relative`: only paths starting with these bytes.
     relative: Option<&'a [u8]>,
+    /// git's `--diff-filter`.
+    filter: Option<changes::StatusFilter>,
+    /// The files' modes are wanted (a cached summary has none).
+    modes: bool,
     /// Stop between files when this fires.
     interrupt: crate::interrupt::Interrupt,
     /// Remember the summary computed (in the cache of [`cache`]); not when
@@ -336,6 +334,8 @@ fn files_and_shown(
         ignore_whitespace,
         format,
         relative,
+        filter,
+        modes,
         interrupt,
         keep_summary,
     } = how;
@@ -348,13 +348,17 @@ fn files_and_shown(
             "false" | "no" | "off" | "0"
         )
     });
-    // The cache holds git's default: renames paired, Myers counts.
-    let default_counts =
-        renames && crate::diff::lines::algorithm(repo) == crate::diff::lines::Algorithm::Myers;
+    // The cache holds git's default: renames paired within the default
+    // limit, Myers counts.
+    let default_counts = renames
+        && crate::diff::lines::algorithm(repo) == crate::diff::lines::Algorithm::Myers
+        && changes::rename_limit(repo) == changes::DEFAULT_RENAME_LIMIT;
     let cacheable = format != Format::Patch
         && format != Format::NameStatus
         && limit.is_none()
         && relative.is_none()
+        && filter.is_none()
+        && !modes
         && default_counts;
     if cacheable && let Some(files) = cache::get(repo, from.tree, to.tree, ignore_whitespace) {
         // The exact summary, when known too, tells what whitespace hides.
@@ -372,14 +376,18 @@ fn files_and_shown(
     if let Some(rel) = relative {
         changes = changes::limit(changes, |path| path.starts_with(rel));
     }
-    let counts = summary::count_all(repo, &changes, ignore_whitespace, interrupt)?;
+    if let Some(filter) = filter {
+        changes.retain(|c| filter.keeps(c));
+    }
+    let algorithm = crate::diff::lines::algorithm(repo);
+    let counts = summary::count_all(repo, &changes, ignore_whitespace, algorithm, interrupt)?;
     let visible: Vec<bool> = changes
         .iter()
         .zip(&counts)
         .map(|(c, n)| summary::is_visible(c, n, ignore_whitespace))
         .collect();
     let files = summary::files(&changes, counts, ignore_whitespace);
-    if keep_summary && limit.is_none() && relative.is_none() && default_counts {
+    if keep_summary && limit.is_none() && relative.is_none() && filter.is_none() && default_counts {
         cache::put(repo, from.tree, to.tree, ignore_whitespace, &files);
     }
     let hidden = visible.iter().filter(|v| !**v).count();

@@ -43,13 +43,17 @@ pub enum Format {
     NameOnly,
     /// `--name-status`.
     NameStatus,
+    /// `--shortstat`: the totals line of `--stat` alone.
+    ShortStat,
+    /// `--summary` alone: created, deleted, renamed, mode-changed files.
+    Summary,
 }
 
 impl Format {
     /// Whether it lists names only (git does not look at contents then, so
     /// whitespace-only changes are listed even when whitespace is ignored).
     pub fn names_only(self) -> bool {
-        matches!(self, Format::NameOnly | Format::NameStatus)
+        matches!(self, Format::NameOnly | Format::NameStatus | Format::Summary)
     }
 }
 
@@ -79,6 +83,22 @@ pub struct Options {
     /// `pre_turn_tree` (the worktree when N's prompt was submitted), so the
     /// user's edits between the turns are shown too.
     pub include_user_edits: bool,
+    /// git's options that change what is compared and how hunks are cut.
+    pub shape: Shape,
+}
+
+/// git's options that change what is compared and how hunks are cut.
+#[derive(Debug, Clone, Default)]
+pub struct Shape {
+    /// Swap the sides (`-R`).
+    pub reverse: bool,
+    /// Only these statuses (`--diff-filter`).
+    pub filter: Option<crate::diff::changes::StatusFilter>,
+    /// The files' modes are needed (`--summary`): no cached summary then.
+    pub summary: bool,
+    /// Merge hunks this many lines apart or closer, beyond their context
+    /// (`--inter-hunk-context`, `diff.interHunkContext`).
+    pub inter_hunk: u32,
 }
 
 /// How wide `--stat` may be: git's `--stat=<width>,<name-width>`,
@@ -197,6 +217,16 @@ pub struct DiffView {
     pub exit_code: bool,
     /// Print nothing (`--quiet`).
     pub quiet: bool,
+    /// The prefixes of the old and new names in a patch (`a/`, `b/`).
+    pub prefixes: [String; 2],
+    /// An empty context line is written without its space
+    /// (`diff.suppressBlankEmpty`).
+    pub suppress_blank_empty: bool,
+    /// After the stat or numstat: created, deleted, renamed and
+    /// mode-changed files (`--summary`).
+    pub summary: bool,
+    /// Write to this file instead of standard output (`--output`).
+    pub output: Option<std::path::PathBuf>,
 }
 
 impl Default for DiffView {
@@ -211,6 +241,10 @@ impl Default for DiffView {
             quote_path: true,
             exit_code: false,
             quiet: false,
+            prefixes: ["a/".into(), "b/".into()],
+            suppress_blank_empty: false,
+            summary: false,
+            output: None,
         }
     }
 }

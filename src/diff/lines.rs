@@ -97,11 +97,16 @@ pub enum Algorithm {
     /// frequent in the other file and its cost heuristics (gix's port), so
     /// counts and hunks are what `git diff` says, in bounded time.
     Myers,
-    /// Myers without the heuristics (`minimal`).
-    Minimal,
+    /// Myers without the cost cut-offs (`minimal`), as the user's git runs
+    /// it: before git 2.50 its pre-pass still set frequent lines aside
+    /// (`frequency_limit`), since then it does not.
+    Minimal {
+        /// The pre-pass keeps its frequency limit (git before 2.50).
+        frequency_limit: bool,
+    },
     /// Patience diff (`patience`, [`crate::diff::patience`]).
     Patience,
-    /// gix's histogram diff (`histogram`).
+    /// xdiff's histogram diff (`histogram`, [`crate::diff::xdiff::histogram`]).
     Histogram,
 }
 
@@ -114,26 +119,68 @@ pub fn algorithm(repo: &gix::Repository) -> Algorithm {
         .map(|v| v.to_string().to_ascii_lowercase())
         .as_deref()
     {
-        Some("minimal") => Algorithm::Minimal,
+        Some("minimal") => Algorithm::Minimal {
+            frequency_limit: git_before(2, 50),
+        },
         Some("patience") => Algorithm::Patience,
         Some("histogram") => Algorithm::Histogram,
         _ => Algorithm::Myers,
     }
 }
 
+/// Whether the `git` on `PATH` is older than `major.minor` (asked once per
+/// process; an unreadable answer counts as a current git).
+fn git_before(major: u32, minor: u32) -> bool {
+    static VERSION: std::sync::OnceLock<Option<(u32, u32)>> = std::sync::OnceLock::new();
+    let version = VERSION.get_or_init(|| {
+        let mut command = std::process::Command::new("git");
+        command.arg("version");
+        let options = crate::child::Options {
+            stdout: true,
+            stdout_cap: Some(256),
+            timeout: Some(std::time::Duration::from_secs(10)),
+            ..Default::default()
+        };
+        let done = crate::child::run(&mut command, options, crate::interrupt::process()).ok()?;
+        parse_git_version(&String::from_utf8_lossy(&done.stdout))
+    });
+    version.is_some_and(|v| v < (major, minor))
+}
+
+/// `git version 2.47.3` (or `2.39.5.windows.1`) → (2, 47).
+fn parse_git_version(text: &str) -> Option<(u32, u32)> {
+    let number = text.trim().strip_prefix("git version ")?;
+    let mut parts = number.split('.');
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts
+        .next()?
+        .trim_end_matches(|c: char| !c.is_ascii_digit())
+        .parse()
+        .ok()?;
+    Some((major, minor))
+}
+
 /// The lines of `input` each side removed or added, by `algorithm`
 /// (before hunks are compacted and placed).
 pub fn compute(algorithm: Algorithm, input: &InternedInput<&[u8]>) -> Diff {
     use gix::diff::blob::Algorithm as Imara;
-    let imara = match algorithm {
-        Algorithm::Myers => Imara::Myers,
-        Algorithm::Minimal => Imara::MyersMinimal,
-        Algorithm::Histogram => Imara::Histogram,
-        Algorithm::Patience => {
-            return super::patience::diff(&input.before, &input.after, input.interner.num_tokens());
+    let (before, after, n) = (&input.before, &input.after, input.interner.num_tokens());
+    match algorithm {
+        Algorithm::Myers => Diff::compute(Imara::Myers, input),
+        Algorithm::Minimal { frequency_limit } => {
+            let mode = crate::diff::xdiff::Mode {
+                minimal: true,
+                frequency_limit,
+            };
+            let (removed, added) = crate::diff::xdiff::myers::diff(before, after, n, mode);
+            crate::diff::patience::diff_from_marks(&removed, &added)
         }
-    };
-    Diff::compute(imara, input)
+        Algorithm::Histogram => {
+            let (removed, added) = crate::diff::xdiff::histogram::diff(before, after, n);
+            crate::diff::patience::diff_from_marks(&removed, &added)
+        }
+        Algorithm::Patience => super::patience::diff(before, after, n),
+    }
 }
 
 /// Lines added and deleted between two texts, with git's default algorithm.

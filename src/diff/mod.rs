@@ -11,3 +11,4 @@ pub mod patience;
 pub mod slider;
 pub mod style;
 pub mod summary;
+pub mod xdiff;

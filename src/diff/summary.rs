@@ -1,13 +1,14 @@
 //! Changed-file summaries between two trees: the kinds git reports with
 //! `git diff -M` (50% similarity renames) and the line counts of
-//! `git diff --numstat --minimal`, optionally ignoring all whitespace like
+//! `git diff-tree -r -M --numstat` (git's default algorithm, whatever
+//! `diff.algorithm` says), optionally ignoring all whitespace like
 //! `--ignore-all-space`.
 
 use gix::ObjectId;
 use gix::objs::tree::EntryKind;
 
 use crate::diff::changes::{TreeChange, tree_changes};
-use crate::diff::lines::{Counts, count, count_modes};
+use crate::diff::lines::{Algorithm, Counts, count, count_modes};
 use crate::error::Result;
 use crate::interrupt::Interrupt;
 use crate::model::note::{ChangeKind, FileChange};
@@ -18,10 +19,10 @@ pub fn count_all(
     repo: &gix::Repository,
     changes: &[TreeChange],
     ignore_whitespace: bool,
+    algorithm: Algorithm,
     interrupt: Interrupt,
 ) -> Result<Vec<Counts>> {
     const PER_THREAD: usize = 64;
-    let algorithm = crate::diff::lines::algorithm(repo);
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(changes.len() / PER_THREAD)
@@ -97,6 +98,10 @@ pub fn files(
         .filter(|(change, counts)| is_visible(change, counts, ignore_whitespace))
         .map(|(change, counts)| FileChange {
             similarity: change.similarity,
+            modes: Some([
+                change.old.map(|s| crate::model::mode::digits(s.kind)),
+                change.new.map(|s| crate::model::mode::digits(s.kind)),
+            ]),
             ..FileChange::new(
                 &change.path,
                 change.old_path.as_ref().map(|p| p.as_slice()),
@@ -117,7 +122,9 @@ pub fn summarize(
     interrupt: Interrupt,
 ) -> Result<Vec<FileChange>> {
     let changes = tree_changes(repo, from, to)?;
-    let counts = count_all(repo, &changes, ignore_whitespace, interrupt)?;
+    // A note holds `git diff-tree -r -M`'s counts, whatever `diff.algorithm`
+    // says: everyone records the same summary of a turn.
+    let counts = count_all(repo, &changes, ignore_whitespace, Algorithm::Myers, interrupt)?;
     Ok(files(&changes, counts, ignore_whitespace))
 }
 
@@ -132,10 +139,9 @@ pub fn summarize_both(
     let changes = tree_changes(repo, from, to)?;
     let mut exact = Vec::with_capacity(changes.len());
     let mut squeezed = Vec::with_capacity(changes.len());
-    let algorithm = crate::diff::lines::algorithm(repo);
     for change in &changes {
         interrupt.check()?;
-        let [e, w] = count_modes(repo, change, [false, true], algorithm)?;
+        let [e, w] = count_modes(repo, change, [false, true], Algorithm::Myers)?;
         exact.push(e);
         squeezed.push(w);
     }

@@ -16,13 +16,15 @@ mod checkpoints;
 mod diff;
 mod disk;
 mod figures;
+mod names;
 mod op;
 pub mod pager;
 mod patch;
 mod reports;
 mod review;
+mod stat;
 pub mod web;
-pub use diff::rename_label;
+pub use names::rename_label;
 
 /// How to render.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,6 +190,15 @@ pub fn emit(
     term: &pager::Terminal,
     interrupt: crate::interrupt::Interrupt,
 ) -> io::Result<()> {
+    if let Outcome::Diff(d) = outcome
+        && let Some(path) = &d.view.output
+    {
+        // `--output=FILE`: the diff goes there, never through a pager.
+        let file = std::fs::File::create(path)
+            .map_err(|e| io::Error::new(e.kind(), format!("could not write {}: {e}", path.display())))?;
+        let mut out = io::BufWriter::new(file);
+        return render(outcome, format, quiet, &mut out).and_then(|()| out.flush());
+    }
     let pager = match outcome {
         Outcome::Diff(d) => d.view.pager.as_ref(),
         Outcome::Log(l) => l.view.pager.as_ref(),

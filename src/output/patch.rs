@@ -36,13 +36,18 @@ pub struct Style<'a> {
     pub quote_high: bool,
     /// The colours and whitespace rules.
     pub look: &'a Look,
+    /// The old and new names' prefixes (`a/`, `b/`).
+    pub prefixes: [&'a str; 2],
+    /// An empty context line is written as an empty line
+    /// (`diff.suppressBlankEmpty`).
+    pub suppress_blank_empty: bool,
 }
 
 /// Write the patch of one file in `style`.
 pub fn write(p: &FilePatch, style: Style<'_>, out: &mut dyn Write) -> io::Result<()> {
     let h = &p.header;
-    let a = prefixed("a/", h.old_path.as_bstr(), style.quote_high);
-    let b = prefixed("b/", h.new_path.as_bstr(), style.quote_high);
+    let a = prefixed(style.prefixes[0], h.old_path.as_bstr(), style.quote_high);
+    let b = prefixed(style.prefixes[1], h.new_path.as_bstr(), style.quote_high);
     let meta = style.color.then_some(style.look.palette.meta.as_str());
     for line in header_lines(h, &a, &b, style.quote_high) {
         colored(out, meta, &[&line])?;
@@ -55,8 +60,8 @@ pub fn write(p: &FilePatch, style: Style<'_>, out: &mut dyn Write) -> io::Result
         Body::Binary(Binary::Patch { forward, reverse }) => binary_patch(forward, reverse, out),
         Body::Text(hunks) if hunks.is_empty() => Ok(()),
         Body::Text(hunks) => {
-            colored(out, meta, &[b"--- ", &with_tab(old_name(h, &a))])?;
-            colored(out, meta, &[b"+++ ", &with_tab(new_name(h, &b))])?;
+            file_pair_line(out, meta, b"--- ", old_name(h, &a))?;
+            file_pair_line(out, meta, b"+++ ", new_name(h, &b))?;
             let blank_at_eof = p.blank_at_eof.filter(|_| style.look.whitespace.blank_at_eof());
             hunks
                 .iter()
@@ -131,16 +136,7 @@ fn index_line(h: &Header) -> Vec<u8> {
     index.into_bytes()
 }
 
-/// The octal mode git prints for an entry kind.
-fn mode_digits(kind: EntryKind) -> &'static str {
-    match kind {
-        EntryKind::Blob => "100644",
-        EntryKind::BlobExecutable => "100755",
-        EntryKind::Link => "120000",
-        EntryKind::Commit => "160000",
-        EntryKind::Tree => "040000",
-    }
-}
+use crate::model::mode::digits as mode_digits;
 
 /// An id in full, or its first `len` hex digits.
 fn abbrev(id: ObjectId, full: bool, len: usize) -> String {
@@ -174,13 +170,21 @@ fn prefixed(prefix: &str, path: &BStr, quote_high: bool) -> Vec<u8> {
     quote_as(raw.as_bstr(), quote_high)
 }
 
-/// git appends a TAB to `---`/`+++` names that contain a space.
-fn with_tab(name: &[u8]) -> Vec<u8> {
-    let mut v = name.to_vec();
-    if name.contains(&b' ') {
-        v.push(b'\t');
+/// A `---`/`+++` line: git appends a TAB to a name that contains a space,
+/// after the colour's reset.
+fn file_pair_line(out: &mut dyn Write, meta: Option<&str>, sign: &[u8], name: &[u8]) -> io::Result<()> {
+    if let Some(c) = meta {
+        out.write_all(c.as_bytes())?;
     }
-    v
+    out.write_all(sign)?;
+    out.write_all(name)?;
+    if meta.is_some() {
+        out.write_all(RESET.as_bytes())?;
+    }
+    if name.contains(&b' ') {
+        out.write_all(b"\t")?;
+    }
+    out.write_all(b"\n")
 }
 
 /// C-quote `path` like git's `quote_c_style`; bytes above 0x7f are escaped
@@ -222,7 +226,10 @@ fn write_hunk(
     // side's next line and the new side's current one.
     let (mut old_no, mut new_no) = (start_number(&old), start_number(&new));
     for l in &hunk.lines {
-        if style.color {
+        if style.suppress_blank_empty && l.kind == LineKind::Context && l.text.is_empty() && !l.no_newline {
+            // git's suppress-blank-empty: the line without its space, uncoloured.
+            out.write_all(b"\n")?;
+        } else if style.color {
             let at_eof = l.kind == LineKind::Added
                 && blank_at_eof.is_some_and(|[o, n]| o <= old_no && n <= new_no)
                 && whitespace::is_blank(&l.text);

@@ -14,6 +14,8 @@ fn text(p: &FilePatch, color: bool) -> String {
         color,
         quote_high: true,
         look: &look,
+        prefixes: ["a/", "b/"],
+        suppress_blank_empty: false,
     };
     write(p, style, &mut out).expect("writing to a Vec");
     String::from_utf8_lossy(&out).into_owned()

@@ -57,6 +57,8 @@ pub fn log(l: &LogOutcome, out: &mut dyn Write) -> io::Result<()> {
                     color: l.view.color,
                     quote_high: l.view.quote_path,
                     look: &l.view.look,
+                    prefixes: ["a/", "b/"],
+                    suppress_blank_empty: false,
                 };
                 super::patch::write(p, style, out)?;
             }

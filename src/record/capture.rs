@@ -286,8 +286,10 @@ fn summarize(
             let reader = rec.reader();
             let (exact, squeezed) =
                 summary::summarize_both(reader.as_ref().unwrap_or(repo), base.tree, tree, lock.interrupt())?;
-            // The cache holds git's default counts only.
-            if crate::diff::lines::algorithm(repo) == crate::diff::lines::Algorithm::Myers {
+            // Both are git's default counts, which the cache holds (unless
+            // renames were paired within another limit).
+            let limit = crate::diff::changes::rename_limit(repo);
+            if limit == crate::diff::changes::DEFAULT_RENAME_LIMIT {
                 cache::put(repo, base.tree, tree, true, &squeezed);
                 cache::put(repo, base.tree, tree, false, &exact);
             }

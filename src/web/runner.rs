@@ -99,6 +99,7 @@ impl Runner<'_> {
             prefix,
             relative,
             include_user_edits: false,
+            shape: Default::default(),
         };
         commands::diff::run(ctx, opts).map_err(failed)
     }

@@ -7,7 +7,8 @@ use crate::util::{Rng, THREAD, TestRepo, ref_for, rows};
 /// Generated text of one of six kinds: C-like functions, blank-line heavy,
 /// brace heavy, repeated lines only (no unique line: patience falls back to
 /// Myers), mostly unique lines, and whitespace variants with CRs.
-fn text(rng: &mut Rng, kind: u64) -> Vec<String> {
+/// `scale` times as many lines as the kind has at 1.
+fn text(rng: &mut Rng, kind: u64, scale: u64) -> Vec<String> {
     let pick = |rng: &mut Rng, choices: &[&str], extra: String| {
         let k = rng.below(choices.len() as u64 + 1) as usize;
         choices.get(k).map_or(extra, |s| (*s).to_owned())
@@ -15,12 +16,12 @@ fn text(rng: &mut Rng, kind: u64) -> Vec<String> {
     let mut lines = Vec::new();
     match kind {
         0 => {
-            for _ in 0..4 + rng.below(6) {
+            for _ in 0..(4 + rng.below(6)) * scale {
                 lines.extend(c_function(rng));
             }
         }
         _ => {
-            let n = 20 + rng.below(60);
+            let n = (20 + rng.below(60)) * scale;
             for _ in 0..n {
                 let extra = format!("u{}", rng.below(if kind == 4 { 10_000 } else { 30 }));
                 lines.push(match kind {
@@ -97,11 +98,27 @@ fn is_numstat(line: &str) -> bool {
 /// are byte-identical to git's, on generated edits of blank-line and brace
 /// heavy texts, moved, copied and swapped blocks, re-indents and files of
 /// repeated lines only.
-#[test]
-fn patience_is_byte_identical_to_git_on_generated_edits() {
+/// git's own output under `setting` on generated edits, file by file, for
+/// the patch and the numstat, with and without whitespace; the note holds
+/// `git diff-tree -r -M`'s counts whatever the setting. `parted`: how many
+/// files must come out otherwise than with git's default diff (the setup).
+fn byte_identical_to_git_on_generated_edits(setting: &[&str], seed: u64, parted_at_least: usize) {
+    generated_edits_like_git(setting, seed, parted_at_least, (36, 1, 5));
+}
+
+/// [`byte_identical_to_git_on_generated_edits`] on `files` texts `scale`
+/// times longer, with up to `edits` edits per file and turn.
+fn generated_edits_like_git(
+    setting: &[&str],
+    seed: u64,
+    parted_at_least: usize,
+    (files_n, scale, edits): (usize, u64, u64),
+) {
     let r = TestRepo::seeded();
-    let mut rng = Rng(0x9a71_e9ce_0000_0001);
-    let mut texts: Vec<Vec<String>> = (0..36).map(|k| text(&mut rng, k % 6)).collect();
+    let mut rng = Rng(seed);
+    let mut texts: Vec<Vec<String>> = (0..files_n)
+        .map(|k| text(&mut rng, k as u64 % 6, scale))
+        .collect();
     let write = |r: &TestRepo, k: usize, lines: &[String], newline: bool| {
         let end = if newline { "\n" } else { "" };
         r.write(&format!("gen/t{k:02}.txt"), &(lines.join("\n") + end));
@@ -110,20 +127,22 @@ fn patience_is_byte_identical_to_git_on_generated_edits() {
         write(&r, k, t, true);
     }
     r.commit_all("texts");
-    let patience = ["-c", "diff.algorithm=patience"];
-    let run = |args: &[&str]| r.git_in(&r.root, &[&patience[..], args].concat()).ok().stdout;
+    let run = |args: &[&str]| r.git_in(&r.root, &[setting, args].concat()).ok().stdout;
     run(&["t3", "baseline", "--thread", THREAD]);
     let (mut compared, mut parted) = (0, 0);
     for turn in 1..=5u64 {
         for (k, t) in texts.iter_mut().enumerate() {
-            for _ in 0..1 + rng.below(5) {
+            for _ in 0..1 + rng.below(edits) {
                 edit(&mut rng, t);
             }
             write(&r, k, t, rng.below(8) != 0);
         }
         run(&["t3", "capture", "--thread", THREAD]);
         let (a, b) = (ref_for(THREAD, turn - 1), ref_for(THREAD, turn));
-        let numstat = run(&["diff", "--numstat", "-M", &a, &b]);
+        let numstat = r
+            .git_in(&r.root, &["diff-tree", "-r", "-M", "--numstat", &a, &b])
+            .ok()
+            .stdout;
         let note = r.t3_json(&["show", "--thread", THREAD]);
         assert_eq!(
             rows(&note["files"]),
@@ -134,7 +153,7 @@ fn patience_is_byte_identical_to_git_on_generated_edits() {
                     (f[2].to_owned(), f[0].parse().unwrap(), f[1].parse().unwrap())
                 })
                 .collect::<Vec<(String, u64, u64)>>(),
-            "turn {turn}: the note's counts"
+            "turn {turn}: the note's counts are diff-tree's, whatever {setting:?} says"
         );
         let t = turn.to_string();
         for (ours, theirs) in [
@@ -147,24 +166,68 @@ fn patience_is_byte_identical_to_git_on_generated_edits() {
             let git = run(&[&["diff", "-M"][..], &theirs, &[&a, &b]].concat());
             let (mine, git) = (files(&mine), files(&git));
             for (m, g) in mine.iter().zip(&git) {
-                assert!(m == g, "turn {turn}, {ours:?}:\n--- git-t3\n{m}\n--- git\n{g}");
+                assert!(
+                    m == g,
+                    "{setting:?} turn {turn}, {ours:?}:\n--- git-t3\n{m}\n--- git\n{g}"
+                );
             }
             assert_eq!(mine.len(), git.len(), "turn {turn}, {ours:?}");
             compared += git.len();
         }
-        // The setup: git's default diff parts ways with patience here.
+        // The setup: git's default diff parts ways with this setting here.
         let default = r.git_in(&r.root, &["diff", "-M", &a, &b]).ok().stdout;
-        let patience = run(&["diff", "-M", &a, &b]);
+        let this = run(&["diff", "-M", &a, &b]);
         parted += files(&default)
             .iter()
-            .zip(files(&patience))
+            .zip(files(&this))
             .filter(|(d, p)| **d != *p)
             .count();
     }
-    assert!(compared > 500, "setup: {compared} files compared");
+    assert!(compared >= 15 * files_n, "setup: {compared} files compared");
     assert!(
-        parted >= 15,
-        "setup: patience parted from git's default in only {parted} files"
+        parted >= parted_at_least,
+        "setup: {setting:?} parted from git's default in only {parted} files"
+    );
+}
+
+#[test]
+fn patience_is_byte_identical_to_git_on_generated_edits() {
+    byte_identical_to_git_on_generated_edits(&["-c", "diff.algorithm=patience"], 0x9a71_e9ce_0000_0001, 15);
+}
+
+/// xdiff's histogram: its candidate rule (the rarest, then the longest run),
+/// its 64-occurrence cut and its fallback to Myers, as git runs them.
+#[test]
+fn histogram_is_byte_identical_to_git_on_generated_edits() {
+    byte_identical_to_git_on_generated_edits(&["-c", "diff.algorithm=histogram"], 0x4157_0000_0000_0002, 15);
+}
+
+/// `minimal` is xdiff's search without the cost cut-offs, with the
+/// pre-pass the user's git runs (its frequency limit was dropped in 2.50).
+#[test]
+fn minimal_is_byte_identical_to_git_on_generated_edits() {
+    // Long texts edited much: past the cost where the default cuts its search.
+    generated_edits_like_git(
+        &["-c", "diff.algorithm=minimal"],
+        0x313a_0000_0000_0003,
+        1,
+        (8, 12, 60),
+    );
+}
+
+/// `diff.indentHeuristic=false`: ambiguous hunks stay where xdiff slid them.
+#[test]
+fn indent_heuristic_off_is_byte_identical_to_git_on_generated_edits() {
+    byte_identical_to_git_on_generated_edits(&["-c", "diff.indentHeuristic=false"], 0x1d7e_0000_0000_0004, 5);
+    byte_identical_to_git_on_generated_edits(
+        &[
+            "-c",
+            "diff.algorithm=histogram",
+            "-c",
+            "diff.indentHeuristic=false",
+        ],
+        0x1d7e_0000_0000_0005,
+        5,
     );
 }
 

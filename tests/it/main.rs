@@ -11,6 +11,7 @@ mod diff;
 mod durability;
 mod extension;
 mod fuzz;
+mod git_options;
 mod hook;
 mod hostile;
 mod install;

@@ -10,7 +10,9 @@ use gix::objs::tree::{EntryKind, EntryMode};
 use crate::error::{Context as _, Result};
 use crate::model::note::ChangeKind;
 
+mod filter;
 mod pathspecs;
+pub use filter::StatusFilter;
 pub use pathspecs::*;
 
 /// One side of a change.
@@ -208,6 +210,20 @@ fn tree_order(a: &[u8], a_tree: bool, b: &[u8], b_tree: bool) -> std::cmp::Order
     }
 }
 
+/// git's default `diff.renameLimit`.
+pub const DEFAULT_RENAME_LIMIT: usize = 1000;
+
+/// git's `diff.renameLimit` (default 1000; 0 or less: no limit, as in git,
+/// and as gix reads a 0): past `limit`² pairs of candidates, only exact
+/// renames are found.
+/// `git diff-tree` reads it too, so the note's summary follows it.
+pub fn rename_limit(repo: &gix::Repository) -> usize {
+    match repo.config_snapshot().integer("diff.renameLimit") {
+        None => DEFAULT_RENAME_LIMIT,
+        Some(n) => usize::try_from(n).unwrap_or(0),
+    }
+}
+
 /// What gix reports between the two trees, deletions and additions already
 /// paired into renames with its default rules (50% similarity).
 fn gix_changes(
@@ -219,7 +235,10 @@ fn gix_changes(
     let old = read_tree(repo, from)?;
     let new = read_tree(repo, to)?;
     let mut cache = resource_cache(repo)?;
-    let options = gix::diff::Options::default().with_rewrites(renames.then(gix::diff::Rewrites::default));
+    let options = gix::diff::Options::default().with_rewrites(renames.then(|| gix::diff::Rewrites {
+        limit: rename_limit(repo),
+        ..Default::default()
+    }));
     let mut changes = Vec::new();
     let mut too_many = false;
     let interrupt = crate::interrupt::process();

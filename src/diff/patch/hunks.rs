@@ -8,7 +8,9 @@ pub fn hunks(old: &[u8], new: &[u8], ignore_whitespace: bool) -> Vec<Hunk> {
     let how = HunkOptions {
         ignore_whitespace,
         context: CONTEXT,
+        inter_hunk: 0,
         algorithm: lines::Algorithm::Myers,
+        indent_heuristic: true,
     };
     hunks_with(old, new, how)
 }
@@ -18,7 +20,9 @@ pub(super) fn hunks_with(old: &[u8], new: &[u8], how: HunkOptions) -> Vec<Hunk> 
     let HunkOptions {
         ignore_whitespace,
         context,
+        inter_hunk,
         algorithm,
+        indent_heuristic,
     } = how;
     if old == new {
         return Vec::new();
@@ -28,22 +32,30 @@ pub(super) fn hunks_with(old: &[u8], new: &[u8], how: HunkOptions) -> Vec<Hunk> 
     let mut scratch = lines::Squeezed::default();
     let input = lines::intern(old, new, ignore_whitespace, &mut scratch);
     let mut diff = lines::compute(algorithm, &input);
-    let heuristic = crate::diff::slider::RealIndent::new(&input.before, &input.after, &old_lines, &new_lines);
-    diff.postprocess_with_heuristic(&input, heuristic);
-    group(diff.hunks(), context)
+    if indent_heuristic {
+        let heuristic =
+            crate::diff::slider::RealIndent::new(&input.before, &input.after, &old_lines, &new_lines);
+        diff.postprocess_with_heuristic(&input, heuristic);
+    } else {
+        diff.postprocess_with_heuristic(&input, gix::diff::blob::NoSliderHeuristic);
+    }
+    group(diff.hunks(), context, inter_hunk)
         .iter()
         .filter_map(|g| hunk(g, &old_lines, &new_lines, context))
         .collect()
 }
 
-/// Edits whose contexts would touch or overlap, together.
-pub(super) fn group(edits: impl Iterator<Item = Edit>, context: u32) -> Vec<Vec<Edit>> {
+/// Edits whose contexts would touch or overlap (or come closer than
+/// `inter_hunk` lines), together.
+pub(super) fn group(edits: impl Iterator<Item = Edit>, context: u32, inter_hunk: u32) -> Vec<Vec<Edit>> {
     let mut groups: Vec<Vec<Edit>> = Vec::new();
     for e in edits {
         match groups.last_mut() {
             Some(g)
-                if g.last()
-                    .is_some_and(|l| e.before.start.saturating_sub(l.before.end) <= 2 * context) =>
+                if g.last().is_some_and(|l| {
+                    e.before.start.saturating_sub(l.before.end)
+                        <= context.saturating_mul(2).saturating_add(inter_hunk)
+                }) =>
             {
                 g.push(e);
             }
@@ -125,7 +137,7 @@ pub(super) fn function_line(old_lines: &[&[u8]], hunk_start: u32) -> Option<Vec<
 /// delta and the whole content. The delta is tried when both sides have
 /// content, abandoned as soon as it is longer than the deflated content
 /// (git's bound too), and taken when it deflates smaller than the content.
-pub(super) fn payload(from: &[u8], to: &[u8], level: gix::zlib::Compression) -> Result<Payload> {
+pub(super) fn payload(from: &[u8], to: &[u8], level: flate2::Compression) -> Result<Payload> {
     let literal = deflate(to, level)?;
     if !from.is_empty()
         && !to.is_empty()
@@ -148,11 +160,24 @@ pub(super) fn payload(from: &[u8], to: &[u8], level: gix::zlib::Compression) -> 
 }
 
 /// `data`, zlib-deflated at `level`.
-pub(super) fn deflate(data: &[u8], level: gix::zlib::Compression) -> Result<Vec<u8>> {
-    use std::io::Write as _;
-    let mut w = gix::zlib::stream::deflate::Write::new(Vec::new(), level);
-    w.write_all(data)
-        .and_then(|()| w.flush())
-        .context(|| "could not compress a binary patch".into())?;
-    Ok(w.into_inner())
+///
+/// zlib itself, in one call with `Z_FINISH` as git's `deflate_it` makes it,
+/// so that the bytes are git's.
+pub(super) fn deflate(data: &[u8], level: flate2::Compression) -> Result<Vec<u8>> {
+    let mut z = flate2::Compress::new(level, true);
+    let mut out = Vec::with_capacity(data.len() / 2 + 64);
+    loop {
+        let consumed = usize::try_from(z.total_in()).unwrap_or(usize::MAX);
+        let rest = data.get(consumed..).unwrap_or_default();
+        if out.capacity() - out.len() < 64 {
+            out.reserve(out.capacity().max(1024));
+        }
+        let status = z
+            .compress_vec(rest, &mut out, flate2::FlushCompress::Finish)
+            .map_err(std::io::Error::other)
+            .context(|| "could not compress a binary patch".into())?;
+        if status == flate2::Status::StreamEnd {
+            return Ok(out);
+        }
+    }
 }

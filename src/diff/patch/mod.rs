@@ -30,6 +30,9 @@ pub struct Options {
     pub binary: bool,
     /// Lines of context around changes (`-U<n>`; git's default is [`CONTEXT`]).
     pub context: u32,
+    /// Hunks this many lines apart beyond their contexts are merged
+    /// (`--inter-hunk-context`).
+    pub inter_hunk: u32,
     /// Stop between files when this fires.
     pub interrupt: crate::interrupt::Interrupt,
 }
@@ -39,7 +42,10 @@ pub struct Options {
 struct HunkOptions {
     ignore_whitespace: bool,
     context: u32,
+    inter_hunk: u32,
     algorithm: lines::Algorithm,
+    /// git's indent heuristic places ambiguous hunks (`diff.indentHeuristic`).
+    indent_heuristic: bool,
 }
 
 /// The patch of one file (a type change is two of these).
@@ -202,11 +208,15 @@ pub fn build(repo: &gix::Repository, changes: &[TreeChange], opts: Options) -> R
     let opts = Settings {
         opts,
         algorithm: lines::algorithm(repo),
+        indent_heuristic: repo
+            .config_snapshot()
+            .boolean("diff.indentHeuristic")
+            .unwrap_or(true),
         abbrev: abbrev_len(repo),
         compression: if opts.binary {
             compression(repo)?
         } else {
-            gix::zlib::Compression::BEST_SPEED
+            flate2::Compression::fast()
         },
     };
     let opts = &opts;
@@ -267,7 +277,7 @@ fn short_len(repo: &gix::Repository, id: ObjectId, abbrev: usize) -> usize {
 /// The zlib level of binary patches, as git's: `core.looseCompression`,
 /// else `core.compression`, else 1 (best speed); -1 is zlib's default (6).
 /// Any other value outside 0 to 9 is refused, as git refuses it.
-fn compression(repo: &gix::Repository) -> Result<gix::zlib::Compression> {
+fn compression(repo: &gix::Repository) -> Result<flate2::Compression> {
     let config = repo.config_snapshot();
     for key in ["core.looseCompression", "core.compression"] {
         let bad = |problem: String| Error::BadInput {
@@ -280,23 +290,25 @@ fn compression(repo: &gix::Repository) -> Result<gix::zlib::Compression> {
             Err(e) => return Err(bad(e.to_string())),
         };
         return match level {
-            -1 => Ok(gix::zlib::Compression::DEFAULT),
+            -1 => Ok(flate2::Compression::default()),
             _ => i32::try_from(level)
                 .ok()
-                .and_then(gix::zlib::Compression::new)
+                .filter(|l| (0..=9).contains(l))
+                .map(|l| flate2::Compression::new(l.unsigned_abs()))
                 .ok_or_else(|| bad(format!("bad zlib compression level {level}"))),
         };
     }
-    Ok(gix::zlib::Compression::BEST_SPEED)
+    Ok(flate2::Compression::fast())
 }
 
 /// The caller's options and what the repository's config says, for a whole patch.
 struct Settings {
     opts: Options,
     algorithm: lines::Algorithm,
+    indent_heuristic: bool,
     abbrev: usize,
     /// The zlib level of binary payloads.
-    compression: gix::zlib::Compression,
+    compression: flate2::Compression,
 }
 
 /// The patch of one change; `None` when git shows nothing for it.
@@ -358,7 +370,9 @@ fn file_patch(repo: &gix::Repository, change: &TreeChange, settings: &Settings) 
     let how = HunkOptions {
         ignore_whitespace: opts.ignore_whitespace,
         context: opts.context,
+        inter_hunk: opts.inter_hunk,
         algorithm: settings.algorithm,
+        indent_heuristic: settings.indent_heuristic,
     };
     let hunks = hunks_with(&old, &new, how);
     let same_mode = matches!(event, Event::Modified { old_mode, new_mode } if old_mode == new_mode);

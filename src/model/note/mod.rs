@@ -122,6 +122,10 @@ pub struct FileChange {
     /// For a rename found now: git's similarity index in percent (not stored).
     #[serde(skip)]
     pub similarity: Option<u8>,
+    /// The old and new modes as git writes them (`100644`; `None`: no such
+    /// side), when found now (not stored).
+    #[serde(skip)]
+    pub modes: Option<[Option<&'static str>; 2]>,
 }
 
 /// Equal when what a note stores is equal (the similarity is not stored).
@@ -170,6 +174,7 @@ impl FileChange {
             deletions,
             binary,
             similarity: None,
+            modes: None,
         }
     }
 

@@ -1,0 +1,141 @@
+//! `diff`'s options that mirror `git diff`'s: supported with git's meaning
+//! and output, or refused by name (never silently ignored).
+
+use clap::Args;
+
+use crate::error::{Error, Result};
+
+/// git's own diff options beyond format, context and algorithm.
+#[derive(Debug, Args, Default)]
+pub struct GitDiffArgs {
+    /// Slide ambiguous hunks to indentation boundaries (git's default; `diff.indentHeuristic`)
+    #[arg(long, overrides_with = "no_indent_heuristic")]
+    pub indent_heuristic: bool,
+    /// Leave ambiguous hunks where the algorithm put them (`diff.indentHeuristic=false`)
+    #[arg(long, overrides_with = "indent_heuristic")]
+    pub no_indent_heuristic: bool,
+    /// Swap the two sides (show the change from new to old)
+    #[arg(short = 'R')]
+    pub reverse: bool,
+    /// Only files whose status is one of these letters (A, C, D, M, R, T; lowercase: all but these)
+    #[arg(long, value_name = "FILTER", require_equals = true)]
+    pub diff_filter: Option<String>,
+    /// Prefix of the old side's names instead of `a/`
+    #[arg(long, value_name = "PREFIX", require_equals = true)]
+    pub src_prefix: Option<String>,
+    /// Prefix of the new side's names instead of `b/`
+    #[arg(long, value_name = "PREFIX", require_equals = true)]
+    pub dst_prefix: Option<String>,
+    /// No `a/` and `b/` prefixes
+    #[arg(long)]
+    pub no_prefix: bool,
+    /// `a/` and `b/` whatever `diff.noprefix` and `diff.mnemonicPrefix` say
+    #[arg(long)]
+    pub default_prefix: bool,
+    /// Write the diff to FILE instead of standard output
+    #[arg(long, value_name = "FILE", require_equals = true)]
+    pub output: Option<std::path::PathBuf>,
+    /// Only the last line of --stat (files changed, insertions, deletions)
+    #[arg(long)]
+    pub shortstat: bool,
+    /// Created, deleted, renamed and mode-changed files, one line each
+    #[arg(long)]
+    pub summary: bool,
+    /// Merge hunks this many lines apart or closer (`diff.interHunkContext`)
+    #[arg(long, value_name = "N", require_equals = true)]
+    pub inter_hunk_context: Option<u32>,
+    /// Hex digits of the ids on `index` lines (`core.abbrev`; at least 4)
+    #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub abbrev: Option<String>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub refused: Refused,
+}
+
+/// Options of `git diff` git-t3 does not do yet: each is refused by name.
+#[derive(Debug, Args, Default)]
+pub struct Refused {
+    /// Not supported yet (refused)
+    #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "plain")]
+    pub word_diff: Option<String>,
+    /// Not supported yet (refused)
+    #[arg(long, value_name = "REGEX", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub color_words: Option<String>,
+    /// Not supported yet (refused)
+    #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "default")]
+    pub color_moved: Option<String>,
+    /// Not supported yet (refused)
+    #[arg(short = 'W', long)]
+    pub function_context: bool,
+    /// Not supported yet (refused)
+    #[arg(long)]
+    pub ignore_blank_lines: bool,
+    /// Not supported yet (refused)
+    #[arg(short = 'b', long)]
+    pub ignore_space_change: bool,
+    /// Not supported yet (refused)
+    #[arg(long)]
+    pub ignore_space_at_eol: bool,
+    /// Not supported yet (refused)
+    #[arg(long, value_name = "PARAM", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub dirstat: Option<String>,
+    /// Not supported yet (refused)
+    #[arg(long)]
+    pub compact_summary: bool,
+}
+
+impl Refused {
+    /// The first option given that git-t3 refuses, as an error naming it.
+    pub fn check(&self) -> Result<()> {
+        let given = [
+            ("--word-diff", self.word_diff.is_some()),
+            ("--color-words", self.color_words.is_some()),
+            (
+                "--color-moved",
+                self.color_moved.as_deref().is_some_and(|m| m != "no"),
+            ),
+            ("--function-context", self.function_context),
+            ("--ignore-blank-lines", self.ignore_blank_lines),
+            ("--ignore-space-change", self.ignore_space_change),
+            ("--ignore-space-at-eol", self.ignore_space_at_eol),
+            ("--dirstat", self.dirstat.is_some()),
+            ("--compact-summary", self.compact_summary),
+        ];
+        match given.iter().find(|(_, on)| *on) {
+            Some((name, _)) => Err(refused(name)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The error for an option or setting git-t3 cannot honour byte for byte.
+pub fn refused(name: &str) -> Error {
+    Error::usage(format!(
+        "{name} is not supported by git t3 diff yet (it would not print what git prints); see \"git compatibility\" in the README"
+    ))
+}
+
+impl GitDiffArgs {
+    /// `core.abbrev` as `--abbrev=N` sets it, if it does (git's bounds: 4
+    /// digits at least, 40 at most).
+    pub fn abbrev(&self) -> Result<Option<u32>> {
+        match self.abbrev.as_deref() {
+            None | Some("") => Ok(None),
+            Some(n) => n
+                .parse::<u32>()
+                .map(|n| Some(n.clamp(4, 40)))
+                .map_err(|_| Error::usage(format!("--abbrev={n}: want a number of hex digits"))),
+        }
+    }
+
+    /// `diff.indentHeuristic` as the flags set it, if they do.
+    pub fn indent_heuristic(&self) -> Option<bool> {
+        if self.no_indent_heuristic {
+            Some(false)
+        } else if self.indent_heuristic {
+            Some(true)
+        } else {
+            None
+        }
+    }
+}
