@@ -43,6 +43,9 @@ pub(super) fn diff(
         false
     } else if a.ignore_all_space {
         true
+    } else if a.git.space().is_some() {
+        // `-b` or `--ignore-space-at-eol` asked for less than `-w`.
+        false
     } else {
         // Turn diffs hide whitespace (the seed's default); the live modes
         // compare like `git diff`.
@@ -67,8 +70,9 @@ pub(super) fn diff(
             include_user_edits: a.include_user_edits,
             shape: commands::diff::Shape {
                 reverse: a.git.reverse,
+                space: a.git.space().unwrap_or_default(),
                 filter,
-                summary: a.git.summary,
+                summary: a.git.summary || a.git.compact_summary,
                 inter_hunk: match a.git.inter_hunk_context {
                     Some(n) => n,
                     None => config_number("diff.interHunkContext")?.unwrap_or(0),
@@ -157,6 +161,7 @@ fn git_view(
     live_worktree: bool,
 ) {
     view.summary = g.summary;
+    view.compact_summary = g.compact_summary;
     view.prefixes = prefixes(g, repo, live_worktree);
     view.suppress_blank_empty = repo
         .config_snapshot()
@@ -227,7 +232,10 @@ fn prefixes(g: &crate::cli::GitDiffArgs, repo: &gix::Repository, live_worktree: 
 /// How `diff`'s flags ask to show it.
 fn diff_format(a: &crate::cli::DiffArgs) -> commands::diff::Format {
     use commands::diff::Format;
-    if a.git.shortstat && a.stat.is_none() && !a.numstat {
+    if a.git.compact_summary && !a.numstat && !a.name_only && !a.name_status {
+        // `--compact-summary` is a `--stat`, as in git.
+        Format::Stat
+    } else if a.git.shortstat && a.stat.is_none() && !a.numstat {
         Format::ShortStat
     } else if a.git.summary && a.stat.is_none() && !a.numstat && !a.name_only && !a.name_status {
         Format::Summary

@@ -41,9 +41,18 @@ pub struct GitDiffArgs {
     /// Created, deleted, renamed and mode-changed files, one line each
     #[arg(long)]
     pub summary: bool,
+    /// A --stat whose names say "(new)", "(gone)", "(mode +x)", ...
+    #[arg(long)]
+    pub compact_summary: bool,
     /// Merge hunks this many lines apart or closer (`diff.interHunkContext`)
     #[arg(long, value_name = "N", require_equals = true)]
     pub inter_hunk_context: Option<u32>,
+    /// Ignore changes in the amount of whitespace (and at line ends)
+    #[arg(short = 'b', long)]
+    pub ignore_space_change: bool,
+    /// Ignore whitespace at line ends
+    #[arg(long)]
+    pub ignore_space_at_eol: bool,
     /// Hex digits of the ids on `index` lines (`core.abbrev`; at least 4)
     #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true, default_missing_value = "")]
     pub abbrev: Option<String>,
@@ -71,17 +80,8 @@ pub struct Refused {
     #[arg(long)]
     pub ignore_blank_lines: bool,
     /// Not supported yet (refused)
-    #[arg(short = 'b', long)]
-    pub ignore_space_change: bool,
-    /// Not supported yet (refused)
-    #[arg(long)]
-    pub ignore_space_at_eol: bool,
-    /// Not supported yet (refused)
     #[arg(long, value_name = "PARAM", num_args = 0..=1, require_equals = true, default_missing_value = "")]
     pub dirstat: Option<String>,
-    /// Not supported yet (refused)
-    #[arg(long)]
-    pub compact_summary: bool,
 }
 
 impl Refused {
@@ -96,10 +96,7 @@ impl Refused {
             ),
             ("--function-context", self.function_context),
             ("--ignore-blank-lines", self.ignore_blank_lines),
-            ("--ignore-space-change", self.ignore_space_change),
-            ("--ignore-space-at-eol", self.ignore_space_at_eol),
             ("--dirstat", self.dirstat.is_some()),
-            ("--compact-summary", self.compact_summary),
         ];
         match given.iter().find(|(_, on)| *on) {
             Some((name, _)) => Err(refused(name)),
@@ -125,6 +122,18 @@ impl GitDiffArgs {
                 .parse::<u32>()
                 .map(|n| Some(n.clamp(4, 40)))
                 .map_err(|_| Error::usage(format!("--abbrev={n}: want a number of hex digits"))),
+        }
+    }
+
+    /// The whitespace rule `-b` and `--ignore-space-at-eol` ask for, if any.
+    pub fn space(&self) -> Option<crate::diff::lines::Space> {
+        use crate::diff::lines::Space;
+        if self.ignore_space_change {
+            Some(Space::Change)
+        } else if self.ignore_space_at_eol {
+            Some(Space::AtEol)
+        } else {
+            None
         }
     }
 

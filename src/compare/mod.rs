@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::context::Context;
 use crate::diff::changes::{self, TreeChange};
+use crate::diff::lines::Space;
 use crate::diff::patch::{self, FilePatch};
 use crate::diff::{cache, summary};
 use crate::error::{Error, Result};
@@ -83,6 +84,12 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
             tree: pre,
         };
     }
+    // `-w` beats `-b`, which beats `--ignore-space-at-eol`.
+    let space = if ignore_whitespace {
+        Space::All
+    } else {
+        shape.space
+    };
     if shape.reverse {
         // git's -R: the new side is shown as the old one.
         std::mem::swap(&mut from, &mut to);
@@ -92,7 +99,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
         &from,
         &to,
         Compare {
-            ignore_whitespace,
+            space,
             format,
             relative: relative.as_ref().map(|r| r.as_slice()),
             filter: shape.filter,
@@ -106,7 +113,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
     let totals = Totals::of(&files);
     let patch = if format == Format::Patch {
         let how = patch::Options {
-            ignore_whitespace,
+            space,
             binary,
             context,
             inter_hunk: shape.inter_hunk,
@@ -280,7 +287,8 @@ fn strip_relative(rel: &[u8], path: &[u8]) -> Vec<u8> {
 /// How files are compared and listed.
 #[derive(Debug, Clone, Copy)]
 struct Compare<'a> {
-    ignore_whitespace: bool,
+    /// How whitespace counts (`-w`, `-b`, `--ignore-space-at-eol`).
+    space: Space,
     format: Format,
     /// git's `--relative`: only paths starting with these bytes.
     relative: Option<&'a [u8]>,
@@ -331,7 +339,7 @@ fn files_and_shown(
     mut limit: Option<changes::Pathspecs<'_>>,
 ) -> Result<(Vec<FileChange>, Vec<TreeChange>, usize)> {
     let Compare {
-        ignore_whitespace,
+        space,
         format,
         relative,
         filter,
@@ -340,7 +348,8 @@ fn files_and_shown(
         keep_summary,
     } = how;
     // Names need no contents: whitespace-only changes are listed.
-    let ignore_whitespace = ignore_whitespace && !format.names_only();
+    let space = if format.names_only() { Space::Exact } else { space };
+    let ignore_whitespace = space != Space::Exact;
     // git's `diff.renames` (default on; `copies` is taken as on).
     let renames = repo.config_snapshot().string("diff.renames").is_none_or(|v| {
         !matches!(
@@ -359,6 +368,7 @@ fn files_and_shown(
         && relative.is_none()
         && filter.is_none()
         && !modes
+        && matches!(space, Space::Exact | Space::All)
         && default_counts;
     if cacheable && let Some(files) = cache::get(repo, from.tree, to.tree, ignore_whitespace) {
         // The exact summary, when known too, tells what whitespace hides.
@@ -380,14 +390,20 @@ fn files_and_shown(
         changes.retain(|c| filter.keeps(c));
     }
     let algorithm = crate::diff::lines::algorithm(repo);
-    let counts = summary::count_all(repo, &changes, ignore_whitespace, algorithm, interrupt)?;
+    let counts = summary::count_all(repo, &changes, space, algorithm, interrupt)?;
     let visible: Vec<bool> = changes
         .iter()
         .zip(&counts)
         .map(|(c, n)| summary::is_visible(c, n, ignore_whitespace))
         .collect();
     let files = summary::files(&changes, counts, ignore_whitespace);
-    if keep_summary && limit.is_none() && relative.is_none() && filter.is_none() && default_counts {
+    if keep_summary
+        && limit.is_none()
+        && relative.is_none()
+        && filter.is_none()
+        && matches!(space, Space::Exact | Space::All)
+        && default_counts
+    {
         cache::put(repo, from.tree, to.tree, ignore_whitespace, &files);
     }
     let hidden = visible.iter().filter(|v| !**v).count();

@@ -96,6 +96,9 @@ pub struct Shape {
     pub filter: Option<crate::diff::changes::StatusFilter>,
     /// The files' modes are needed (`--summary`): no cached summary then.
     pub summary: bool,
+    /// Whitespace differences to compare lines without, short of all of
+    /// them (`-b`, `--ignore-space-at-eol`; `-w` is `ignore_whitespace`).
+    pub space: crate::diff::lines::Space,
     /// Merge hunks this many lines apart or closer, beyond their context
     /// (`--inter-hunk-context`, `diff.interHunkContext`).
     pub inter_hunk: u32,
@@ -227,6 +230,8 @@ pub struct DiffView {
     pub summary: bool,
     /// Write to this file instead of standard output (`--output`).
     pub output: Option<std::path::PathBuf>,
+    /// `--stat` names carry what happened to the file (`--compact-summary`).
+    pub compact_summary: bool,
 }
 
 impl Default for DiffView {
@@ -245,6 +250,7 @@ impl Default for DiffView {
             suppress_blank_empty: false,
             summary: false,
             output: None,
+            compact_summary: false,
         }
     }
 }

@@ -7,6 +7,7 @@ use gix::diff::blob::{Diff, InternedInput};
 use gix::objs::tree::EntryKind;
 
 use crate::diff::changes::{TreeChange, load};
+pub use crate::diff::space::{Space, Squeezed, intern};
 use crate::error::{Context as _, Result};
 
 /// How git decides that a blob is binary: a NUL in its first 8000 bytes.
@@ -30,14 +31,14 @@ pub fn is_binary(data: &[u8]) -> bool {
 
 /// Count the lines a change adds and deletes with `algorithm` ([`algorithm`]
 /// reads it from the config once per diff), like `git diff --numstat` (with
-/// `-w` when `ignore_whitespace`).
+/// `-w`, `-b` or `--ignore-space-at-eol` as `space` says).
 pub fn count(
     repo: &gix::Repository,
     change: &TreeChange,
-    ignore_whitespace: bool,
+    space: Space,
     algorithm: Algorithm,
 ) -> Result<Counts> {
-    let [counts] = count_modes(repo, change, [ignore_whitespace], algorithm)?;
+    let [counts] = count_modes(repo, change, [space], algorithm)?;
     Ok(counts)
 }
 
@@ -45,7 +46,7 @@ pub fn count(
 pub fn count_modes<const N: usize>(
     repo: &gix::Repository,
     change: &TreeChange,
-    modes: [bool; N],
+    modes: [Space; N],
     algorithm: Algorithm,
 ) -> Result<[Counts; N]> {
     // A blob too large to read whole is summarised like a binary one: a
@@ -185,79 +186,22 @@ pub fn compute(algorithm: Algorithm, input: &InternedInput<&[u8]>) -> Diff {
 
 /// Lines added and deleted between two texts, with git's default algorithm.
 pub fn line_counts(old: &[u8], new: &[u8], ignore_whitespace: bool) -> Counts {
-    line_counts_with(old, new, ignore_whitespace, Algorithm::Myers)
+    line_counts_with(old, new, Space::from(ignore_whitespace), Algorithm::Myers)
 }
 
 /// Lines added and deleted between two texts, with `algorithm`.
-pub fn line_counts_with(old: &[u8], new: &[u8], ignore_whitespace: bool, algorithm: Algorithm) -> Counts {
+pub fn line_counts_with(old: &[u8], new: &[u8], space: Space, algorithm: Algorithm) -> Counts {
     if old == new {
         return Counts::default();
     }
     let mut scratch = Squeezed::default();
-    let input = intern(old, new, ignore_whitespace, &mut scratch);
+    let input = intern(old, new, space, &mut scratch);
     let diff = compute(algorithm, &input);
     Counts {
         additions: u64::from(diff.count_additions()),
         deletions: u64::from(diff.count_removals()),
         binary: false,
     }
-}
-
-/// Both sides with all whitespace squeezed out, line by line, in one buffer
-/// per side (no allocation per line).
-#[derive(Default)]
-pub struct Squeezed {
-    old: (Vec<u8>, Vec<usize>),
-    new: (Vec<u8>, Vec<usize>),
-}
-
-/// Append `text`'s lines without whitespace to `buf`, recording where each ends.
-fn squeeze(text: &[u8], (buf, ends): &mut (Vec<u8>, Vec<usize>)) {
-    buf.reserve(text.len());
-    for line in text.split_inclusive(|b| *b == b'\n') {
-        // Copy the runs between whitespace: few, long runs in source code.
-        for run in line.split(|b| is_git_space(*b)) {
-            buf.extend_from_slice(run);
-        }
-        ends.push(buf.len());
-    }
-}
-
-/// The squeezed lines back out of their buffer.
-fn slices((buf, ends): &(Vec<u8>, Vec<usize>)) -> impl Iterator<Item = &[u8]> {
-    ends.iter().scan(0, move |start, &end| {
-        let line = buf.get(*start..end).unwrap_or_default();
-        *start = end;
-        Some(line)
-    })
-}
-
-/// Lines as tokens: exactly, newline included, or with all whitespace
-/// removed (squeezed into `scratch`), like git's `--ignore-all-space`.
-pub fn intern<'a>(
-    old: &'a [u8],
-    new: &'a [u8],
-    ignore_whitespace: bool,
-    scratch: &'a mut Squeezed,
-) -> InternedInput<&'a [u8]> {
-    let mut input = InternedInput::default();
-    if ignore_whitespace {
-        squeeze(old, &mut scratch.old);
-        squeeze(new, &mut scratch.new);
-        let scratch: &'a Squeezed = scratch;
-        input.update_before(slices(&scratch.old));
-        input.update_after(slices(&scratch.new));
-    } else {
-        input.update_before(old.split_inclusive(|b| *b == b'\n'));
-        input.update_after(new.split_inclusive(|b| *b == b'\n'));
-    }
-    input
-}
-
-/// The bytes squeezed out as whitespace: git's own `isspace` (space, TAB,
-/// LF and CR; `\v` and `\f` are kept).
-fn is_git_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ pub mod lines;
 pub mod patch;
 pub mod patience;
 pub mod slider;
+pub mod space;
 pub mod style;
 pub mod summary;
 pub mod xdiff;

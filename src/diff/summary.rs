@@ -8,7 +8,7 @@ use gix::ObjectId;
 use gix::objs::tree::EntryKind;
 
 use crate::diff::changes::{TreeChange, tree_changes};
-use crate::diff::lines::{Algorithm, Counts, count, count_modes};
+use crate::diff::lines::{Algorithm, Counts, Space, count, count_modes};
 use crate::error::Result;
 use crate::interrupt::Interrupt;
 use crate::model::note::{ChangeKind, FileChange};
@@ -18,7 +18,7 @@ use crate::model::note::{ChangeKind, FileChange};
 pub fn count_all(
     repo: &gix::Repository,
     changes: &[TreeChange],
-    ignore_whitespace: bool,
+    space: Space,
     algorithm: Algorithm,
     interrupt: Interrupt,
 ) -> Result<Vec<Counts>> {
@@ -39,7 +39,7 @@ pub fn count_all(
             .iter()
             .map(|c| {
                 interrupt.check()?;
-                count(repo, c, ignore_whitespace, algorithm)
+                count(repo, c, space, algorithm)
             })
             .collect();
     }
@@ -55,7 +55,7 @@ pub fn count_all(
                     part.iter()
                         .map(|c| {
                             interrupt.check()?;
-                            count(&repo, c, ignore_whitespace, algorithm)
+                            count(&repo, c, space, algorithm)
                         })
                         .collect::<Result<Vec<_>>>()
                 })
@@ -124,7 +124,13 @@ pub fn summarize(
     let changes = tree_changes(repo, from, to)?;
     // A note holds `git diff-tree -r -M`'s counts, whatever `diff.algorithm`
     // says: everyone records the same summary of a turn.
-    let counts = count_all(repo, &changes, ignore_whitespace, Algorithm::Myers, interrupt)?;
+    let counts = count_all(
+        repo,
+        &changes,
+        ignore_whitespace.into(),
+        Algorithm::Myers,
+        interrupt,
+    )?;
     Ok(files(&changes, counts, ignore_whitespace))
 }
 
@@ -141,7 +147,7 @@ pub fn summarize_both(
     let mut squeezed = Vec::with_capacity(changes.len());
     for change in &changes {
         interrupt.check()?;
-        let [e, w] = count_modes(repo, change, [false, true], Algorithm::Myers)?;
+        let [e, w] = count_modes(repo, change, [Space::Exact, Space::All], Algorithm::Myers)?;
         exact.push(e);
         squeezed.push(w);
     }

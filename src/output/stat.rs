@@ -105,7 +105,15 @@ pub(super) fn stat(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
     let names: Vec<Vec<u8>> = d
         .files
         .iter()
-        .map(|f| display_name(f, d.view.quote_path))
+        .map(|f| {
+            let mut name = display_name(f, d.view.quote_path);
+            if d.view.compact_summary
+                && let Some(note) = compact_note(f)
+            {
+                name.extend_from_slice(format!(" ({note})").as_bytes());
+            }
+            name
+        })
         .collect();
     let (name_width, graph_width, number_width, max_change) = layout(d, &names);
     let palette = &d.view.look.palette;
@@ -228,4 +236,29 @@ fn mode_change(out: &mut dyn Write, f: &FileChange, name: Option<&[u8]>) -> io::
         out.write_all(name)?;
     }
     out.write_all(b"\n")
+}
+
+/// `--compact-summary`'s note after a name in `--stat` (git's
+/// `get_compact_summary`): created, gone, or how the mode changed.
+fn compact_note(f: &FileChange) -> Option<&'static str> {
+    let [old, new] = f.modes.unwrap_or_default();
+    match f.kind {
+        ChangeKind::Added => {
+            return Some(match new {
+                Some("120000") => "new +l",
+                Some("100755") => "new +x",
+                _ => "new",
+            });
+        }
+        ChangeKind::Deleted => return Some("gone"),
+        _ => {}
+    }
+    let link = |m: Option<&str>| m == Some("120000");
+    match (old, new) {
+        (o, n) if link(o) && !link(n) => Some("mode -l"),
+        (o, n) if !link(o) && link(n) => Some("mode +l"),
+        (Some("100644"), Some("100755")) => Some("mode +x"),
+        (Some("100755"), Some("100644")) => Some("mode -x"),
+        _ => None,
+    }
 }

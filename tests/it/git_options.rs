@@ -73,20 +73,14 @@ fn fixture() -> (TestRepo, String, String) {
 /// `config` (`-c` pairs) and `args`.
 fn both(r: &TestRepo, (a, b): (&str, &str), config: &[&str], args: &[&str]) -> (String, String) {
     let conf: Vec<&str> = config.iter().flat_map(|c| ["-c", *c]).collect();
-    let mine = [
-        &conf[..],
-        &[
-            "t3",
-            "diff",
-            "--thread",
-            THREAD,
-            "--turn",
-            "1",
-            "--keep-whitespace",
-        ],
-        args,
-    ]
-    .concat();
+    // Turn diffs hide whitespace changes unless asked: as git, unless -w.
+    let keep: &[&str] = if args.contains(&"-w") {
+        &[]
+    } else {
+        &["--keep-whitespace"]
+    };
+    let turn = ["t3", "diff", "--thread", THREAD, "--turn", "1"];
+    let mine = [&conf[..], &turn, keep, args].concat();
     let theirs = [&conf[..], &["diff", "-M"], args, &[a, b]].concat();
     let mine = r.git_in(&r.root, &mine);
     let theirs = r.git_in(&r.root, &theirs).ok();
@@ -117,6 +111,9 @@ fn every_supported_option_and_setting_prints_what_git_prints() {
         (&[], &["--diff-filter=ad"]),
         (&[], &["--diff-filter=RT"]),
         (&["diff.renameLimit=1"], &[]),
+        (&[], &["-b"]),
+        (&[], &["--ignore-space-at-eol"]),
+        (&[], &["-w"]),
     ];
     let mut compared = 0;
     for (config, args) in cases {
@@ -136,6 +133,9 @@ fn every_supported_option_and_setting_prints_what_git_prints() {
         (&[], &["--stat", "--summary"]),
         (&[], &["--numstat", "--summary"]),
         (&[], &["--shortstat", "--summary"]),
+        (&[], &["--compact-summary"]),
+        (&[], &["--stat", "--compact-summary"]),
+        (&["core.quotePath=false"], &["--compact-summary", "--stat=50,20"]),
         (&["diff.context=1"], &[]),
         (&["diff.context=1"], &["-U5"]),
         (&[], &["--inter-hunk-context=4"]),
@@ -204,10 +204,7 @@ fn options_not_supported_are_refused_by_name() {
         "--color-moved",
         "-W",
         "--ignore-blank-lines",
-        "-b",
-        "--ignore-space-at-eol",
         "--dirstat",
-        "--compact-summary",
     ] {
         let run = r.t3(&["diff", "--thread", THREAD, option]).fails(2);
         assert_eq!(

@@ -6,7 +6,7 @@ use super::*;
 /// when their contexts touch (as xdiff does).
 pub fn hunks(old: &[u8], new: &[u8], ignore_whitespace: bool) -> Vec<Hunk> {
     let how = HunkOptions {
-        ignore_whitespace,
+        space: ignore_whitespace.into(),
         context: CONTEXT,
         inter_hunk: 0,
         algorithm: lines::Algorithm::Myers,
@@ -18,7 +18,7 @@ pub fn hunks(old: &[u8], new: &[u8], ignore_whitespace: bool) -> Vec<Hunk> {
 /// The hunks between two texts, found as `how` says.
 pub(super) fn hunks_with(old: &[u8], new: &[u8], how: HunkOptions) -> Vec<Hunk> {
     let HunkOptions {
-        ignore_whitespace,
+        space,
         context,
         inter_hunk,
         algorithm,
@@ -30,7 +30,7 @@ pub(super) fn hunks_with(old: &[u8], new: &[u8], how: HunkOptions) -> Vec<Hunk> 
     let old_lines: Vec<&[u8]> = old.split_inclusive(|b| *b == b'\n').collect();
     let new_lines: Vec<&[u8]> = new.split_inclusive(|b| *b == b'\n').collect();
     let mut scratch = lines::Squeezed::default();
-    let input = lines::intern(old, new, ignore_whitespace, &mut scratch);
+    let input = lines::intern(old, new, space, &mut scratch);
     let mut diff = lines::compute(algorithm, &input);
     if indent_heuristic {
         let heuristic =

@@ -24,8 +24,9 @@ pub const CONTEXT: u32 = 3;
 /// How to build patches.
 #[derive(Debug, Clone, Copy)]
 pub struct Options {
-    /// Compare lines with all whitespace removed (`-w`).
-    pub ignore_whitespace: bool,
+    /// Which whitespace differences lines are compared without (`-w`, `-b`,
+    /// `--ignore-space-at-eol`).
+    pub space: lines::Space,
     /// Carry binary contents instead of "they differ" (implies full ids).
     pub binary: bool,
     /// Lines of context around changes (`-U<n>`; git's default is [`CONTEXT`]).
@@ -40,7 +41,7 @@ pub struct Options {
 /// How hunks are found: whitespace, context and the algorithm.
 #[derive(Debug, Clone, Copy)]
 struct HunkOptions {
-    ignore_whitespace: bool,
+    space: lines::Space,
     context: u32,
     inter_hunk: u32,
     algorithm: lines::Algorithm,
@@ -368,7 +369,7 @@ fn file_patch(repo: &gix::Repository, change: &TreeChange, settings: &Settings) 
         }));
     }
     let how = HunkOptions {
-        ignore_whitespace: opts.ignore_whitespace,
+        space: opts.space,
         context: opts.context,
         inter_hunk: opts.inter_hunk,
         algorithm: settings.algorithm,
@@ -376,7 +377,7 @@ fn file_patch(repo: &gix::Repository, change: &TreeChange, settings: &Settings) 
     };
     let hunks = hunks_with(&old, &new, how);
     let same_mode = matches!(event, Event::Modified { old_mode, new_mode } if old_mode == new_mode);
-    if hunks.is_empty() && opts.ignore_whitespace && same_mode {
+    if hunks.is_empty() && opts.space != lines::Space::Exact && same_mode {
         // Only whitespace changed: git shows nothing for this file.
         return Ok(None);
     }
