@@ -1,6 +1,7 @@
 //! Arguments turned into commands' options: diff, log, op, revert,
 //! install-hooks, ages.
 
+use super::diff_args::{color_moved, diff_number, git_view, shape};
 use super::edge::Edge;
 use super::thread::Named;
 use crate::commands::{self, Context};
@@ -68,16 +69,7 @@ pub(super) fn diff(
             relative: relative(a.relative, a.no_relative, &ctx.repo, prefix.as_ref())?,
             prefix,
             include_user_edits: a.include_user_edits,
-            shape: commands::diff::Shape {
-                reverse: a.git.reverse,
-                space: a.git.space().unwrap_or_default(),
-                filter,
-                summary: a.git.summary || a.git.compact_summary,
-                inter_hunk: match a.git.inter_hunk_context {
-                    Some(n) => n,
-                    None => config_number("diff.interHunkContext")?.unwrap_or(0),
-                },
-            },
+            shape: shape(&a.git, filter, config_number("diff.interHunkContext")?),
         },
     )?;
     outcome.view.format = format;
@@ -151,82 +143,6 @@ fn diff_mode(a: &crate::cli::DiffArgs) -> Result<commands::diff::Mode> {
     } else {
         Mode::Turn(a.turn)
     })
-}
-
-/// What git's options and settings change in how the diff is written.
-fn git_view(
-    view: &mut commands::diff::DiffView,
-    g: &crate::cli::GitDiffArgs,
-    repo: &gix::Repository,
-    live_worktree: bool,
-) {
-    view.summary = g.summary;
-    view.compact_summary = g.compact_summary;
-    view.prefixes = prefixes(g, repo, live_worktree);
-    view.suppress_blank_empty = repo
-        .config_snapshot()
-        .boolean("diff.suppressBlankEmpty")
-        .unwrap_or(false);
-    view.output.clone_from(&g.output);
-}
-
-/// A non-negative number setting of git's diff (`diff.context`), refused
-/// like git refuses a bad one.
-fn diff_number(repo: &gix::Repository, key: &str) -> Result<Option<u32>> {
-    let config = repo.config_snapshot();
-    let Some(raw) = config.string(key) else {
-        return Ok(None);
-    };
-    let bad = || Error::BadConfig {
-        key: key.into(),
-        value: raw.to_string(),
-        origin: "git config".into(),
-        problem: "want a number of lines, 0 or more".into(),
-    };
-    let n = config.integer(key).ok_or_else(bad)?;
-    u32::try_from(n).map(Some).map_err(|_| bad())
-}
-
-/// Whether `diff.colorMoved` asks for moved lines to be coloured.
-fn color_moved(repo: &gix::Repository) -> bool {
-    let config = repo.config_snapshot();
-    let Some(v) = config.string("diff.colorMoved") else {
-        return false;
-    };
-    !matches!(
-        v.to_string().to_ascii_lowercase().as_str(),
-        "no" | "false" | "off" | "0" | ""
-    )
-}
-
-/// The names' prefixes in a patch: `--src-prefix`/`--dst-prefix`,
-/// `--no-prefix`, `--default-prefix`, `diff.noprefix`, and
-/// `diff.mnemonicPrefix` (`c/` for the commit, `w/` for the live worktree,
-/// as `git diff HEAD` writes them; two trees keep `a/` and `b/`).
-fn prefixes(g: &crate::cli::GitDiffArgs, repo: &gix::Repository, live_worktree: bool) -> [String; 2] {
-    let config = repo.config_snapshot();
-    let mut p = if g.no_prefix {
-        [String::new(), String::new()]
-    } else if g.default_prefix {
-        ["a/".into(), "b/".into()]
-    } else if config.boolean("diff.noprefix").unwrap_or(false) {
-        [String::new(), String::new()]
-    } else if config.boolean("diff.mnemonicPrefix").unwrap_or(false) && live_worktree {
-        ["c/".into(), "w/".into()]
-    } else {
-        ["a/".into(), "b/".into()]
-    };
-    if let Some(src) = &g.src_prefix {
-        p[0].clone_from(src);
-    }
-    if let Some(dst) = &g.dst_prefix {
-        p[1].clone_from(dst);
-    }
-    if g.reverse {
-        // git swaps the prefixes with the sides.
-        p.swap(0, 1);
-    }
-    p
 }
 
 /// How `diff`'s flags ask to show it.

@@ -53,6 +53,12 @@ pub struct GitDiffArgs {
     /// Ignore whitespace at line ends
     #[arg(long)]
     pub ignore_space_at_eol: bool,
+    /// Show the whole function around each change as context
+    #[arg(short = 'W', long)]
+    pub function_context: bool,
+    /// Leave out changes whose lines are all blank
+    #[arg(long)]
+    pub ignore_blank_lines: bool,
     /// Hex digits of the ids on `index` lines (`core.abbrev`; at least 4)
     #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true, default_missing_value = "")]
     pub abbrev: Option<String>,
@@ -74,12 +80,6 @@ pub struct Refused {
     #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "default")]
     pub color_moved: Option<String>,
     /// Not supported yet (refused)
-    #[arg(short = 'W', long)]
-    pub function_context: bool,
-    /// Not supported yet (refused)
-    #[arg(long)]
-    pub ignore_blank_lines: bool,
-    /// Not supported yet (refused)
     #[arg(long, value_name = "PARAM", num_args = 0..=1, require_equals = true, default_missing_value = "")]
     pub dirstat: Option<String>,
 }
@@ -94,8 +94,6 @@ impl Refused {
                 "--color-moved",
                 self.color_moved.as_deref().is_some_and(|m| m != "no"),
             ),
-            ("--function-context", self.function_context),
-            ("--ignore-blank-lines", self.ignore_blank_lines),
             ("--dirstat", self.dirstat.is_some()),
         ];
         match given.iter().find(|(_, on)| *on) {
@@ -147,4 +145,97 @@ impl GitDiffArgs {
             None
         }
     }
+}
+
+/// What git's options change in what is compared and how hunks are cut.
+pub(super) fn shape(
+    g: &crate::cli::GitDiffArgs,
+    filter: Option<crate::diff::changes::StatusFilter>,
+    inter_hunk_setting: Option<u32>,
+) -> crate::commands::diff::Shape {
+    crate::commands::diff::Shape {
+        reverse: g.reverse,
+        function_context: g.function_context,
+        ignore_blank_lines: g.ignore_blank_lines,
+        space: g.space().unwrap_or_default(),
+        filter,
+        summary: g.summary || g.compact_summary,
+        inter_hunk: g.inter_hunk_context.or(inter_hunk_setting).unwrap_or(0),
+    }
+}
+
+/// What git's options and settings change in how the diff is written.
+pub(super) fn git_view(
+    view: &mut crate::commands::diff::DiffView,
+    g: &crate::cli::GitDiffArgs,
+    repo: &gix::Repository,
+    live_worktree: bool,
+) {
+    view.summary = g.summary;
+    view.compact_summary = g.compact_summary;
+    view.prefixes = prefixes(g, repo, live_worktree);
+    view.suppress_blank_empty = repo
+        .config_snapshot()
+        .boolean("diff.suppressBlankEmpty")
+        .unwrap_or(false);
+    view.output.clone_from(&g.output);
+}
+
+/// A non-negative number setting of git's diff (`diff.context`), refused
+/// like git refuses a bad one.
+pub(super) fn diff_number(repo: &gix::Repository, key: &str) -> Result<Option<u32>> {
+    let config = repo.config_snapshot();
+    let Some(raw) = config.string(key) else {
+        return Ok(None);
+    };
+    let bad = || Error::BadConfig {
+        key: key.into(),
+        value: raw.to_string(),
+        origin: "git config".into(),
+        problem: "want a number of lines, 0 or more".into(),
+    };
+    let n = config.integer(key).ok_or_else(bad)?;
+    u32::try_from(n).map(Some).map_err(|_| bad())
+}
+
+/// Whether `diff.colorMoved` asks for moved lines to be coloured.
+pub(super) fn color_moved(repo: &gix::Repository) -> bool {
+    let config = repo.config_snapshot();
+    let Some(v) = config.string("diff.colorMoved") else {
+        return false;
+    };
+    !matches!(
+        v.to_string().to_ascii_lowercase().as_str(),
+        "no" | "false" | "off" | "0" | ""
+    )
+}
+
+/// The names' prefixes in a patch: `--src-prefix`/`--dst-prefix`,
+/// `--no-prefix`, `--default-prefix`, `diff.noprefix`, and
+/// `diff.mnemonicPrefix` (`c/` for the commit, `w/` for the live worktree,
+/// as `git diff HEAD` writes them; two trees keep `a/` and `b/`).
+fn prefixes(g: &crate::cli::GitDiffArgs, repo: &gix::Repository, live_worktree: bool) -> [String; 2] {
+    let config = repo.config_snapshot();
+    let mut p = if g.no_prefix {
+        [String::new(), String::new()]
+    } else if g.default_prefix {
+        ["a/".into(), "b/".into()]
+    } else if config.boolean("diff.noprefix").unwrap_or(false) {
+        [String::new(), String::new()]
+    } else if config.boolean("diff.mnemonicPrefix").unwrap_or(false) && live_worktree {
+        ["c/".into(), "w/".into()]
+    } else {
+        ["a/".into(), "b/".into()]
+    };
+    if let Some(src) = &g.src_prefix {
+        p[0].clone_from(src);
+    }
+    if let Some(dst) = &g.dst_prefix {
+        p[1].clone_from(dst);
+    }
+    if g.reverse {
+        // git swaps the prefixes with the sides.
+        p.swap(0, 1);
+    }
+    p
 }

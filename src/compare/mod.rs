@@ -94,6 +94,15 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
         // git's -R: the new side is shown as the old one.
         std::mem::swap(&mut from, &mut to);
     }
+    let how = patch::Options {
+        space,
+        binary,
+        context,
+        inter_hunk: shape.inter_hunk,
+        function_context: shape.function_context,
+        ignore_blank_lines: shape.ignore_blank_lines,
+        interrupt: ctx.settings.interrupt,
+    };
     let (files, shown, hidden) = files_and_shown(
         repo,
         &from,
@@ -104,6 +113,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
             relative: relative.as_ref().map(|r| r.as_slice()),
             filter: shape.filter,
             modes: shape.summary,
+            recount: shape.ignore_blank_lines.then_some(how),
             interrupt: ctx.settings.interrupt,
             keep_summary: !ctx.settings.read_only,
         },
@@ -112,13 +122,6 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
     notices.extend(whitespace_notice(hidden));
     let totals = Totals::of(&files);
     let patch = if format == Format::Patch {
-        let how = patch::Options {
-            space,
-            binary,
-            context,
-            inter_hunk: shape.inter_hunk,
-            interrupt: ctx.settings.interrupt,
-        };
         patch::build(repo, &shown, how)?
     } else {
         Vec::new()
@@ -296,6 +299,9 @@ struct Compare<'a> {
     filter: Option<changes::StatusFilter>,
     /// The files' modes are wanted (a cached summary has none).
     modes: bool,
+    /// Count the lines the patch shows, built this way (with
+    /// `--ignore-blank-lines`, git's stat counts what its patch shows).
+    recount: Option<patch::Options>,
     /// Stop between files when this fires.
     interrupt: crate::interrupt::Interrupt,
     /// Remember the summary computed (in the cache of [`cache`]); not when
@@ -344,11 +350,13 @@ fn files_and_shown(
         relative,
         filter,
         modes,
+        recount,
         interrupt,
         keep_summary,
     } = how;
     // Names need no contents: whitespace-only changes are listed.
     let space = if format.names_only() { Space::Exact } else { space };
+    let recount = recount.filter(|_| !format.names_only());
     let ignore_whitespace = space != Space::Exact;
     // git's `diff.renames` (default on; `copies` is taken as on).
     let renames = repo.config_snapshot().string("diff.renames").is_none_or(|v| {
@@ -368,6 +376,7 @@ fn files_and_shown(
         && relative.is_none()
         && filter.is_none()
         && !modes
+        && recount.is_none()
         && matches!(space, Space::Exact | Space::All)
         && default_counts;
     if cacheable && let Some(files) = cache::get(repo, from.tree, to.tree, ignore_whitespace) {
@@ -390,7 +399,15 @@ fn files_and_shown(
         changes.retain(|c| filter.keeps(c));
     }
     let algorithm = crate::diff::lines::algorithm(repo);
-    let counts = summary::count_all(repo, &changes, space, algorithm, interrupt)?;
+    let mut counts = summary::count_all(repo, &changes, space, algorithm, interrupt)?;
+    if let Some(how) = recount {
+        for (n, shown) in counts.iter_mut().zip(patch::shown_counts(repo, &changes, how)?) {
+            if let Some([additions, deletions]) = shown {
+                (n.additions, n.deletions) = (additions, deletions);
+            }
+        }
+    }
+    let ignore_whitespace = ignore_whitespace || recount.is_some();
     let visible: Vec<bool> = changes
         .iter()
         .zip(&counts)
@@ -401,6 +418,7 @@ fn files_and_shown(
         && limit.is_none()
         && relative.is_none()
         && filter.is_none()
+        && recount.is_none()
         && matches!(space, Space::Exact | Space::All)
         && default_counts
     {

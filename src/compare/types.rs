@@ -96,6 +96,11 @@ pub struct Shape {
     pub filter: Option<crate::diff::changes::StatusFilter>,
     /// The files' modes are needed (`--summary`): no cached summary then.
     pub summary: bool,
+    /// Hunks grow to the whole functions around them (`-W`).
+    pub function_context: bool,
+    /// Changes of blank lines alone are left out, of the patch and of the
+    /// counts (`--ignore-blank-lines`).
+    pub ignore_blank_lines: bool,
     /// Whitespace differences to compare lines without, short of all of
     /// them (`-b`, `--ignore-space-at-eol`; `-w` is `ignore_whitespace`).
     pub space: crate::diff::lines::Space,

@@ -31,6 +31,7 @@ fn fixture() -> (TestRepo, String, String) {
     r.write("script.sh", "echo hi\n");
     r.write("blob.bin", "\0\u{1}\u{2}binary\n");
     r.write("func.c", "int main(void)\n{\n\tint a = 1;\n\tint b = 2;\n\tint c = 3;\n\tint d = 4;\n\treturn a + b + c + d;\n}\n");
+    let blanks = functions_and_blanks(&r);
     r.commit_all("before");
     r.t3(&["baseline", "--thread", THREAD]).ok();
     let changed: String = close
@@ -65,8 +66,68 @@ fn fixture() -> (TestRepo, String, String) {
     r.write("blob.bin", "\0\u{1}\u{2}binary, changed\n");
     r.write("added file.txt", &body(5, "added"));
     r.write("func.c", "int main(void)\n{\n\tint a = 1;\n\tint b = 20;\n\tint c = 3;\n\tint d = 4;\n\treturn a + b + c + d;\n}\n");
+    edit_functions_and_blanks(&r, &blanks);
     r.t3(&["capture", "--thread", THREAD]).ok();
     (r, ref_for(THREAD, 0), ref_for(THREAD, 1))
+}
+
+/// Functions one after another, each with `bodies[i]` inside (for `-W`).
+fn funcs(bodies: &[&str]) -> String {
+    bodies
+        .iter()
+        .enumerate()
+        .map(|(i, b)| format!("int f{i}(void)\n{{\n\tint x = 0;\n{b}\treturn x;\n}}\n\n"))
+        .collect()
+}
+
+/// Functions (for `-W`) and blank lines (for `--ignore-blank-lines`); the
+/// text of `blanks.txt`.
+fn functions_and_blanks(r: &TestRepo) -> String {
+    r.write(
+        "funcs.c",
+        &funcs(&[
+            "\tx += 1;\n",
+            "\tx += 2;\n\tx += 3;\n",
+            "",
+            "\tx -= 1;\n",
+            "\tx *= 2;\n",
+        ]),
+    );
+    let blanks: String = (1..=60)
+        .map(|i| {
+            if i % 7 == 0 {
+                "\n".to_owned()
+            } else {
+                format!("b{i}\n")
+            }
+        })
+        .collect();
+    r.write("blanks.txt", &blanks);
+    r.write("only-blank.txt", "a\nb\nc\n");
+    blanks
+}
+
+/// The second turn's edits of [`functions_and_blanks`]'s files.
+fn edit_functions_and_blanks(r: &TestRepo, blanks: &str) {
+    r.write(
+        "funcs.c",
+        &funcs(&[
+            "\tx += 1;\n",
+            "\tx += 20;\n\tx += 3;\n",
+            "",
+            "\tx -= 1;\n\tx -= 5;\n",
+            "\tx *= 2;\n",
+        ]),
+    );
+    // Blank lines added and removed near and far from real changes.
+    let blanks = blanks
+        .replace("b3\n", "b3\n\n")
+        .replace("b20\n", "b20\n\n\n")
+        .replace("b22\n", "b22 changed\n")
+        .replace("b34\n\n", "b34\n")
+        .replace("b50\n", "b50\n  \n");
+    r.write("blanks.txt", &blanks);
+    r.write("only-blank.txt", "a\n\nb\n \nc\n");
 }
 
 /// git-t3's diff of the turn and git's of the same checkpoints, each with
@@ -114,6 +175,10 @@ fn every_supported_option_and_setting_prints_what_git_prints() {
         (&[], &["-b"]),
         (&[], &["--ignore-space-at-eol"]),
         (&[], &["-w"]),
+        (&[], &["--ignore-blank-lines"]),
+        (&[], &["--ignore-blank-lines", "-b"]),
+        (&[], &["-W"]),
+        (&[], &["-W", "--inter-hunk-context=3"]),
     ];
     let mut compared = 0;
     for (config, args) in cases {
@@ -136,6 +201,10 @@ fn every_supported_option_and_setting_prints_what_git_prints() {
         (&[], &["--compact-summary"]),
         (&[], &["--stat", "--compact-summary"]),
         (&["core.quotePath=false"], &["--compact-summary", "--stat=50,20"]),
+        (&[], &["--ignore-blank-lines", "-U1"]),
+        (&[], &["--ignore-blank-lines", "-U0"]),
+        (&[], &["-W", "-U1"]),
+        (&[], &["-W", "--ignore-blank-lines"]),
         (&["diff.context=1"], &[]),
         (&["diff.context=1"], &["-U5"]),
         (&[], &["--inter-hunk-context=4"]),
@@ -198,14 +267,7 @@ fn output_writes_the_diff_to_a_file_like_git() {
 #[test]
 fn options_not_supported_are_refused_by_name() {
     let (r, _, _) = fixture();
-    for option in [
-        "--word-diff",
-        "--color-words",
-        "--color-moved",
-        "-W",
-        "--ignore-blank-lines",
-        "--dirstat",
-    ] {
+    for option in ["--word-diff", "--color-words", "--color-moved", "--dirstat"] {
         let run = r.t3(&["diff", "--thread", THREAD, option]).fails(2);
         assert_eq!(
             run.stderr.trim_end().lines().count(),

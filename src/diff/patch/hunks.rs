@@ -1,5 +1,6 @@
 //! Hunks: the edits of two texts grouped with their context, function lines, binary payloads.
 
+use super::emit::{Change, Conf, Sides, Span, spans};
 use super::*;
 
 /// The hunks between two texts, with [`CONTEXT`] lines of context, merged
@@ -11,6 +12,8 @@ pub fn hunks(old: &[u8], new: &[u8], ignore_whitespace: bool) -> Vec<Hunk> {
         inter_hunk: 0,
         algorithm: lines::Algorithm::Myers,
         indent_heuristic: true,
+        function_context: false,
+        ignore_blank_lines: false,
     };
     hunks_with(old, new, how)
 }
@@ -23,6 +26,8 @@ pub(super) fn hunks_with(old: &[u8], new: &[u8], how: HunkOptions) -> Vec<Hunk> 
         inter_hunk,
         algorithm,
         indent_heuristic,
+        function_context,
+        ignore_blank_lines,
     } = how;
     if old == new {
         return Vec::new();
@@ -39,62 +44,84 @@ pub(super) fn hunks_with(old: &[u8], new: &[u8], how: HunkOptions) -> Vec<Hunk> 
     } else {
         diff.postprocess_with_heuristic(&input, gix::diff::blob::NoSliderHeuristic);
     }
-    group(diff.hunks(), context, inter_hunk)
+    let changes: Vec<Change> = diff
+        .hunks()
+        .map(|e| {
+            let ignore = ignore_blank_lines
+                && old_lines
+                    .get(e.before.start as usize..e.before.end as usize)
+                    .unwrap_or_default()
+                    .iter()
+                    .chain(
+                        new_lines
+                            .get(e.after.start as usize..e.after.end as usize)
+                            .unwrap_or_default(),
+                    )
+                    .all(|l| is_blank_line(l, space));
+            Change {
+                i1: e.before.start as isize,
+                chg1: e.before.len() as isize,
+                i2: e.after.start as isize,
+                chg2: e.after.len() as isize,
+                ignore,
+            }
+        })
+        .collect();
+    let sides = Sides {
+        old: &old_lines,
+        new: &new_lines,
+    };
+    let conf = Conf {
+        context: context as isize,
+        inter_hunk: inter_hunk as isize,
+        function_context,
+    };
+    spans(&changes, &sides, &conf)
         .iter()
-        .filter_map(|g| hunk(g, &old_lines, &new_lines, context))
+        .map(|span| hunk(span, &changes, &old_lines, &new_lines))
         .collect()
 }
 
-/// Edits whose contexts would touch or overlap (or come closer than
-/// `inter_hunk` lines), together.
-pub(super) fn group(edits: impl Iterator<Item = Edit>, context: u32, inter_hunk: u32) -> Vec<Vec<Edit>> {
-    let mut groups: Vec<Vec<Edit>> = Vec::new();
-    for e in edits {
-        match groups.last_mut() {
-            Some(g)
-                if g.last().is_some_and(|l| {
-                    e.before.start.saturating_sub(l.before.end)
-                        <= context.saturating_mul(2).saturating_add(inter_hunk)
-                }) =>
-            {
-                g.push(e);
-            }
-            _ => groups.push(vec![e]),
-        }
+/// xdiff's `xdl_blankline`: with a whitespace rule, only whitespace; without,
+/// at most one byte (the newline; git's own rule).
+fn is_blank_line(line: &[u8], space: lines::Space) -> bool {
+    if space == lines::Space::Exact {
+        line.len() <= 1
+    } else {
+        line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
     }
-    groups
 }
 
-/// One hunk: a group of edits with the context around and between them.
-pub(super) fn hunk(group: &[Edit], old_lines: &[&[u8]], new_lines: &[&[u8]], context: u32) -> Option<Hunk> {
-    let (first, last) = (group.first()?, group.last()?);
-    let old_total = u32::try_from(old_lines.len()).unwrap_or(u32::MAX);
-    let new_total = u32::try_from(new_lines.len()).unwrap_or(u32::MAX);
-    let pre = first.before.start.min(context).min(first.after.start);
-    let post = old_total
-        .saturating_sub(last.before.end)
-        .min(context)
-        .min(new_total.saturating_sub(last.after.end));
-    let (o_start, n_start) = (first.before.start - pre, first.after.start - pre);
-    let (o_end, n_end) = (last.before.end + post, last.after.end + post);
+/// One hunk: its changes with the context around and between them, as
+/// `xdl_emit_diff` writes it (context from the new side).
+fn hunk(span: &Span, changes: &[Change], old_lines: &[&[u8]], new_lines: &[&[u8]]) -> Hunk {
+    let r = |a: isize, b: isize| a.max(0) as u32..b.max(0) as u32;
     let mut lines = Vec::new();
-    // Context comes from the new side, as git prints it.
-    let mut n = n_start;
-    for e in group {
-        push_lines(&mut lines, LineKind::Context, new_lines, n..e.after.start);
-        push_lines(&mut lines, LineKind::Removed, old_lines, e.before.clone());
-        push_lines(&mut lines, LineKind::Added, new_lines, e.after.clone());
-        n = e.after.end;
+    let first = changes.get(span.first);
+    let mut s2 = span.s2;
+    if let Some(c) = first {
+        push_lines(&mut lines, LineKind::Context, new_lines, r(s2, c.i2));
     }
-    push_lines(&mut lines, LineKind::Context, new_lines, n..n_end);
-    Some(Hunk {
-        old_start: o_start + 1,
-        old_len: o_end - o_start,
-        new_start: n_start + 1,
-        new_len: n_end - n_start,
-        function: function_line(old_lines, o_start),
+    let (mut s1, mut last_end2) = (first.map_or(0, |c| c.i1), 0);
+    s2 = first.map_or(0, |c| c.i2);
+    for c in changes.get(span.first..=span.last).unwrap_or_default() {
+        let between = (c.i1 - s1).min(c.i2 - s2).max(0);
+        push_lines(&mut lines, LineKind::Context, new_lines, r(s2, s2 + between));
+        push_lines(&mut lines, LineKind::Removed, old_lines, r(c.i1, c.i1 + c.chg1));
+        push_lines(&mut lines, LineKind::Added, new_lines, r(c.i2, c.i2 + c.chg2));
+        s1 = c.i1 + c.chg1;
+        s2 = c.i2 + c.chg2;
+        last_end2 = s2;
+    }
+    push_lines(&mut lines, LineKind::Context, new_lines, r(last_end2, span.e2));
+    Hunk {
+        old_start: (span.s1 + 1) as u32,
+        old_len: (span.e1 - span.s1) as u32,
+        new_start: (span.s2 + 1) as u32,
+        new_len: (span.e2 - span.s2) as u32,
+        function: function_line(old_lines, span.s1.max(0) as u32),
         lines,
-    })
+    }
 }
 
 /// Append `source[range]` as lines of `kind` (an empty or reversed range adds none).

@@ -6,17 +6,19 @@
 
 use gix::ObjectId;
 use gix::bstr::BString;
-use gix::diff::blob::Hunk as Edit;
 use gix::objs::tree::EntryKind;
 
 use crate::diff::changes::{self, Side, TreeChange};
 use crate::diff::{delta, lines};
-use crate::error::{Context as _, Error, Result};
+use crate::error::{Context as _, Result};
 use crate::model::note::ChangeKind;
 use crate::model::whitespace;
 
+mod emit;
 mod hunks;
+mod settings;
 pub use hunks::*;
+use settings::{Settings, settings, short_len};
 
 /// Lines of context around changes, like git's default `-U3`.
 pub const CONTEXT: u32 = 3;
@@ -34,6 +36,10 @@ pub struct Options {
     /// Hunks this many lines apart beyond their contexts are merged
     /// (`--inter-hunk-context`).
     pub inter_hunk: u32,
+    /// Hunks grow to the whole functions around them (`-W`).
+    pub function_context: bool,
+    /// Changes of blank lines alone are left out (`--ignore-blank-lines`).
+    pub ignore_blank_lines: bool,
     /// Stop between files when this fires.
     pub interrupt: crate::interrupt::Interrupt,
 }
@@ -47,6 +53,10 @@ struct HunkOptions {
     algorithm: lines::Algorithm,
     /// git's indent heuristic places ambiguous hunks (`diff.indentHeuristic`).
     indent_heuristic: bool,
+    /// Hunks grow to whole functions (`-W`).
+    function_context: bool,
+    /// Changes of blank lines alone are left out (`--ignore-blank-lines`).
+    ignore_blank_lines: bool,
 }
 
 /// The patch of one file (a type change is two of these).
@@ -203,23 +213,43 @@ pub enum LineKind {
     Added,
 }
 
+/// Lines added and deleted by each of `changes` as its patch shows them
+/// (what git's stat counts when `--ignore-blank-lines` leaves changes out);
+/// `None` for a binary or too large file.
+pub fn shown_counts(
+    repo: &gix::Repository,
+    changes: &[TreeChange],
+    opts: Options,
+) -> Result<Vec<Option<[u64; 2]>>> {
+    let settings = settings(repo, opts)?;
+    changes
+        .iter()
+        .map(|change| {
+            settings.opts.interrupt.check()?;
+            Ok(match file_patch(repo, change, &settings)? {
+                None => Some([0, 0]),
+                Some(FilePatch {
+                    body: Body::Text(hunks),
+                    ..
+                }) => {
+                    let count = |kind| {
+                        hunks
+                            .iter()
+                            .flat_map(|h| &h.lines)
+                            .filter(|l| l.kind == kind)
+                            .count() as u64
+                    };
+                    Some([count(LineKind::Added), count(LineKind::Removed)])
+                }
+                Some(_) => None,
+            })
+        })
+        .collect()
+}
+
 /// Build the patches of `changes`.
 pub fn build(repo: &gix::Repository, changes: &[TreeChange], opts: Options) -> Result<Vec<FilePatch>> {
-    // Settings read once for the whole patch, not per file.
-    let opts = Settings {
-        opts,
-        algorithm: lines::algorithm(repo),
-        indent_heuristic: repo
-            .config_snapshot()
-            .boolean("diff.indentHeuristic")
-            .unwrap_or(true),
-        abbrev: abbrev_len(repo),
-        compression: if opts.binary {
-            compression(repo)?
-        } else {
-            flate2::Compression::fast()
-        },
-    };
+    let opts = settings(repo, opts)?;
     let opts = &opts;
     let mut out = Vec::with_capacity(changes.len());
     for change in changes {
@@ -243,73 +273,6 @@ pub fn build(repo: &gix::Repository, changes: &[TreeChange], opts: Options) -> R
         }
     }
     Ok(out)
-}
-
-/// git's `core.abbrev`: a number (4 to the full length), `no` for full ids,
-/// or `auto` (the default): half the bits of the packed object count, at
-/// least 7.
-fn abbrev_len(repo: &gix::Repository) -> usize {
-    let full = repo.object_hash().len_in_hex();
-    let config = repo.config_snapshot();
-    match config
-        .string("core.abbrev")
-        .map(|v| v.to_string().to_ascii_lowercase())
-    {
-        Some(v) if matches!(v.as_str(), "no" | "false" | "off") => full,
-        Some(v) if v != "auto" => v.parse::<usize>().map_or(7, |n| n.clamp(4, full)),
-        _ => {
-            let packed = repo.objects.packed_object_count().unwrap_or(0);
-            ((64 - packed.leading_zeros()).div_ceil(2) as usize).max(7)
-        }
-    }
-}
-
-/// Hex digits git shows for `id`: `abbrev` ([`abbrev_len`]), longer when
-/// that is ambiguous (gix's disambiguation); the null id at the plain length.
-fn short_len(repo: &gix::Repository, id: ObjectId, abbrev: usize) -> usize {
-    if id.is_null() {
-        return abbrev;
-    }
-    gix::prelude::ObjectIdExt::attach(id, repo)
-        .shorten()
-        .map_or(abbrev, |p| p.hex_len())
-}
-
-/// The zlib level of binary patches, as git's: `core.looseCompression`,
-/// else `core.compression`, else 1 (best speed); -1 is zlib's default (6).
-/// Any other value outside 0 to 9 is refused, as git refuses it.
-fn compression(repo: &gix::Repository) -> Result<flate2::Compression> {
-    let config = repo.config_snapshot();
-    for key in ["core.looseCompression", "core.compression"] {
-        let bad = |problem: String| Error::BadInput {
-            source_name: format!("{key} in git's config"),
-            problem,
-        };
-        let level = match config.try_integer(key) {
-            Ok(None) => continue,
-            Ok(Some(level)) => level,
-            Err(e) => return Err(bad(e.to_string())),
-        };
-        return match level {
-            -1 => Ok(flate2::Compression::default()),
-            _ => i32::try_from(level)
-                .ok()
-                .filter(|l| (0..=9).contains(l))
-                .map(|l| flate2::Compression::new(l.unsigned_abs()))
-                .ok_or_else(|| bad(format!("bad zlib compression level {level}"))),
-        };
-    }
-    Ok(flate2::Compression::fast())
-}
-
-/// The caller's options and what the repository's config says, for a whole patch.
-struct Settings {
-    opts: Options,
-    algorithm: lines::Algorithm,
-    indent_heuristic: bool,
-    abbrev: usize,
-    /// The zlib level of binary payloads.
-    compression: flate2::Compression,
 }
 
 /// The patch of one change; `None` when git shows nothing for it.
@@ -372,12 +335,14 @@ fn file_patch(repo: &gix::Repository, change: &TreeChange, settings: &Settings) 
         space: opts.space,
         context: opts.context,
         inter_hunk: opts.inter_hunk,
+        function_context: opts.function_context,
+        ignore_blank_lines: opts.ignore_blank_lines,
         algorithm: settings.algorithm,
         indent_heuristic: settings.indent_heuristic,
     };
     let hunks = hunks_with(&old, &new, how);
     let same_mode = matches!(event, Event::Modified { old_mode, new_mode } if old_mode == new_mode);
-    if hunks.is_empty() && opts.space != lines::Space::Exact && same_mode {
+    if hunks.is_empty() && same_mode {
         // Only whitespace changed: git shows nothing for this file.
         return Ok(None);
     }
