@@ -91,6 +91,15 @@ pub(super) fn diff(
             }
             (false, None) => crate::output::pager::use_color(&ctx.repo, term),
         };
+    let words = a.git.words()?;
+    if words == Some(crate::diff::words::Mode::Color) {
+        // As git's, colour words colour the output wherever it goes.
+        outcome.view.color = !json;
+    }
+    if words.is_some() && ctx.repo.config_snapshot().string("diff.wordRegex").is_some() {
+        return Err(super::diff_args::refused("diff.wordRegex"));
+    }
+    outcome.view.words = words;
     if !json {
         // Like git, a colour or whitespace setting it cannot use stops the
         // diff even when it is not coloured.

@@ -59,6 +59,12 @@ pub struct GitDiffArgs {
     /// Leave out changes whose lines are all blank
     #[arg(long)]
     pub ignore_blank_lines: bool,
+    /// Show changed words: plain (`[-old-]{+new+}`, the default), color, porcelain or none
+    #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "plain")]
+    pub word_diff: Option<String>,
+    /// Show changed words by colour alone (--word-diff=color); a word regex is refused
+    #[arg(long, value_name = "REGEX", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub color_words: Option<String>,
     /// Hex digits of the ids on `index` lines (`core.abbrev`; at least 4)
     #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true, default_missing_value = "")]
     pub abbrev: Option<String>,
@@ -71,12 +77,6 @@ pub struct GitDiffArgs {
 #[derive(Debug, Args, Default)]
 pub struct Refused {
     /// Not supported yet (refused)
-    #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "plain")]
-    pub word_diff: Option<String>,
-    /// Not supported yet (refused)
-    #[arg(long, value_name = "REGEX", num_args = 0..=1, require_equals = true, default_missing_value = "")]
-    pub color_words: Option<String>,
-    /// Not supported yet (refused)
     #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "default")]
     pub color_moved: Option<String>,
     /// Not supported yet (refused)
@@ -88,8 +88,6 @@ impl Refused {
     /// The first option given that git-t3 refuses, as an error naming it.
     pub fn check(&self) -> Result<()> {
         let given = [
-            ("--word-diff", self.word_diff.is_some()),
-            ("--color-words", self.color_words.is_some()),
             (
                 "--color-moved",
                 self.color_moved.as_deref().is_some_and(|m| m != "no"),
@@ -132,6 +130,26 @@ impl GitDiffArgs {
             Some(Space::AtEol)
         } else {
             None
+        }
+    }
+
+    /// The word-diff mode asked for, if any; a word regex is refused.
+    pub fn words(&self) -> Result<Option<crate::diff::words::Mode>> {
+        use crate::diff::words::Mode;
+        if let Some(regex) = &self.color_words {
+            if !regex.is_empty() {
+                return Err(refused("--color-words=<regex>"));
+            }
+            return Ok(Some(Mode::Color));
+        }
+        match self.word_diff.as_deref() {
+            None | Some("none") => Ok(None),
+            Some("plain") => Ok(Some(Mode::Plain)),
+            Some("color") => Ok(Some(Mode::Color)),
+            Some("porcelain") => Ok(Some(Mode::Porcelain)),
+            Some(other) => Err(Error::usage(format!(
+                "--word-diff={other}: use plain, color, porcelain or none"
+            ))),
         }
     }
 

@@ -237,6 +237,8 @@ pub struct DiffView {
     pub output: Option<std::path::PathBuf>,
     /// `--stat` names carry what happened to the file (`--compact-summary`).
     pub compact_summary: bool,
+    /// The patch as a word diff (`--word-diff`, `--color-words`).
+    pub words: Option<crate::diff::words::Mode>,
 }
 
 impl Default for DiffView {
@@ -256,6 +258,7 @@ impl Default for DiffView {
             summary: false,
             output: None,
             compact_summary: false,
+            words: None,
         }
     }
 }

@@ -12,4 +12,5 @@ pub mod slider;
 pub mod space;
 pub mod style;
 pub mod summary;
+pub mod words;
 pub mod xdiff;

@@ -20,6 +20,7 @@ pub fn render(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
                 look: &d.view.look,
                 prefixes: [&d.view.prefixes[0], &d.view.prefixes[1]],
                 suppress_blank_empty: d.view.suppress_blank_empty,
+                words: d.view.words,
             };
             d.patch.iter().try_for_each(|p| patch::write(p, style, out))
         }

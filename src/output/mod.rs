@@ -24,6 +24,7 @@ mod reports;
 mod review;
 mod stat;
 pub mod web;
+mod words;
 pub use names::rename_label;
 
 /// How to render.

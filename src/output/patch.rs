@@ -41,6 +41,8 @@ pub struct Style<'a> {
     /// An empty context line is written as an empty line
     /// (`diff.suppressBlankEmpty`).
     pub suppress_blank_empty: bool,
+    /// Hunks written as a word diff in this mode (`--word-diff`).
+    pub words: Option<crate::diff::words::Mode>,
 }
 
 /// Write the patch of one file in `style`.
@@ -222,6 +224,14 @@ fn write_hunk(
         }
     }
     out.write_all(b"\n")?;
+    if let Some(mode) = style.words {
+        let look = super::words::Look {
+            color: style.color,
+            palette: &style.look.palette,
+            suppress_blank_empty: style.suppress_blank_empty,
+        };
+        return super::words::write_body(hunk, look, mode, out);
+    }
     // Line numbers as the range line reads, for `blank-at-eof`: the old
     // side's next line and the new side's current one.
     let (mut old_no, mut new_no) = (start_number(&old), start_number(&new));

@@ -16,6 +16,7 @@ fn text(p: &FilePatch, color: bool) -> String {
         look: &look,
         prefixes: ["a/", "b/"],
         suppress_blank_empty: false,
+        words: None,
     };
     write(p, style, &mut out).expect("writing to a Vec");
     String::from_utf8_lossy(&out).into_owned()

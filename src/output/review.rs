@@ -59,6 +59,7 @@ pub fn log(l: &LogOutcome, out: &mut dyn Write) -> io::Result<()> {
                     look: &l.view.look,
                     prefixes: ["a/", "b/"],
                     suppress_blank_empty: false,
+                    words: None,
                 };
                 super::patch::write(p, style, out)?;
             }

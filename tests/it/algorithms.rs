@@ -215,6 +215,13 @@ fn minimal_is_byte_identical_to_git_on_generated_edits() {
     );
 }
 
+/// Without context (`diff.context=0`, `-U0`), git first drops the common
+/// tail in 1024-byte blocks, which can change what the diff pairs.
+#[test]
+fn no_context_is_byte_identical_to_git_on_generated_edits() {
+    generated_edits_like_git(&["-c", "diff.context=0"], 0x0c0e_0000_0000_0006, 1, (16, 6, 8));
+}
+
 /// `diff.indentHeuristic=false`: ambiguous hunks stay where xdiff slid them.
 #[test]
 fn indent_heuristic_off_is_byte_identical_to_git_on_generated_edits() {

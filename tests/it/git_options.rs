@@ -104,6 +104,10 @@ fn functions_and_blanks(r: &TestRepo) -> String {
         .collect();
     r.write("blanks.txt", &blanks);
     r.write("only-blank.txt", "a\nb\nc\n");
+    r.write("no-newline.txt", "first line\nlast words here");
+    // A NUL past git's 8000-byte binary sniff: text, with a NUL in a word.
+    let filler = "filler line of text\n".repeat(420);
+    r.write("late-nul.txt", &format!("{filler}one two\0three four\n"));
     blanks
 }
 
@@ -128,6 +132,9 @@ fn edit_functions_and_blanks(r: &TestRepo, blanks: &str) {
         .replace("b50\n", "b50\n  \n");
     r.write("blanks.txt", &blanks);
     r.write("only-blank.txt", "a\n\nb\n \nc\n");
+    r.write("no-newline.txt", "first line\nlast words there");
+    let filler = "filler line of text\n".repeat(420);
+    r.write("late-nul.txt", &format!("{filler}one 2\0three four\n"));
 }
 
 /// git-t3's diff of the turn and git's of the same checkpoints, each with
@@ -205,6 +212,17 @@ fn every_supported_option_and_setting_prints_what_git_prints() {
         (&[], &["--ignore-blank-lines", "-U0"]),
         (&[], &["-W", "-U1"]),
         (&[], &["-W", "--ignore-blank-lines"]),
+        (&[], &["--word-diff"]),
+        (&[], &["--word-diff=plain", "-U1"]),
+        (&[], &["--word-diff=porcelain"]),
+        (&[], &["--word-diff=color"]),
+        (&[], &["--color-words"]),
+        (
+            &["color.diff.old=blue", "color.diff.context=yellow"],
+            &["--color-words"],
+        ),
+        (&[], &["--word-diff", "--color=always"]),
+        (&["diff.suppressBlankEmpty=true"], &["--word-diff=porcelain"]),
         (&["diff.context=1"], &[]),
         (&["diff.context=1"], &["-U5"]),
         (&[], &["--inter-hunk-context=4"]),
@@ -267,7 +285,7 @@ fn output_writes_the_diff_to_a_file_like_git() {
 #[test]
 fn options_not_supported_are_refused_by_name() {
     let (r, _, _) = fixture();
-    for option in ["--word-diff", "--color-words", "--color-moved", "--dirstat"] {
+    for option in ["--color-words=[a-z]+", "--color-moved", "--dirstat"] {
         let run = r.t3(&["diff", "--thread", THREAD, option]).fails(2);
         assert_eq!(
             run.stderr.trim_end().lines().count(),

@@ -32,6 +32,15 @@ pub(super) fn hunks_with(old: &[u8], new: &[u8], how: HunkOptions) -> Vec<Hunk> 
     if old == new {
         return Vec::new();
     }
+    // Without context, xdiff-interface first drops the ends both texts share
+    // in whole 1024-byte blocks (`trim_common_tail`), which can change what
+    // the diff pairs.
+    let (old, new) = if context == 0 && !function_context {
+        let drop = crate::diff::words::common_tail(old, new);
+        (&old[..old.len() - drop], &new[..new.len() - drop])
+    } else {
+        (old, new)
+    };
     let old_lines: Vec<&[u8]> = old.split_inclusive(|b| *b == b'\n').collect();
     let new_lines: Vec<&[u8]> = new.split_inclusive(|b| *b == b'\n').collect();
     let mut scratch = lines::Squeezed::default();

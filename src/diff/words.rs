@@ -1,0 +1,166 @@
+//! git's word diff (`--word-diff`, `--color-words`): the removed and added
+//! lines of a run are split into words (runs of non-whitespace, git's
+//! default without a word regex), the words are diffed with xdiff's default
+//! Myers as if each were a line, and the result is what to write in order:
+//! unchanged text (taken from the new side, whitespace between words
+//! included), removed words, added words. The page's word highlights use the
+//! same engine.
+
+use gix::diff::blob::{Diff, InternedInput};
+
+/// How word-diff output is marked (`--word-diff=<mode>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `[-removed-]{+added+}`.
+    Plain,
+    /// Colour alone (`--color-words`, `--word-diff=color`).
+    Color,
+    /// One piece per line, `-`, `+` or a space first, `~` for a newline.
+    Porcelain,
+}
+
+/// What a piece of word-diff output is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Piece {
+    /// Unchanged text of the new side.
+    Context,
+    /// Removed words (and what lies between them).
+    Old,
+    /// Added words (and what lies between them).
+    New,
+}
+
+/// Where each word of `text` begins and ends (git's `find_word_boundaries`
+/// without a regex: whitespace separates words).
+fn words(text: &[u8]) -> Vec<(usize, usize)> {
+    let space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        while text.get(i).is_some_and(|b| space(*b)) {
+            i += 1;
+        }
+        if i >= text.len() {
+            break;
+        }
+        let start = i;
+        while text.get(i).is_some_and(|b| !space(*b)) {
+            i += 1;
+        }
+        out.push((start, i));
+    }
+    out
+}
+
+/// xdiff-interface's `trim_common_tail` for a diff without context: whole
+/// 1024-byte blocks both sides end with are left out, less the part up to
+/// the first newline in them. How many bytes to drop from each side.
+pub fn common_tail(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 1024;
+    let smaller = a.len().min(b.len());
+    let mut trimmed = 0;
+    while BLOCK + trimmed <= smaller
+        && a[a.len() - trimmed - BLOCK..a.len() - trimmed] == b[b.len() - trimmed - BLOCK..b.len() - trimmed]
+    {
+        trimmed += BLOCK;
+    }
+    let tail = &a[a.len() - trimmed..];
+    let recovered = tail.iter().position(|c| *c == b'\n').map_or(trimmed, |i| i + 1);
+    trimmed - recovered
+}
+
+/// The word diff of `minus` (the removed lines, newlines included) and
+/// `plus` (the added ones): the pieces to write, in order, as git's
+/// `diff_words_show` writes them.
+pub fn diff<'a>(minus: &'a [u8], plus: &'a [u8]) -> Vec<(Piece, &'a [u8])> {
+    if plus.is_empty() {
+        // Only removed: written whole.
+        return vec![(Piece::Old, minus)];
+    }
+    let (mw, pw) = (words(minus), words(plus));
+    // Each word as a line of its own, as git feeds them to xdiff.
+    let as_lines = |text: &[u8], w: &[(usize, usize)]| -> Vec<u8> {
+        let mut out = Vec::with_capacity(text.len() + w.len());
+        for &(s, e) in w {
+            out.extend_from_slice(&text[s..e]);
+            out.push(b'\n');
+        }
+        out
+    };
+    let (ml, pl) = (as_lines(minus, &mw), as_lines(plus, &pw));
+    let drop = common_tail(&ml, &pl);
+    let kept = |lines: &[u8]| {
+        lines[..lines.len() - drop]
+            .iter()
+            .filter(|c| **c == b'\n')
+            .count()
+    };
+    let (mk, pk) = (kept(&ml), kept(&pl));
+    let mut input = InternedInput::default();
+    input.update_before(mw[..mk].iter().map(|&(s, e)| &minus[s..e]));
+    input.update_after(pw[..pk].iter().map(|&(s, e)| &plus[s..e]));
+    let mut d = Diff::compute(gix::diff::blob::Algorithm::Myers, &input);
+    d.postprocess_with_heuristic(&input, gix::diff::blob::NoSliderHeuristic);
+    let mut out = Vec::new();
+    let mut current = 0;
+    for h in d.hunks() {
+        let (m0, m1, p0, p1) = (
+            h.before.start as usize,
+            h.before.end as usize,
+            h.after.start as usize,
+            h.after.end as usize,
+        );
+        // An empty side sits at the end of the word before it (or the start).
+        let end_of = |w: &[(usize, usize)], k: usize| {
+            if k == 0 {
+                0
+            } else {
+                w.get(k - 1).map_or(0, |x| x.1)
+            }
+        };
+        let (m_begin, m_end) = if m1 > m0 {
+            (mw[m0].0, mw[m1 - 1].1)
+        } else {
+            (end_of(&mw, m0), end_of(&mw, m0))
+        };
+        let (p_begin, p_end) = if p1 > p0 {
+            (pw[p0].0, pw[p1 - 1].1)
+        } else {
+            (end_of(&pw, p0), end_of(&pw, p0))
+        };
+        if current != p_begin {
+            out.push((Piece::Context, plus.get(current..p_begin).unwrap_or_default()));
+        }
+        if m_begin != m_end {
+            out.push((Piece::Old, &minus[m_begin..m_end]));
+        }
+        if p_begin != p_end {
+            out.push((Piece::New, &plus[p_begin..p_end]));
+        }
+        current = p_end;
+    }
+    if current != plus.len() {
+        out.push((Piece::Context, &plus[current..]));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn changed_words_between_unchanged_text() {
+        let pieces = diff(b"let x = 1;\n", b"let y = 1;\n");
+        assert_eq!(
+            pieces,
+            [
+                (Piece::Context, &b"let "[..]),
+                (Piece::Old, b"x"),
+                (Piece::New, b"y"),
+                (Piece::Context, b" = 1;\n"),
+            ]
+        );
+        assert_eq!(diff(b"gone\n", b""), [(Piece::Old, &b"gone\n"[..])]);
+    }
+}
