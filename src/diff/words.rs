@@ -73,9 +73,21 @@ pub fn common_tail(a: &[u8], b: &[u8]) -> usize {
 /// `plus` (the added ones): the pieces to write, in order, as git's
 /// `diff_words_show` writes them.
 pub fn diff<'a>(minus: &'a [u8], plus: &'a [u8]) -> Vec<(Piece, &'a [u8])> {
+    diff_ranges(minus, plus)
+        .into_iter()
+        .map(|(piece, r)| {
+            let side = if piece == Piece::Old { minus } else { plus };
+            (piece, side.get(r).unwrap_or_default())
+        })
+        .collect()
+}
+
+/// [`diff`] as byte ranges: of `minus` for [`Piece::Old`], of `plus` for
+/// the others.
+pub fn diff_ranges(minus: &[u8], plus: &[u8]) -> Vec<(Piece, std::ops::Range<usize>)> {
     if plus.is_empty() {
         // Only removed: written whole.
-        return vec![(Piece::Old, minus)];
+        return vec![(Piece::Old, 0..minus.len())];
     }
     let (mw, pw) = (words(minus), words(plus));
     // Each word as a line of its own, as git feeds them to xdiff.
@@ -129,18 +141,18 @@ pub fn diff<'a>(minus: &'a [u8], plus: &'a [u8]) -> Vec<(Piece, &'a [u8])> {
             (end_of(&pw, p0), end_of(&pw, p0))
         };
         if current != p_begin {
-            out.push((Piece::Context, plus.get(current..p_begin).unwrap_or_default()));
+            out.push((Piece::Context, current..p_begin));
         }
         if m_begin != m_end {
-            out.push((Piece::Old, &minus[m_begin..m_end]));
+            out.push((Piece::Old, m_begin..m_end));
         }
         if p_begin != p_end {
-            out.push((Piece::New, &plus[p_begin..p_end]));
+            out.push((Piece::New, p_begin..p_end));
         }
         current = p_end;
     }
     if current != plus.len() {
-        out.push((Piece::Context, &plus[current..]));
+        out.push((Piece::Context, current..plus.len()));
     }
     out
 }

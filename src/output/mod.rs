@@ -24,6 +24,7 @@ mod reports;
 mod review;
 mod stat;
 pub mod web;
+mod word_marks;
 mod words;
 pub use names::rename_label;
 

@@ -134,6 +134,11 @@ pub struct PatchFile {
     pub text: String,
     /// Lines left out, past [`FILE_BYTES`].
     pub truncated_lines: usize,
+    /// For each `-` and `+` line of `text`, in order: the changed words,
+    /// as `[start, end)` in UTF-16 units of the line without its sign —
+    /// `git diff --color-words`' own engine ([`crate::diff::words`]), for
+    /// runs that remove and add lines.
+    pub words: Vec<Vec<[usize; 2]>>,
 }
 
 /// Cut `patch` (git's patch format, no colour) into files and return those
@@ -169,6 +174,7 @@ pub fn patch_page(patch: &[u8], start: usize) -> PatchPage {
             index,
             text: text.to_owned(),
             truncated_lines: cut,
+            words: super::word_marks::marks(text),
         });
         index += 1;
     }

@@ -259,6 +259,62 @@ fn api_answers_are_the_json_of_the_commands() {
     s.stop();
 }
 
+/// The page's word highlights are `git diff --word-diff`'s words: the
+/// pieces porcelain marks `-` and `+` are the marked parts of the lines.
+#[test]
+fn the_page_marks_the_words_git_word_diff_marks() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write(
+        "README.md",
+        "# demo, retitled\n\nline two, with other words\nand a line more\n",
+    );
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    let s = Server::start(&r, &[]);
+    let id = url_escape(THREAD);
+    let patch = s.json(&format!("api/patch?mode=turn&turn=1&ws=0&thread={id}"));
+    let file = &patch["files"][0];
+    let text = file["text"].as_str().unwrap();
+    let changed: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("@@"))
+        .filter(|l| l.starts_with('-') || l.starts_with('+'))
+        .collect();
+    let mut page: Vec<String> = Vec::new();
+    for (line, marks) in changed.iter().zip(file["words"].as_array().unwrap()) {
+        for m in marks.as_array().unwrap() {
+            let (a, b) = (m[0].as_u64().unwrap() as usize, m[1].as_u64().unwrap() as usize);
+            page.push(format!("{}{}", &line[..1], &line[1..][a..b]));
+        }
+    }
+    let porcelain = r
+        .t3(&[
+            "diff",
+            "--thread",
+            THREAD,
+            "--turn",
+            "1",
+            "--keep-whitespace",
+            "--word-diff=porcelain",
+        ])
+        .out();
+    let git: Vec<String> = porcelain
+        .lines()
+        .skip_while(|l| !l.starts_with("@@"))
+        .filter(|l| {
+            (l.starts_with('-') || l.starts_with('+')) && !l.starts_with("---") && !l.starts_with("+++")
+        })
+        .map(str::to_owned)
+        .collect();
+    let mut page_sorted = page.clone();
+    page_sorted.sort();
+    let mut git_sorted = git.clone();
+    git_sorted.sort();
+    assert_eq!(page_sorted, git_sorted, "page {page:?}, git {git:?}");
+    assert!(git.len() >= 4, "setup: {porcelain}");
+    s.stop();
+}
+
 #[test]
 fn browsing_changes_nothing_and_revert_needs_the_flag() {
     let r = TestRepo::seeded();

@@ -325,7 +325,7 @@
 
   function fileBlock(pf) {
     const f = state.files[pf.index] || { path: "?", kind: "modified" };
-    const parsed = parsePatch(pf.text);
+    const parsed = parsePatch(pf.text, pf.words);
     const name = f.old_path ? f.old_path + " → " + f.path : f.path;
     const det = el("details", { class: "filediff", id: "file-" + pf.index, "data-path": f.path, "data-index": pf.index },
       el("summary", {}, el("span", { class: "kind " + f.kind, text: (KIND[f.kind] || "?") + " " }), name + "  ",
@@ -355,9 +355,16 @@
     return box;
   }
 
-  function parsePatch(text) {
+  // `words`: the changed words of each -/+ line, in order, from the server's
+  // word diff (git's --color-words engine).
+  function parsePatch(text, words) {
     const out = { meta: [], hunks: [], binary: false, lines: 0 };
-    let h = null, o = 0, n = 0;
+    let h = null, o = 0, n = 0, k = 0;
+    const marked = (row) => {
+      const m = words ? words[k++] : undefined;
+      if (m && m.length) row.words = segments(row.text, m);
+      return row;
+    };
     const lines = text.split("\n");
     if (lines.length && lines[lines.length - 1] === "") lines.pop();
     for (const line of lines) {
@@ -376,8 +383,8 @@
       }
       out.lines++;
       const c = line[0], body = line.slice(1);
-      if (c === "+") h.rows.push({ t: "add", n: n++, text: body });
-      else if (c === "-") h.rows.push({ t: "del", o: o++, text: body });
+      if (c === "+") h.rows.push(marked({ t: "add", n: n++, text: body }));
+      else if (c === "-") h.rows.push(marked({ t: "del", o: o++, text: body }));
       else if (c === "\\") h.rows.push({ t: "note", text: line });
       else h.rows.push({ t: "ctx", o: o++, n: n++, text: body });
     }
@@ -391,46 +398,20 @@
   function td(cls, text) { return el("td", { class: cls, text: text === undefined ? "" : String(text) }); }
 
   // --- word-level highlights -----------------------------------------------
-  // A changed line paired with the line it replaced (the i-th removed line
-  // of a run with the i-th added one) has the words that differ marked, as
-  // `git diff --color-words` would: words, spaces and punctuation are the
-  // tokens; their longest common subsequence is what stayed.
-  const WORDS = /[A-Za-z0-9_]+|\s+|[^A-Za-z0-9_\s]/g;
-  const MAX_TOKENS = 400;
+  // The server sends, for each changed line, the words `git diff
+  // --color-words` marks (one word-diff engine, git's own rules).
 
-  function markWords(del, add) {
-    const a = del.text.match(WORDS) || [], b = add.text.match(WORDS) || [];
-    if (!a.length || !b.length || a.length > MAX_TOKENS || b.length > MAX_TOKENS) return;
-    const n = a.length, m = b.length;
-    const L = Array.from({ length: n + 1 }, () => new Uint16Array(m + 1));
-    for (let i = n - 1; i >= 0; i--)
-      for (let j = m - 1; j >= 0; j--)
-        L[i][j] = a[i] === b[j] ? L[i + 1][j + 1] + 1 : Math.max(L[i + 1][j], L[i][j + 1]);
-    // Nothing in common but spaces: the lines are not one edited into the other.
-    if (L[0][0] * 3 < Math.min(n, m)) return;
-    const da = [], db = [];
-    let i = 0, j = 0;
-    while (i < n || j < m) {
-      if (i < n && j < m && a[i] === b[j]) { da.push([a[i++], false]); db.push([b[j++], false]); }
-      else if (j < m && (i >= n || L[i][j + 1] >= L[i + 1][j])) db.push([b[j++], true]);
-      else da.push([a[i++], true]);
+  /** A line's text cut at `marks` ([start, end) pairs): [text, changed] pieces. */
+  function segments(text, marks) {
+    const out = [];
+    let at = 0;
+    for (const [s, e] of marks) {
+      if (s > at) out.push([text.slice(at, s), false]);
+      out.push([text.slice(s, e), true]);
+      at = e;
     }
-    del.words = da; add.words = db;
-  }
-
-  function pairWords(rows) {
-    let dels = [];
-    let adds = [];
-    const flush = () => {
-      for (let i = 0; i < Math.min(dels.length, adds.length); i++) markWords(dels[i], adds[i]);
-      dels = []; adds = [];
-    };
-    for (const r of rows) {
-      if (r.t === "del") { if (adds.length) flush(); dels.push(r); }
-      else if (r.t === "add") adds.push(r);
-      else flush();
-    }
-    flush();
+    if (at < text.length) out.push([text.slice(at), false]);
+    return out;
   }
 
   /** A line's text cell, its changed words marked when it has them. */
@@ -444,7 +425,6 @@
   function unifiedTable(hunks) {
     const tb = el("tbody");
     for (const h of hunks) {
-      pairWords(h.rows);
       tb.append(el("tr", { class: "hunk" }, el("td", { colspan: "4", text: h.header })));
       for (const r of h.rows) {
         const sign = r.t === "add" ? "+" : r.t === "del" ? "-" : " ";
@@ -457,7 +437,6 @@
   function splitTable(hunks) {
     const tb = el("tbody");
     for (const h of hunks) {
-      pairWords(h.rows);
       tb.append(el("tr", { class: "hunk" }, el("td", { colspan: "4", text: h.header })));
       let dels = [], adds = [];
       const flush = () => {
