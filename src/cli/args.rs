@@ -24,15 +24,14 @@ pub(super) fn diff(
     let thread = needs_thread
         .then(|| Named::or_current(a.thread.as_deref()))
         .transpose()?;
-    let format = diff_format(&a);
-    let filter = a
-        .git
-        .diff_filter
-        .as_deref()
-        .map(crate::diff::changes::StatusFilter::parse)
-        .transpose()
-        .map_err(Error::usage)?;
+    let mut format = diff_format(&a);
+    let filter = a.git.filter()?;
     let ctx = open()?;
+    if let Some(params) = &a.git.dirstat
+        && matches!(format, Format::Patch | Format::Summary)
+    {
+        format = Format::Dirstat(super::diff_args::dirstat_params(&ctx.repo, params)?);
+    }
     let config_number = |key: &str| diff_number(&ctx.repo, key);
     let thread = thread.map(|t| t.resolve(&ctx, edge)).transpose()?;
     if let (Mode::ToWorktree { .. }, Some(t)) = (&mode, &thread) {
@@ -91,15 +90,7 @@ pub(super) fn diff(
             }
             (false, None) => crate::output::pager::use_color(&ctx.repo, term),
         };
-    let words = a.git.words()?;
-    if words == Some(crate::diff::words::Mode::Color) {
-        // As git's, colour words colour the output wherever it goes.
-        outcome.view.color = !json;
-    }
-    if words.is_some() && ctx.repo.config_snapshot().string("diff.wordRegex").is_some() {
-        return Err(super::diff_args::refused("diff.wordRegex"));
-    }
-    outcome.view.words = words;
+    super::diff_args::word_view(&mut outcome.view, &a.git, &ctx.repo, json)?;
     if !json {
         // Like git, a colour or whitespace setting it cannot use stops the
         // diff even when it is not coloured.

@@ -65,6 +65,9 @@ pub struct GitDiffArgs {
     /// Show changed words by colour alone (--word-diff=color); a word regex is refused
     #[arg(long, value_name = "REGEX", num_args = 0..=1, require_equals = true, default_missing_value = "")]
     pub color_words: Option<String>,
+    /// Each directory's share of the change: changes, lines or files, cumulative, a cut-off percentage
+    #[arg(long, value_name = "PARAM", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub dirstat: Option<String>,
     /// Hex digits of the ids on `index` lines (`core.abbrev`; at least 4)
     #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true, default_missing_value = "")]
     pub abbrev: Option<String>,
@@ -79,21 +82,15 @@ pub struct Refused {
     /// Not supported yet (refused)
     #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "default")]
     pub color_moved: Option<String>,
-    /// Not supported yet (refused)
-    #[arg(long, value_name = "PARAM", num_args = 0..=1, require_equals = true, default_missing_value = "")]
-    pub dirstat: Option<String>,
 }
 
 impl Refused {
     /// The first option given that git-t3 refuses, as an error naming it.
     pub fn check(&self) -> Result<()> {
-        let given = [
-            (
-                "--color-moved",
-                self.color_moved.as_deref().is_some_and(|m| m != "no"),
-            ),
-            ("--dirstat", self.dirstat.is_some()),
-        ];
+        let given = [(
+            "--color-moved",
+            self.color_moved.as_deref().is_some_and(|m| m != "no"),
+        )];
         match given.iter().find(|(_, on)| *on) {
             Some((name, _)) => Err(refused(name)),
             None => Ok(()),
@@ -133,6 +130,15 @@ impl GitDiffArgs {
         }
     }
 
+    /// `--diff-filter`'s statuses, if given.
+    pub fn filter(&self) -> Result<Option<crate::diff::changes::StatusFilter>> {
+        self.diff_filter
+            .as_deref()
+            .map(crate::diff::changes::StatusFilter::parse)
+            .transpose()
+            .map_err(Error::usage)
+    }
+
     /// The word-diff mode asked for, if any; a word regex is refused.
     pub fn words(&self) -> Result<Option<crate::diff::words::Mode>> {
         use crate::diff::words::Mode;
@@ -163,6 +169,42 @@ impl GitDiffArgs {
             None
         }
     }
+}
+
+/// `--dirstat=<params>` over `diff.dirstat` over git's default
+/// (`changes,noncumulative,3`).
+pub(super) fn dirstat_params(repo: &gix::Repository, arg: &str) -> Result<crate::diff::dirstat::Params> {
+    let mut p = crate::diff::dirstat::Params::default();
+    if let Some(v) = repo.config_snapshot().string("diff.dirstat") {
+        let value = v.to_string();
+        p = p.parse(&value).map_err(|problem| Error::BadConfig {
+            key: "diff.dirstat".into(),
+            value: value.clone(),
+            origin: "git config".into(),
+            problem,
+        })?;
+    }
+    p.parse(arg)
+        .map_err(|e| Error::usage(format!("--dirstat={arg}: {e}")))
+}
+
+/// The word diff asked for: colour words colour the output wherever it
+/// goes, as git's; a word regex in the config is refused.
+pub(super) fn word_view(
+    view: &mut crate::commands::diff::DiffView,
+    g: &GitDiffArgs,
+    repo: &gix::Repository,
+    json: bool,
+) -> Result<()> {
+    let words = g.words()?;
+    if words == Some(crate::diff::words::Mode::Color) {
+        view.color = !json;
+    }
+    if words.is_some() && repo.config_snapshot().string("diff.wordRegex").is_some() {
+        return Err(refused("diff.wordRegex"));
+    }
+    view.words = words;
+    Ok(())
 }
 
 /// What git's options change in what is compared and how hunks are cut.

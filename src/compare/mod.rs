@@ -19,6 +19,7 @@ use crate::repo::{self, NotesReader, Recorder};
 use crate::store;
 
 mod counts;
+mod dirstat;
 mod sides;
 mod types;
 pub use counts::{Counting, default_ignore_whitespace, fill, turn_counts};
@@ -62,28 +63,16 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
     let (mut from, mut to) = resolve(ctx, thread.as_ref(), &mode, &mut in_memory, &mut notices)?;
     let repo = in_memory.as_ref().unwrap_or(&ctx.repo);
     let mut limit = changes::Pathspecs::new(repo, &paths, &prefix)?;
-    let mut user_edits = None;
-    if let Some(thread) = &turn_thread
-        && !include_user_edits
-        && let Some(turn) = to.turn
-        && let Some(pre) = pre_turn_tree(repo, thread, turn, &mut notices)
-    {
-        let n = user_edits_left_out(
-            repo,
-            &from,
-            pre,
-            turn,
-            limit.as_mut(),
-            relative.as_ref().map(|r| r.as_slice()),
-            &mut notices,
-        )?;
-        user_edits = Some(n);
-        from = Side {
-            label: pre.to_string(),
-            turn: None,
-            tree: pre,
-        };
-    }
+    let thread = turn_thread.filter(|_| !include_user_edits);
+    let rel = relative.as_ref().map(|r| r.as_slice());
+    let user_edits = from_pre_turn(
+        repo,
+        thread.as_ref(),
+        &mut from,
+        to.turn,
+        (limit.as_mut(), rel),
+        &mut notices,
+    )?;
     // `-w` beats `-b`, which beats `--ignore-space-at-eol`.
     let space = if ignore_whitespace {
         Space::All
@@ -126,6 +115,8 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
     } else {
         Vec::new()
     };
+    let rel = relative.as_ref().map(|r| r.as_bstr());
+    let dirstat = dirstat::lines(format, repo, &shown, &files, rel)?;
     let mut sizes = binary_sizes_for(format, repo, (from.tree, to.tree), &files)?;
     let (mut files, mut patch) = (files, patch);
     if let Some(rel) = &relative {
@@ -155,6 +146,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
             ..DiffView::default()
         },
         sizes,
+        dirstat,
     })
 }
 
@@ -188,39 +180,6 @@ fn resolve(
             checkpoints(&ctx.repo, needs_thread()?, mode, notices)?
         }
     })
-}
-
-/// How many files changed between `from` and the prompt of `turn` (`pre`,
-/// the user's edits, not the agent's), within the pathspecs and
-/// `--relative`; a notice says they are left out.
-fn user_edits_left_out(
-    repo: &gix::Repository,
-    from: &Side,
-    pre: ObjectId,
-    turn: u64,
-    limit: Option<&mut changes::Pathspecs<'_>>,
-    relative: Option<&[u8]>,
-    notices: &mut Vec<String>,
-) -> Result<usize> {
-    let mut edited = changes::tree_changes_with(repo, from.tree, pre, true)?;
-    if let Some(limit) = limit {
-        edited = changes::limit(edited, |path| limit.includes(path));
-    }
-    if let Some(rel) = relative {
-        edited = changes::limit(edited, |path| path.starts_with(rel));
-    }
-    let n = edited.len();
-    if n > 0 {
-        let before = from
-            .turn
-            .map_or_else(|| "HEAD".to_owned(), |t| format!("turn {t}"));
-        let (file, them) = if n == 1 { ("file", "it") } else { ("files", "them") };
-        notices.push(format!(
-            "{n} {file} changed between {before} and the prompt of turn {turn} (not by the agent) \
-             left out: --include-user-edits shows {them}"
-        ));
-    }
-    Ok(n)
 }
 
 /// Every path of `files`, `patch` and `sizes` without the `--relative`
@@ -372,6 +331,7 @@ fn files_and_shown(
         && changes::rename_limit(repo) == changes::DEFAULT_RENAME_LIMIT;
     let cacheable = format != Format::Patch
         && format != Format::NameStatus
+        && !matches!(format, Format::Dirstat(_))
         && limit.is_none()
         && relative.is_none()
         && filter.is_none()

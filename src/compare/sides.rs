@@ -272,3 +272,62 @@ pub(super) fn default_base(repo: &gix::Repository) -> Result<ObjectId> {
             .into(),
     ))
 }
+
+/// With a turn's note holding the worktree when its prompt came
+/// (`pre_turn_tree`), compare from there: `from` becomes it, and the user's
+/// edits left out are counted.
+pub(super) fn from_pre_turn(
+    repo: &gix::Repository,
+    thread: Option<&ThreadId>,
+    from: &mut Side,
+    turn: Option<u64>,
+    (limit, relative): (Option<&mut changes::Pathspecs<'_>>, Option<&[u8]>),
+    notices: &mut Vec<String>,
+) -> Result<Option<usize>> {
+    let (Some(thread), Some(turn)) = (thread, turn) else {
+        return Ok(None);
+    };
+    let Some(pre) = pre_turn_tree(repo, thread, turn, notices) else {
+        return Ok(None);
+    };
+    let n = user_edits_left_out(repo, from, pre, turn, limit, relative, notices)?;
+    *from = Side {
+        label: pre.to_string(),
+        turn: None,
+        tree: pre,
+    };
+    Ok(Some(n))
+}
+
+/// How many files changed between `from` and the prompt of `turn` (`pre`,
+/// the user's edits, not the agent's), within the pathspecs and
+/// `--relative`; a notice says they are left out.
+fn user_edits_left_out(
+    repo: &gix::Repository,
+    from: &Side,
+    pre: ObjectId,
+    turn: u64,
+    limit: Option<&mut changes::Pathspecs<'_>>,
+    relative: Option<&[u8]>,
+    notices: &mut Vec<String>,
+) -> Result<usize> {
+    let mut edited = changes::tree_changes_with(repo, from.tree, pre, true)?;
+    if let Some(limit) = limit {
+        edited = changes::limit(edited, |path| limit.includes(path));
+    }
+    if let Some(rel) = relative {
+        edited = changes::limit(edited, |path| path.starts_with(rel));
+    }
+    let n = edited.len();
+    if n > 0 {
+        let before = from
+            .turn
+            .map_or_else(|| "HEAD".to_owned(), |t| format!("turn {t}"));
+        let (file, them) = if n == 1 { ("file", "it") } else { ("files", "them") };
+        notices.push(format!(
+            "{n} {file} changed between {before} and the prompt of turn {turn} (not by the agent) \
+             left out: --include-user-edits shows {them}"
+        ));
+    }
+    Ok(n)
+}

@@ -47,6 +47,8 @@ pub enum Format {
     ShortStat,
     /// `--summary` alone: created, deleted, renamed, mode-changed files.
     Summary,
+    /// `--dirstat`: each directory's share of the change.
+    Dirstat(crate::diff::dirstat::Params),
 }
 
 impl Format {
@@ -201,6 +203,9 @@ pub struct DiffOutcome {
     /// changed, by path.
     #[serde(skip)]
     pub sizes: std::collections::HashMap<Vec<u8>, (u64, u64)>,
+    /// For `--dirstat`: its lines.
+    #[serde(skip)]
+    pub dirstat: Vec<String>,
 }
 
 /// How a diff is shown: what the command line (or the page) decides, not

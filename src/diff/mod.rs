@@ -5,6 +5,7 @@
 pub mod cache;
 pub mod changes;
 pub mod delta;
+pub mod dirstat;
 pub mod lines;
 pub mod patch;
 pub mod patience;

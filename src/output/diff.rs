@@ -37,6 +37,10 @@ pub fn render(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
             super::stat::after_stat(d, out)
         }
         Format::Summary => super::stat::summary(d, out),
+        Format::Dirstat(_) => {
+            d.dirstat.iter().try_for_each(|l| writeln!(out, "{l}"))?;
+            super::stat::after_stat(d, out)
+        }
         Format::NameStatus => name_status(d, out),
         Format::NameOnly => d.files.iter().try_for_each(|f| {
             if d.view.null_terminated {

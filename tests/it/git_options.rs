@@ -133,6 +133,8 @@ fn edit_functions_and_blanks(r: &TestRepo, blanks: &str) {
     r.write("blanks.txt", &blanks);
     r.write("only-blank.txt", "a\n\nb\n \nc\n");
     r.write("no-newline.txt", "first line\nlast words there");
+    // An added file with CRLF lines: --dirstat counts its every byte.
+    r.write("crlf/added.txt", &"a line\r\n".repeat(40));
     let filler = "filler line of text\n".repeat(420);
     r.write("late-nul.txt", &format!("{filler}one 2\0three four\n"));
 }
@@ -206,6 +208,11 @@ fn every_supported_option_and_setting_prints_what_git_prints() {
         (&[], &["--numstat", "--summary"]),
         (&[], &["--shortstat", "--summary"]),
         (&[], &["--compact-summary"]),
+        (&[], &["--dirstat"]),
+        (&[], &["--dirstat=lines"]),
+        (&[], &["--dirstat=files,cumulative,1"]),
+        (&["diff.dirstat=lines,0"], &["--dirstat"]),
+        (&[], &["--dirstat=changes,0.5", "--summary"]),
         (&[], &["--stat", "--compact-summary"]),
         (&["core.quotePath=false"], &["--compact-summary", "--stat=50,20"]),
         (&[], &["--ignore-blank-lines", "-U1"]),
@@ -285,7 +292,7 @@ fn output_writes_the_diff_to_a_file_like_git() {
 #[test]
 fn options_not_supported_are_refused_by_name() {
     let (r, _, _) = fixture();
-    for option in ["--color-words=[a-z]+", "--color-moved", "--dirstat"] {
+    for option in ["--color-words=[a-z]+", "--color-moved"] {
         let run = r.t3(&["diff", "--thread", THREAD, option]).fails(2);
         assert_eq!(
             run.stderr.trim_end().lines().count(),

@@ -1,0 +1,63 @@
+//! `--dirstat`: the damage of each changed file, counted as git counts it,
+//! and the lines [`crate::diff::dirstat::report`] makes of them.
+
+use gix::bstr::{BStr, BString};
+
+use super::Format;
+use crate::diff::changes::{self, TreeChange};
+use crate::diff::dirstat::{self, Method};
+use crate::error::Result;
+use crate::model::note::FileChange;
+
+/// `--dirstat`'s lines for `changes` (their counts in `files`), when the
+/// format is a dirstat.
+pub(super) fn lines(
+    format: Format,
+    repo: &gix::Repository,
+    changes: &[TreeChange],
+    files: &[FileChange],
+    relative: Option<&BStr>,
+) -> Result<Vec<String>> {
+    let Format::Dirstat(params) = format else {
+        return Ok(Vec::new());
+    };
+    let mut damaged: Vec<(BString, u64)> = Vec::new();
+    for (c, f) in changes.iter().zip(files) {
+        let ids = (c.old.map(|s| s.id), c.new.map(|s| s.id));
+        let damage = match params.method {
+            _ if ids.0 == ids.1 => 0,
+            Method::Files => 1,
+            Method::Lines if f.binary => {
+                let size = |side: Option<changes::Side>| -> Result<u64> {
+                    Ok(changes::load(repo, side)?.map_or(0, |d| d.len() as u64))
+                };
+                (size(c.old)? + size(c.new)?).div_ceil(64)
+            }
+            Method::Lines => f.additions + f.deletions,
+            Method::Changes => {
+                let side = |s: Option<changes::Side>| -> Result<Option<Vec<u8>>> {
+                    Ok(match s {
+                        Some(changes::Side {
+                            kind: gix::objs::tree::EntryKind::Commit,
+                            id,
+                        }) => Some(format!("Subproject commit {id}\n").into_bytes()),
+                        None => None,
+                        other => changes::load(repo, other)?,
+                    })
+                };
+                let (old, new) = (side(c.old)?, side(c.new)?);
+                dirstat::damage(old.as_deref(), new.as_deref())
+            }
+        };
+        if damage > 0 {
+            let mut name = c.path.clone();
+            if let Some(rel) = relative.filter(|r| !r.is_empty()) {
+                let cut = rel.len() + usize::from(!rel.ends_with(b"/"));
+                name = name.get(cut..).map(BString::from).unwrap_or(name);
+            }
+            damaged.push((name, damage));
+        }
+    }
+    damaged.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(dirstat::report(&damaged, params))
+}
