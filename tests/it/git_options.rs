@@ -302,32 +302,21 @@ fn options_not_supported_are_refused_by_name() {
         );
         assert!(run.stderr.contains("not supported"), "{option}: {}", run.stderr);
     }
-    let moved = r.git_in(
-        &r.root,
-        &[
+    let moved = |color: &str| {
+        let args = [
             "-c",
             "diff.colorMoved=zebra",
             "t3",
             "diff",
             "--thread",
             THREAD,
-            "--color=always",
-        ],
-    );
-    assert_eq!(moved.code, 2, "{}", moved.stderr);
-    assert!(moved.stderr.contains("diff.colorMoved"), "{}", moved.stderr);
+            color,
+        ];
+        r.git_in(&r.root, &args)
+    };
+    let run = moved("--color=always");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("diff.colorMoved"), "{}", run.stderr);
     // Without colour the setting changes nothing git would print.
-    r.git_in(
-        &r.root,
-        &[
-            "-c",
-            "diff.colorMoved=zebra",
-            "t3",
-            "diff",
-            "--thread",
-            THREAD,
-            "--no-color",
-        ],
-    )
-    .ok();
+    moved("--no-color").ok();
 }
