@@ -314,8 +314,12 @@ fn files_and_shown(
         keep_summary,
     } = how;
     // Names need no contents: whitespace-only changes are listed.
-    let space = if format.names_only() { Space::Exact } else { space };
-    let recount = recount.filter(|_| !format.names_only());
+    // Names need no contents, nor does a dirstat by bytes or files: git
+    // lists whitespace-only changes there.
+    let by_names = format.names_only()
+        || matches!(format, Format::Dirstat(p) if p.method != crate::diff::dirstat::Method::Lines);
+    let space = if by_names { Space::Exact } else { space };
+    let recount = recount.filter(|_| !by_names);
     let ignore_whitespace = space != Space::Exact;
     // git's `diff.renames` (default on; `copies` is taken as on).
     let renames = repo.config_snapshot().string("diff.renames").is_none_or(|v| {

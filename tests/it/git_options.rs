@@ -71,6 +71,12 @@ fn fixture() -> (TestRepo, String, String) {
     (r, ref_for(THREAD, 0), ref_for(THREAD, 1))
 }
 
+/// A function line whose 80th byte falls inside a character: git cuts its
+/// hunk header where the UTF-8 stops being whole.
+fn cut_function() -> String {
+    format!("msgstr  \"{}\"", "\u{30c1}\u{30a7}\u{30c3}\u{30af}".repeat(7))
+}
+
 /// Functions one after another, each with `bodies[i]` inside (for `-W`).
 fn funcs(bodies: &[&str]) -> String {
     bodies
@@ -104,6 +110,11 @@ fn functions_and_blanks(r: &TestRepo) -> String {
         .collect();
     r.write("blanks.txt", &blanks);
     r.write("only-blank.txt", "a\nb\nc\n");
+    r.write("ws/only-space.txt", "a b\n");
+    r.write(
+        "funcname.po",
+        &format!("{}\n\none\ntwo\nthree\nfour\n", cut_function()),
+    );
     r.write("no-newline.txt", "first line\nlast words here");
     // A NUL past git's 8000-byte binary sniff: text, with a NUL in a word.
     let filler = "filler line of text\n".repeat(420);
@@ -133,6 +144,11 @@ fn edit_functions_and_blanks(r: &TestRepo, blanks: &str) {
     r.write("blanks.txt", &blanks);
     r.write("only-blank.txt", "a\n\nb\n \nc\n");
     r.write("no-newline.txt", "first line\nlast words there");
+    r.write("ws/only-space.txt", "a  b\n");
+    r.write(
+        "funcname.po",
+        &format!("{}\n\none\ntwo\nthree\nfour changed\n", cut_function()),
+    );
     // An added file with CRLF lines: --dirstat counts its every byte.
     r.write("crlf/added.txt", &"a line\r\n".repeat(40));
     let filler = "filler line of text\n".repeat(420);
@@ -213,6 +229,9 @@ fn every_supported_option_and_setting_prints_what_git_prints() {
         (&[], &["--dirstat=files,cumulative,1"]),
         (&["diff.dirstat=lines,0"], &["--dirstat"]),
         (&[], &["--dirstat=changes,0.5", "--summary"]),
+        (&[], &["--dirstat=0", "-b"]),
+        (&[], &["--dirstat=files,0", "--ignore-space-at-eol"]),
+        (&[], &["--dirstat=lines,0", "-b"]),
         (&[], &["--stat", "--compact-summary"]),
         (&["core.quotePath=false"], &["--compact-summary", "--stat=50,20"]),
         (&[], &["--ignore-blank-lines", "-U1"]),

@@ -151,22 +151,34 @@ pub(super) fn push_lines(
 }
 
 /// git's default function context: the closest line above the hunk that
-/// starts with a letter, `_` or `$`, cut to 80 bytes, trailing space dropped.
+/// starts with a letter, `_` or `$`, cut to 80 bytes, trailing space dropped,
+/// then cut where its UTF-8 stops being whole.
 pub(super) fn function_line(old_lines: &[&[u8]], hunk_start: u32) -> Option<Vec<u8>> {
     let before = old_lines.get(..hunk_start as usize)?;
-    let line = before.iter().rev().find(|l| {
-        l.first()
-            .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_' || *b == b'$')
-    })?;
+    let line = before.iter().rev().find(|l| super::emit::is_func(l))?;
     let mut l = &line[..line.len().min(80)];
     while let Some((last, rest)) = l.split_last() {
-        if last.is_ascii_whitespace() {
+        if matches!(last, b' ' | b'\t' | b'\n' | b'\r') {
             l = rest;
         } else {
             break;
         }
     }
-    Some(l.to_vec())
+    // git's `sane_truncate_line`: the header ends where its UTF-8 stops
+    // being whole (a character cut at 80 bytes, or bytes that are not UTF-8).
+    let valid = match std::str::from_utf8(l) {
+        Ok(_) => l.len(),
+        Err(e) => e.valid_up_to(),
+    };
+    // git also refuses U+FFFE and U+FFFF.
+    let whole = std::str::from_utf8(&l[..valid])
+        .ok()
+        .and_then(|t| {
+            t.char_indices()
+                .find(|(_, c)| matches!(c, '\u{fffe}' | '\u{ffff}'))
+        })
+        .map_or(valid, |(i, _)| i);
+    Some(l[..whole].to_vec())
 }
 
 /// How a binary patch rebuilds `to` from `from`: git's choice between a
