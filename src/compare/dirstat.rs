@@ -1,7 +1,7 @@
 //! `--dirstat`: the damage of each changed file, counted as git counts it,
 //! and the lines [`crate::diff::dirstat::report`] makes of them.
 
-use gix::bstr::{BStr, BString};
+use gix::bstr::BString;
 
 use super::Format;
 use crate::diff::changes::{self, TreeChange};
@@ -16,7 +16,6 @@ pub(super) fn lines(
     repo: &gix::Repository,
     changes: &[TreeChange],
     files: &[FileChange],
-    relative: Option<&BStr>,
 ) -> Result<Vec<String>> {
     let Format::Dirstat(params) = format else {
         return Ok(Vec::new());
@@ -50,11 +49,8 @@ pub(super) fn lines(
             }
         };
         if damage > 0 {
-            let mut name = c.path.clone();
-            if let Some(rel) = relative.filter(|r| !r.is_empty()) {
-                let cut = rel.len() + usize::from(!rel.ends_with(b"/"));
-                name = name.get(cut..).map(BString::from).unwrap_or(name);
-            }
+            // git keeps whole paths here, --relative or not.
+            let name = c.path.clone();
             damaged.push((name, damage));
         }
     }

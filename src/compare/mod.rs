@@ -115,8 +115,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
     } else {
         Vec::new()
     };
-    let rel = relative.as_ref().map(|r| r.as_bstr());
-    let dirstat = dirstat::lines(format, repo, &shown, &files, rel)?;
+    let dirstat = dirstat::lines(format, repo, &shown, &files)?;
     let mut sizes = binary_sizes_for(format, repo, (from.tree, to.tree), &files)?;
     let (mut files, mut patch) = (files, patch);
     if let Some(rel) = &relative {
@@ -195,6 +194,7 @@ fn strip_relative_all(
         let old = f.old_path_bytes().map(|old| strip_relative(rel, &old));
         *f = FileChange {
             similarity: f.similarity,
+            modes: f.modes,
             ..FileChange::new(
                 &path,
                 old.as_deref(),

@@ -230,6 +230,8 @@ fn every_supported_option_and_setting_prints_what_git_prints() {
         (&["diff.dirstat=lines,0"], &["--dirstat"]),
         (&[], &["--dirstat=changes,0.5", "--summary"]),
         (&[], &["--dirstat=0", "-b"]),
+        (&[], &["--dirstat=0,cumulative", "--relative=deep/a"]),
+        (&[], &["--compact-summary", "--relative=crlf"]),
         (&[], &["--dirstat=files,0", "--ignore-space-at-eol"]),
         (&[], &["--dirstat=lines,0", "-b"]),
         (&[], &["--stat", "--compact-summary"]),
