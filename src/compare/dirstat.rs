@@ -34,17 +34,7 @@ pub(super) fn lines(
             }
             Method::Lines => f.additions + f.deletions,
             Method::Changes => {
-                let side = |s: Option<changes::Side>| -> Result<Option<Vec<u8>>> {
-                    Ok(match s {
-                        Some(changes::Side {
-                            kind: gix::objs::tree::EntryKind::Commit,
-                            id,
-                        }) => Some(format!("Subproject commit {id}\n").into_bytes()),
-                        None => None,
-                        other => changes::load(repo, other)?,
-                    })
-                };
-                let (old, new) = (side(c.old)?, side(c.new)?);
+                let (old, new) = (changes::diffed(repo, c.old)?, changes::diffed(repo, c.new)?);
                 dirstat::damage(old.as_deref(), new.as_deref())
             }
         };

@@ -10,7 +10,7 @@
 //! The result is an imara [`Diff`], so that counting, hunk compaction and the
 //! indent heuristic are the same as for the other algorithms.
 
-use gix::diff::blob::{Algorithm, Diff, Token};
+use gix::diff::blob::{Diff, Token};
 
 /// How many lines patience may examine, over all its regions, per line of
 /// input; past that, the regions left are diffed with Myers. A hostile file
@@ -143,15 +143,9 @@ impl Marks {
     /// Region `r`, lines `old` against `new`, by git's default diff of the
     /// region alone (its pre-pass counts only the region's lines).
     fn myers(&mut self, scratch: &mut Diff, r: &Region, old: &[Token], new: &[Token], num_tokens: u32) {
-        scratch.compute_with(Algorithm::Myers, old, new, num_tokens);
         let removed = self.removed.get_mut(r.b.clone()).unwrap_or_default();
-        for (k, m) in removed.iter_mut().enumerate() {
-            *m = scratch.is_removed(k as u32);
-        }
         let added = self.added.get_mut(r.a.clone()).unwrap_or_default();
-        for (k, m) in added.iter_mut().enumerate() {
-            *m = scratch.is_added(k as u32);
-        }
+        crate::diff::xdiff::myers_into(scratch, (old, new), num_tokens, removed, added);
     }
 }
 
@@ -264,7 +258,7 @@ fn split(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gix::diff::blob::InternedInput;
+    use gix::diff::blob::{Algorithm, InternedInput};
 
     fn input<'a>(old: &'a str, new: &'a str) -> InternedInput<&'a [u8]> {
         let mut input = InternedInput::default();

@@ -111,6 +111,6 @@ pub fn intern<'a>(
 
 /// The bytes squeezed out as whitespace: git's own `isspace` (space, TAB,
 /// LF and CR; `\v` and `\f` are kept).
-fn is_git_space(b: u8) -> bool {
+pub fn is_git_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }

@@ -33,7 +33,7 @@ pub enum Piece {
 /// Where each word of `text` begins and ends (git's `find_word_boundaries`
 /// without a regex: whitespace separates words).
 fn words(text: &[u8]) -> Vec<(usize, usize)> {
-    let space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let space = crate::diff::space::is_git_space;
     let mut out = Vec::new();
     let mut i = 0;
     while i < text.len() {
@@ -50,23 +50,6 @@ fn words(text: &[u8]) -> Vec<(usize, usize)> {
         out.push((start, i));
     }
     out
-}
-
-/// xdiff-interface's `trim_common_tail` for a diff without context: whole
-/// 1024-byte blocks both sides end with are left out, less the part up to
-/// the first newline in them. How many bytes to drop from each side.
-pub fn common_tail(a: &[u8], b: &[u8]) -> usize {
-    const BLOCK: usize = 1024;
-    let smaller = a.len().min(b.len());
-    let mut trimmed = 0;
-    while BLOCK + trimmed <= smaller
-        && a[a.len() - trimmed - BLOCK..a.len() - trimmed] == b[b.len() - trimmed - BLOCK..b.len() - trimmed]
-    {
-        trimmed += BLOCK;
-    }
-    let tail = &a[a.len() - trimmed..];
-    let recovered = tail.iter().position(|c| *c == b'\n').map_or(trimmed, |i| i + 1);
-    trimmed - recovered
 }
 
 /// The word diff of `minus` (the removed lines, newlines included) and
@@ -100,7 +83,7 @@ pub fn diff_ranges(minus: &[u8], plus: &[u8]) -> Vec<(Piece, std::ops::Range<usi
         out
     };
     let (ml, pl) = (as_lines(minus, &mw), as_lines(plus, &pw));
-    let drop = common_tail(&ml, &pl);
+    let drop = crate::diff::xdiff::common_tail(&ml, &pl);
     let kept = |lines: &[u8]| {
         lines[..lines.len() - drop]
             .iter()

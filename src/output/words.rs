@@ -85,10 +85,10 @@ fn context_line(text: &[u8], style: Look<'_>, mode: Mode, out: &mut dyn Write) -
 }
 
 /// The word diff of the gathered lines, if any.
-fn flush(
+fn flush<'a>(
     minus: &mut Vec<u8>,
     plus: &mut Vec<u8>,
-    style: Look<'_>,
+    style: Look<'a>,
     mode: Mode,
     out: &mut dyn Write,
 ) -> io::Result<()> {
@@ -96,7 +96,7 @@ fn flush(
         return Ok(());
     }
     let p = style.palette;
-    let pick = |s: &str| if style.color { s.to_owned() } else { String::new() };
+    let pick = |s: &'a str| if style.color { s } else { "" };
     let (old, new, ctx) = (pick(&p.old), pick(&p.new), pick(&p.context));
     let (old_mark, new_mark, ctx_mark, newline) = match mode {
         Mode::Porcelain => (("-", "\n"), ("+", "\n"), (" ", "\n"), "~\n"),
@@ -105,9 +105,9 @@ fn flush(
     };
     for (piece, text) in words::diff(minus, plus) {
         let (color, (prefix, suffix)) = match piece {
-            Piece::Context => (ctx.as_str(), ctx_mark),
-            Piece::Old => (old.as_str(), old_mark),
-            Piece::New => (new.as_str(), new_mark),
+            Piece::Context => (ctx, ctx_mark),
+            Piece::Old => (old, old_mark),
+            Piece::New => (new, new_mark),
         };
         write_marked(
             &Mark {

@@ -2,6 +2,20 @@
 
 use super::*;
 
+/// The content git diffs for one side: the blob's bytes, or for a gitlink
+/// the one line git compares, `Subproject commit <id>`; `None` when the side
+/// does not exist.
+pub fn diffed(repo: &gix::Repository, side: Option<Side>) -> Result<Option<Vec<u8>>> {
+    match side {
+        None => Ok(None),
+        Some(Side {
+            kind: EntryKind::Commit,
+            id,
+        }) => Ok(Some(format!("Subproject commit {id}\n").into_bytes())),
+        other => load(repo, other),
+    }
+}
+
 /// The bytes of one side (empty when absent), or `None` for a gitlink.
 pub fn load(repo: &gix::Repository, side: Option<Side>) -> Result<Option<Vec<u8>>> {
     match side {

@@ -45,7 +45,7 @@ pub(super) fn is_func(line: &[u8]) -> bool {
 
 /// xdiff's `is_empty_rec`: nothing but whitespace.
 fn is_empty(line: &[u8]) -> bool {
-    line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+    line.iter().all(|b| crate::diff::space::is_git_space(*b))
 }
 
 /// The old and new lines of a diff.

@@ -36,7 +36,7 @@ pub(super) fn hunks_with(old: &[u8], new: &[u8], how: HunkOptions) -> Vec<Hunk> 
     // in whole 1024-byte blocks (`trim_common_tail`), which can change what
     // the diff pairs.
     let (old, new) = if context == 0 && !function_context {
-        let drop = crate::diff::words::common_tail(old, new);
+        let drop = crate::diff::xdiff::common_tail(old, new);
         (&old[..old.len() - drop], &new[..new.len() - drop])
     } else {
         (old, new)
@@ -97,7 +97,7 @@ fn is_blank_line(line: &[u8], space: lines::Space) -> bool {
     if space == lines::Space::Exact {
         line.len() <= 1
     } else {
-        line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        line.iter().all(|b| crate::diff::space::is_git_space(*b))
     }
 }
 
@@ -158,7 +158,7 @@ pub(super) fn function_line(old_lines: &[&[u8]], hunk_start: u32) -> Option<Vec<
     let line = before.iter().rev().find(|l| super::emit::is_func(l))?;
     let mut l = &line[..line.len().min(80)];
     while let Some((last, rest)) = l.split_last() {
-        if matches!(last, b' ' | b'\t' | b'\n' | b'\r') {
+        if crate::diff::space::is_git_space(*last) {
             l = rest;
         } else {
             break;

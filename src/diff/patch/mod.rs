@@ -386,16 +386,9 @@ fn event(change: &TreeChange) -> Option<Event> {
     })
 }
 
-/// The content git diffs for one side: the blob's bytes, or for a gitlink
-/// the one line git compares, `Subproject commit <id>`.
+/// The content git diffs for one side, empty when there is none.
 fn content(repo: &gix::Repository, side: Option<Side>) -> Result<Vec<u8>> {
-    match side {
-        Some(Side {
-            kind: EntryKind::Commit,
-            id,
-        }) => Ok(format!("Subproject commit {id}\n").into_bytes()),
-        other => Ok(changes::load(repo, other)?.unwrap_or_default()),
-    }
+    Ok(changes::diffed(repo, side)?.unwrap_or_default())
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! falls back to xdiff's Myers diff of it; one that shares none is wholly
 //! changed. No ends are trimmed first: git's histogram skips that pass.
 
-use gix::diff::blob::{Algorithm, Diff, Token};
+use gix::diff::blob::{Diff, Token};
 
 /// `max_chain_length`: lines occurring more often than this never anchor.
 const MAX_CHAIN: u32 = 64;
@@ -84,13 +84,11 @@ pub fn diff(a: &[Token], b: &[Token], num_tokens: u32) -> (Vec<bool>, Vec<bool>)
             let (Some(old), Some(new)) = (a.get(r1.clone()), b.get(r2.clone())) else {
                 continue;
             };
-            scratch.compute_with(Algorithm::Myers, old, new, num_tokens);
-            for (k, m) in removed.get_mut(r1).unwrap_or_default().iter_mut().enumerate() {
-                *m = scratch.is_removed(k as u32);
-            }
-            for (k, m) in added.get_mut(r2).unwrap_or_default().iter_mut().enumerate() {
-                *m = scratch.is_added(k as u32);
-            }
+            let (r, a) = (
+                removed.get_mut(r1).unwrap_or_default(),
+                added.get_mut(r2).unwrap_or_default(),
+            );
+            super::myers_into(&mut scratch, (old, new), num_tokens, r, a);
         } else if !lcs.found {
             fill(&mut removed, line1, count1);
             fill(&mut added, line2, count2);
