@@ -86,6 +86,25 @@ fn assert_applies_both_ways(r: &TestRepo, patch: &[u8]) {
     assert_eq!(apply(r, patch, 1, true), before, "git apply -R");
 }
 
+/// `mine` equals `git`, or the first differing line is shown.
+fn assert_same_bytes(mine: &[u8], git: &[u8]) {
+    if mine != git {
+        let (m, g) = (String::from_utf8_lossy(mine), String::from_utf8_lossy(git));
+        let (m, g): (Vec<&str>, Vec<&str>) = (m.lines().collect(), g.lines().collect());
+        let at = m
+            .iter()
+            .zip(&g)
+            .position(|(a, b)| a != b)
+            .unwrap_or(m.len().min(g.len()));
+        let from = at.saturating_sub(8);
+        panic!(
+            "differs from git at line {at}:\n--- git-t3\n{}\n--- git\n{}",
+            m[from..(at + 3).min(m.len())].join("\n"),
+            g[from..(at + 3).min(g.len())].join("\n")
+        );
+    }
+}
+
 /// Random bytes with a NUL up front (binary to git).
 fn binary(rng: &mut Rng, len: usize) -> Vec<u8> {
     let mut data = rng.bytes(len, &[]);
@@ -103,8 +122,7 @@ fn binary_edits_apply_both_ways_with_git_choices() {
     poked[500_000] ^= 0xff;
     let mid = binary(&mut rng, 100_000);
     // 3000 inserted bytes: the match after them is found within 16 bytes,
-    // which stays inside git's last 127-byte insert instruction (git grows
-    // a match back only that far; git-t3 grows it back further).
+    // and grown back only within git's last 127-byte insert instruction.
     let inserted = [&mid[..40_000], &rng.bytes(3000, &[]), &mid[40_000..]].concat();
     let removed = [&mid[..10_000], &mid[30_000..]].concat();
     let spread = {
@@ -161,29 +179,9 @@ fn binary_edits_apply_both_ways_with_git_choices() {
     let r = turn(&files);
     let patch = ours(&r, &[]);
     let ours_skeleton = skeleton(&patch);
-    let git_skeleton = skeleton(&theirs(&r, &[]));
-    assert_eq!(
-        ours_skeleton.len(),
-        git_skeleton.len(),
-        "{ours_skeleton:#?}\n{git_skeleton:#?}"
-    );
-    // Every line is git's: same files, ids, and the same payload kinds. The
-    // deltas of random content are the same size as git's too (the same
-    // copies and inserts); in repetitive content (records, zero runs) the
-    // two encoders may pick different copies, and git-t3's are no larger.
-    let mut file = "";
-    for (mine, git) in ours_skeleton.iter().zip(&git_skeleton) {
-        if mine.starts_with("diff --git ") {
-            file = mine;
-        }
-        let size = |l: &str| l.strip_prefix("delta ").and_then(|n| n.parse::<u64>().ok());
-        match (size(mine), size(git)) {
-            (Some(m), Some(g)) if file.ends_with("records.bin") || file.ends_with("zeros.bin") => {
-                assert!(m <= g, "{file}: delta {m} against git's {g}");
-            }
-            _ => assert_eq!(mine, git, "{file}"),
-        }
-    }
+    // Byte for byte git's: the same payload kinds, the same delta
+    // instructions (git's diff-delta.c), deflated by the same zlib.
+    assert_same_bytes(&patch, &theirs(&r, &[]));
     // Both kinds are there, and the rename is one.
     let deltas = ours_skeleton.iter().filter(|l| l.starts_with("delta ")).count();
     let literals = ours_skeleton.iter().filter(|l| l.starts_with("literal ")).count();
@@ -211,12 +209,7 @@ fn a_one_byte_change_in_a_mebibyte_is_a_small_delta() {
     assert!(kinds.iter().all(|k| k.starts_with("delta ")), "{kinds:?}");
     // The literal would be over 1 MiB of base85; the delta is a few lines.
     assert!(patch.len() < 1024, "{} bytes", patch.len());
-    // The same two deltas as git's (same size: the same instructions).
-    let git_kinds: Vec<String> = skeleton(&theirs(&r, &[]))
-        .into_iter()
-        .filter(|l| l.starts_with("literal ") || l.starts_with("delta "))
-        .collect();
-    assert_eq!(kinds, git_kinds);
+    assert_same_bytes(&patch, &theirs(&r, &[]));
     assert_applies_both_ways(&r, &patch);
 }
 
@@ -328,5 +321,91 @@ fn a_large_binary_patch_has_bounded_memory() {
     assert!(peak < 64 * 1024, "diff --binary peaked at {} MiB", peak / 1024);
     let patch = r.t3(&args).ok().stdout;
     assert!(patch.len() < 4096, "{} bytes", patch.len());
+    assert_same_bytes(&patch, &theirs(&r, &[]));
+    assert_applies_both_ways(&r, &patch);
+}
+
+/// Content where two delta encoders choose differently: periodic data,
+/// runs, records, moved and duplicated blocks, edits at the 16-byte window
+/// and 127-byte insert boundaries, tiny files. Every payload is git's,
+/// byte for byte.
+#[test]
+fn deltas_are_git_diff_delta_byte_for_byte() {
+    let mut rng = Rng(0xde17a);
+    let mut files: Vec<(String, Vec<u8>, Vec<u8>)> = Vec::new();
+    let mut add = |name: &str, old: Vec<u8>, new: Vec<u8>| files.push((name.to_owned(), old, new));
+    let period = |p: usize, len: usize| -> Vec<u8> {
+        (0..len)
+            .map(|i| [0u8, 1, 2, 3, 5, 8, 13][i % p % 7] ^ (i % p) as u8)
+            .collect()
+    };
+    add("periodic.bin", period(17, 50_000), period(19, 50_000));
+    add("periodic-edit.bin", period(23, 30_000), {
+        let mut d = period(23, 30_000);
+        d[12_345] = 0xaa;
+        d.splice(20_000..20_000, [7u8; 300]);
+        d
+    });
+    let block = binary(&mut rng, 4096);
+    let twice = [&block[..], &block[..], &binary(&mut rng, 1000)[..]].concat();
+    add("duplicated.bin", block.clone(), twice.clone());
+    add("deduplicated.bin", twice, block);
+    let base = binary(&mut rng, 60_000);
+    let moved = [&base[30_000..], &base[..30_000]].concat();
+    add("moved.bin", base.clone(), moved);
+    for (i, len) in [1usize, 4, 15, 16, 17, 126, 127, 128, 129, 300]
+        .into_iter()
+        .enumerate()
+    {
+        let at = 1000 + i * 37;
+        let new = [&base[..at], &rng.bytes(len, &[])[..], &base[at..]].concat();
+        add(
+            &format!("insert-{len}.bin"),
+            base[..20_000].to_vec(),
+            new[..20_100].to_vec(),
+        );
+    }
+    for len in [1usize, 5, 15, 16, 17, 31, 32, 33] {
+        let small = binary(&mut rng, len);
+        let mut edited = small.clone();
+        edited.push(b'x');
+        add(&format!("small-{len}.bin"), small, edited);
+    }
+    let zeros = vec![0u8; 200_000];
+    let mut dotted = zeros.clone();
+    for at in (0..200_000).step_by(9_999) {
+        dotted[at] = 0xff;
+    }
+    add("runs.bin", zeros, dotted);
+    let records: Vec<u8> = (0u32..3000)
+        .flat_map(|i| {
+            [
+                &i.to_le_bytes()[..],
+                &[0; 12],
+                format!("rec{:05}", i % 97).as_bytes(),
+            ]
+            .concat()
+        })
+        .collect();
+    let mut shuffled = records.clone();
+    shuffled.rotate_left(24 * 1000);
+    shuffled[100..108].copy_from_slice(b"\0changed");
+    add("records.bin", records, shuffled);
+    let edits: Vec<Edit> = files
+        .iter()
+        .map(|(n, o, t)| (n.as_str(), Some(o.clone()), Some(t.clone())))
+        .collect();
+    let r = turn(&edits);
+    let patch = ours(&r, &[]);
+    assert_same_bytes(&patch, &theirs(&r, &[]));
+    assert_same_bytes(
+        &ours(&r, &["core.compression=9"]),
+        &theirs(&r, &["core.compression=9"]),
+    );
+    let deltas = skeleton(&patch)
+        .iter()
+        .filter(|l| l.starts_with("delta "))
+        .count();
+    assert!(deltas >= 20, "{deltas} deltas");
     assert_applies_both_ways(&r, &patch);
 }
