@@ -1,7 +1,7 @@
 //! Arguments turned into commands' options: diff, log, op, revert,
 //! install-hooks, ages.
 
-use super::diff_args::{color_moved, diff_number, git_view, shape};
+use super::diff_args::{diff_number, git_view, shape};
 use super::edge::Edge;
 use super::thread::Named;
 use crate::commands::{self, Context};
@@ -14,7 +14,6 @@ pub(super) fn diff(
 ) -> Result<commands::diff::DiffOutcome> {
     use commands::diff::{Format, Mode};
     let (json, quiet, term) = (edge.json, edge.quiet, edge.term);
-    a.git.refused.check()?;
     let mode = diff_mode(&a)?;
     let live_worktree = matches!(mode, Mode::Worktree | Mode::ToWorktree { .. });
     let needs_thread = matches!(
@@ -94,11 +93,7 @@ pub(super) fn diff(
     if !json {
         // Like git, a colour or whitespace setting it cannot use stops the
         // diff even when it is not coloured.
-        if outcome.view.color && color_moved(&ctx.repo) {
-            return Err(super::diff_args::refused(
-                "diff.colorMoved (with colour; --no-color or -c diff.colorMoved=no)",
-            ));
-        }
+        outcome.view.moved = super::diff_args::moved(&a.git, &ctx.repo)?;
         let (look, warnings) = crate::diff::style::read(&ctx.repo)?;
         outcome.view.look = look;
         outcome.notices.extend(warnings);

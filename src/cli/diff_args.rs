@@ -71,31 +71,18 @@ pub struct GitDiffArgs {
     /// Hex digits of the ids on `index` lines (`core.abbrev`; at least 4)
     #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true, default_missing_value = "")]
     pub abbrev: Option<String>,
-    #[command(flatten)]
-    #[allow(missing_docs)]
-    pub refused: Refused,
-}
-
-/// Options of `git diff` git-t3 does not do yet: each is refused by name.
-#[derive(Debug, Args, Default)]
-pub struct Refused {
-    /// Not supported yet (refused)
-    #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "default")]
+    /// Colour moved lines: zebra (the default), blocks, plain, dimmed-zebra or no (`diff.colorMoved`)
+    #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "", overrides_with = "no_color_moved")]
     pub color_moved: Option<String>,
-}
-
-impl Refused {
-    /// The first option given that git-t3 refuses, as an error naming it.
-    pub fn check(&self) -> Result<()> {
-        let given = [(
-            "--color-moved",
-            self.color_moved.as_deref().is_some_and(|m| m != "no"),
-        )];
-        match given.iter().find(|(_, on)| *on) {
-            Some((name, _)) => Err(refused(name)),
-            None => Ok(()),
-        }
-    }
+    /// Do not colour moved lines
+    #[arg(long, overrides_with = "color_moved")]
+    pub no_color_moved: bool,
+    /// How moved lines compare: ignore-space-change, ignore-space-at-eol, ignore-all-space, allow-indentation-change, no (`diff.colorMovedWS`)
+    #[arg(long, value_name = "MODES", overrides_with = "no_color_moved_ws")]
+    pub color_moved_ws: Option<String>,
+    /// Moved lines compare byte for byte
+    #[arg(long, overrides_with = "color_moved_ws")]
+    pub no_color_moved_ws: bool,
 }
 
 /// The error for an option or setting git-t3 cannot honour byte for byte.
@@ -258,16 +245,47 @@ pub(super) fn diff_number(repo: &gix::Repository, key: &str) -> Result<Option<u3
     u32::try_from(n).map(Some).map_err(|_| bad())
 }
 
-/// Whether `diff.colorMoved` asks for moved lines to be coloured.
-pub(super) fn color_moved(repo: &gix::Repository) -> bool {
+/// How moved lines are coloured, if they are: `--color-moved[=<mode>]`
+/// and `--color-moved-ws=<modes>` over `diff.colorMoved` and
+/// `diff.colorMovedWS`. Like git, a setting it cannot parse stops the diff
+/// even when the diff is not coloured.
+pub(super) fn moved(g: &GitDiffArgs, repo: &gix::Repository) -> Result<Option<crate::diff::moved::Settings>> {
+    use crate::diff::moved::{self, Mode, Settings};
     let config = repo.config_snapshot();
-    let Some(v) = config.string("diff.colorMoved") else {
-        return false;
+    let bad = |key: &str, value: String, problem: String| Error::BadConfig {
+        key: key.into(),
+        value,
+        origin: "git config".into(),
+        problem,
     };
-    !matches!(
-        v.to_string().to_ascii_lowercase().as_str(),
-        "no" | "false" | "off" | "0" | ""
-    )
+    let setting = |key: &str| config.string(key).map(|v| v.to_string());
+    let configured = match setting("diff.colorMoved") {
+        Some(v) => Mode::parse(&v).map_err(|p| bad("diff.colorMoved", v, p))?,
+        None => None,
+    };
+    let ws_configured = match setting("diff.colorMovedWS") {
+        Some(v) => Some(moved::parse_ws(&v).map_err(|p| bad("diff.colorMovedWS", v, p))?),
+        None => None,
+    };
+    let mode = match (g.no_color_moved, g.color_moved.as_deref()) {
+        (true, _) => None,
+        (false, Some("")) => Some(configured.unwrap_or(Mode::Zebra)),
+        (false, Some(v)) => {
+            Mode::parse(v).map_err(|p| Error::usage(format!("bad --color-moved argument: {v} ({p})")))?
+        }
+        (false, None) => configured,
+    };
+    let (space, indentation) = match (g.no_color_moved_ws, g.color_moved_ws.as_deref()) {
+        (true, _) => Default::default(),
+        (false, Some(v)) => moved::parse_ws(v)
+            .map_err(|p| Error::usage(format!("invalid mode '{v}' in --color-moved-ws: {p}")))?,
+        (false, None) => ws_configured.unwrap_or_default(),
+    };
+    Ok(mode.map(|mode| Settings {
+        mode,
+        space,
+        indentation,
+    }))
 }
 
 /// The names' prefixes in a patch: `--src-prefix`/`--dst-prefix`,

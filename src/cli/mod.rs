@@ -14,7 +14,7 @@ mod hook;
 mod thread;
 mod turns;
 pub use complete::*;
-pub use diff_args::{GitDiffArgs, Refused};
+pub use diff_args::GitDiffArgs;
 pub use dispatch::run;
 pub use env::{Environment, start_maintenance};
 pub use turns::*;

@@ -244,6 +244,8 @@ pub struct DiffView {
     pub compact_summary: bool,
     /// The patch as a word diff (`--word-diff`, `--color-words`).
     pub words: Option<crate::diff::words::Mode>,
+    /// Moved lines coloured as such (`--color-moved`, `diff.colorMoved`).
+    pub moved: Option<crate::diff::moved::Settings>,
 }
 
 impl Default for DiffView {
@@ -264,6 +266,7 @@ impl Default for DiffView {
             output: None,
             compact_summary: false,
             words: None,
+            moved: None,
         }
     }
 }

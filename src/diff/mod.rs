@@ -7,6 +7,7 @@ pub mod changes;
 pub mod delta;
 pub mod dirstat;
 pub mod lines;
+pub mod moved;
 pub mod patch;
 pub mod patience;
 pub mod slider;

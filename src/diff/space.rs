@@ -40,33 +40,46 @@ pub struct Squeezed {
 fn squeeze(text: &[u8], space: Space, (buf, ends): &mut (Vec<u8>, Vec<usize>)) {
     buf.reserve(text.len());
     for line in text.split_inclusive(|b| *b == b'\n') {
-        match space {
-            Space::Exact => buf.extend_from_slice(line),
-            Space::All => {
-                // Copy the runs between whitespace: few, long runs in source code.
-                for run in line.split(|b| is_git_space(*b)) {
-                    buf.extend_from_slice(run);
-                }
+        squeeze_into(line, space, buf);
+        ends.push(buf.len());
+    }
+}
+
+/// One line (its newline included) squeezed as `space` says: two lines
+/// are equal under `space` when their squeezed forms are.
+pub fn squeeze_line(line: &[u8], space: Space) -> Vec<u8> {
+    let mut buf = Vec::with_capacity(line.len());
+    squeeze_into(line, space, &mut buf);
+    buf
+}
+
+/// Append `line` squeezed as `space` says to `buf`.
+fn squeeze_into(line: &[u8], space: Space, buf: &mut Vec<u8>) {
+    match space {
+        Space::Exact => buf.extend_from_slice(line),
+        Space::All => {
+            // Copy the runs between whitespace: few, long runs in source code.
+            for run in line.split(|b| is_git_space(*b)) {
+                buf.extend_from_slice(run);
             }
-            Space::AtEol => buf.extend_from_slice(trim_end(line)),
-            Space::Change => {
-                // Each run of whitespace inside the line is one space; the
-                // run at its end (the newline with it) is none.
-                let mut in_run = false;
-                for &b in trim_end(line) {
-                    if is_git_space(b) {
-                        if !in_run {
-                            buf.push(b' ');
-                        }
-                        in_run = true;
-                    } else {
-                        buf.push(b);
-                        in_run = false;
+        }
+        Space::AtEol => buf.extend_from_slice(trim_end(line)),
+        Space::Change => {
+            // Each run of whitespace inside the line is one space; the
+            // run at its end (the newline with it) is none.
+            let mut in_run = false;
+            for &b in trim_end(line) {
+                if is_git_space(b) {
+                    if !in_run {
+                        buf.push(b' ');
                     }
+                    in_run = true;
+                } else {
+                    buf.push(b);
+                    in_run = false;
                 }
             }
         }
-        ends.push(buf.len());
     }
 }
 

@@ -188,7 +188,22 @@ pub struct Palette {
     pub commit: String,
     /// `whitespace`: whitespace errors. Default: red background.
     pub whitespace: String,
+    /// Moved lines (`--color-moved`), by [`MOVED_SLOTS`]: removed, then
+    /// added; each plain, alternative, dimmed, alternative dimmed.
+    pub moved: Box<[String; 8]>,
 }
+
+/// The `color.diff.<slot>` names of [`Palette::moved`], in its order.
+pub const MOVED_SLOTS: [&str; 8] = [
+    "oldmoved",
+    "oldmovedalternative",
+    "oldmoveddimmed",
+    "oldmovedalternativedimmed",
+    "newmoved",
+    "newmovedalternative",
+    "newmoveddimmed",
+    "newmovedalternativedimmed",
+];
 
 impl Default for Palette {
     fn default() -> Self {
@@ -201,16 +216,32 @@ impl Default for Palette {
             new: "\x1b[32m".into(),
             commit: "\x1b[33m".into(),
             whitespace: "\x1b[41m".into(),
+            moved: Box::new(
+                [
+                    "\x1b[1;35m",
+                    "\x1b[1;34m",
+                    "\x1b[2m",
+                    "\x1b[2;3m",
+                    "\x1b[1;36m",
+                    "\x1b[1;33m",
+                    "\x1b[2m",
+                    "\x1b[2;3m",
+                ]
+                .map(String::from),
+            ),
         }
     }
 }
 
 impl Palette {
     /// The colour of `slot` (a `color.diff.<slot>` name, any case); `None`
-    /// for a slot git-t3's output does not use (git's others are for
-    /// `--color-moved`).
+    /// for a slot git-t3's output does not use.
     pub fn slot_mut(&mut self, slot: &str) -> Option<&mut String> {
-        Some(match slot.to_ascii_lowercase().as_str() {
+        let slot = slot.to_ascii_lowercase();
+        if let Some(i) = MOVED_SLOTS.iter().position(|m| *m == slot) {
+            return self.moved.get_mut(i);
+        }
+        Some(match slot.as_str() {
             "context" | "plain" => &mut self.context,
             "meta" => &mut self.meta,
             "frag" => &mut self.frag,

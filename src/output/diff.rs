@@ -22,7 +22,17 @@ pub fn render(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
                 suppress_blank_empty: d.view.suppress_blank_empty,
                 words: d.view.words,
             };
-            d.patch.iter().try_for_each(|p| patch::write(p, style, out))
+            match d.view.moved.filter(|_| d.view.color && d.view.words.is_none()) {
+                Some(settings) => {
+                    let tab_width = d.view.look.whitespace.tab_width;
+                    let marks = crate::diff::moved::by_file(&d.patch, settings, tab_width);
+                    d.patch
+                        .iter()
+                        .zip(&marks)
+                        .try_for_each(|(p, m)| patch::write_marked(p, style, m, out))
+                }
+                None => d.patch.iter().try_for_each(|p| patch::write(p, style, out)),
+            }
         }
         Format::Stat => {
             super::stat::stat(d, out)?;

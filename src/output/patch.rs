@@ -47,6 +47,12 @@ pub struct Style<'a> {
 
 /// Write the patch of one file in `style`.
 pub fn write(p: &FilePatch, style: Style<'_>, out: &mut dyn Write) -> io::Result<()> {
+    write_marked(p, style, &[], out)
+}
+
+/// Write the patch of one file in `style`, its hunk lines coloured as
+/// moved by `moved` (flags of [`crate::diff::moved`], one a hunk line).
+pub fn write_marked(p: &FilePatch, style: Style<'_>, moved: &[u8], out: &mut dyn Write) -> io::Result<()> {
     let h = &p.header;
     let a = prefixed(style.prefixes[0], h.old_path.as_bstr(), style.quote_high);
     let b = prefixed(style.prefixes[1], h.new_path.as_bstr(), style.quote_high);
@@ -65,9 +71,10 @@ pub fn write(p: &FilePatch, style: Style<'_>, out: &mut dyn Write) -> io::Result
             file_pair_line(out, meta, b"--- ", old_name(h, &a))?;
             file_pair_line(out, meta, b"+++ ", new_name(h, &b))?;
             let blank_at_eof = p.blank_at_eof.filter(|_| style.look.whitespace.blank_at_eof());
+            let mut moved = moved.iter().copied();
             hunks
                 .iter()
-                .try_for_each(|hunk| write_hunk(hunk, style, blank_at_eof, out))
+                .try_for_each(|hunk| write_hunk(hunk, style, blank_at_eof, &mut moved, out))
         }
     }
 }
@@ -201,6 +208,7 @@ fn write_hunk(
     hunk: &Hunk,
     style: Style<'_>,
     blank_at_eof: Option<[u32; 2]>,
+    moved: &mut dyn Iterator<Item = u8>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let (old, new) = (
@@ -236,6 +244,7 @@ fn write_hunk(
     // side's next line and the new side's current one.
     let (mut old_no, mut new_no) = (start_number(&old), start_number(&new));
     for l in &hunk.lines {
+        let flags = moved.next().unwrap_or(0);
         if style.suppress_blank_empty && l.kind == LineKind::Context && l.text.is_empty() && !l.no_newline {
             // git's suppress-blank-empty: the line without its space, uncoloured.
             out.write_all(b"\n")?;
@@ -243,7 +252,7 @@ fn write_hunk(
             let at_eof = l.kind == LineKind::Added
                 && blank_at_eof.is_some_and(|[o, n]| o <= old_no && n <= new_no)
                 && whitespace::is_blank(&l.text);
-            colored_line(l, style, at_eof, out)?;
+            colored_line(l, style, at_eof, flags, out)?;
         } else {
             let origin = match l.kind {
                 LineKind::Context => b' ',
@@ -279,15 +288,24 @@ fn start_number(span: &str) -> u32 {
 /// errors are highlighted (`diff.wsErrorHighlight`, default: added lines)
 /// has its sign and its parts in separate runs; a blank line added at the
 /// end of the file (`at_eof`) is wholly in the whitespace colour; any
-/// other line is one run, a CR before its end written after the run.
-fn colored_line(l: &Line, style: Style<'_>, at_eof: bool, out: &mut dyn Write) -> io::Result<()> {
+/// other line is one run, a CR before its end written after the run. A
+/// moved line (`moved`: its [`crate::diff::moved`] flags) has its moved
+/// colour.
+fn colored_line(l: &Line, style: Style<'_>, at_eof: bool, moved: u8, out: &mut dyn Write) -> io::Result<()> {
+    use crate::diff::moved::{ALT, DIM, MOVED};
     let look = style.look;
     let p = &look.palette;
-    let (sign, set, highlight) = match l.kind {
+    let (sign, mut set, highlight) = match l.kind {
         LineKind::Context => (" ", &p.context, look.highlight.context),
         LineKind::Removed => ("-", &p.old, look.highlight.old),
         LineKind::Added => ("+", &p.new, look.highlight.new),
     };
+    if moved & MOVED != 0 && l.kind != LineKind::Context {
+        let side = if l.kind == LineKind::Added { 4 } else { 0 };
+        let alt = if moved & ALT != 0 { 1 } else { 0 };
+        let dim = if moved & DIM != 0 { 2 } else { 0 };
+        set = p.moved.get(side + alt + dim).unwrap_or(set);
+    }
     // An empty whitespace colour turns the highlighting off.
     let highlight = highlight && !p.whitespace.is_empty();
     if !highlight || at_eof {

@@ -309,35 +309,17 @@ fn output_writes_the_diff_to_a_file_like_git() {
 }
 
 /// The options git-t3 cannot print as git does are refused by name (exit
-/// 2, one line), and so is `diff.colorMoved` when the diff is coloured.
+/// 2, one line).
 #[test]
 fn options_not_supported_are_refused_by_name() {
     let (r, _, _) = fixture();
-    for option in ["--color-words=[a-z]+", "--color-moved"] {
-        let run = r.t3(&["diff", "--thread", THREAD, option]).fails(2);
-        assert_eq!(
-            run.stderr.trim_end().lines().count(),
-            1,
-            "{option}: {}",
-            run.stderr
-        );
-        assert!(run.stderr.contains("not supported"), "{option}: {}", run.stderr);
-    }
-    let moved = |color: &str| {
-        let args = [
-            "-c",
-            "diff.colorMoved=zebra",
-            "t3",
-            "diff",
-            "--thread",
-            THREAD,
-            color,
-        ];
-        r.git_in(&r.root, &args)
-    };
-    let run = moved("--color=always");
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("diff.colorMoved"), "{}", run.stderr);
-    // Without colour the setting changes nothing git would print.
-    moved("--no-color").ok();
+    let option = "--color-words=[a-z]+";
+    let run = r.t3(&["diff", "--thread", THREAD, option]).fails(2);
+    assert_eq!(
+        run.stderr.trim_end().lines().count(),
+        1,
+        "{option}: {}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("not supported"), "{option}: {}", run.stderr);
 }

@@ -17,6 +17,7 @@ mod hostile;
 mod install;
 mod layers;
 mod lossless;
+mod moved;
 mod parity;
 mod property;
 mod providers;
