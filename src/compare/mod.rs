@@ -118,7 +118,9 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
     let dirstat = dirstat::lines(format, repo, &shown, &files)?;
     let mut sizes = binary_sizes_for(format, repo, (from.tree, to.tree), &files)?;
     let (mut files, mut patch) = (files, patch);
+    let mut whole = Vec::new();
     if let Some(rel) = &relative {
+        whole.clone_from(&files);
         // Paths shown relative to the directory, once everything that reads
         // the trees by path is done.
         strip_relative_all(rel, &mut files, &mut patch, &mut sizes);
@@ -133,6 +135,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
         user_edits,
         ignore_whitespace,
         files,
+        whole,
         totals,
         whitespace_only: hidden,
         patch,

@@ -192,10 +192,12 @@ pub(super) fn after_stat(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()>
 }
 
 /// `--summary`: git's `diff_summary` for each file: created and deleted
-/// files with their mode, renames with their similarity, mode changes.
+/// files with their mode, renames with their similarity, mode changes;
+/// whole paths, `--relative` or not, as git's.
 pub(super) fn summary(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
     let q = |p: &[u8]| quote_as(p.as_bstr(), d.view.quote_path);
-    for f in &d.files {
+    let files = if d.whole.is_empty() { &d.files } else { &d.whole };
+    for f in files {
         let [old, new] = f.modes.unwrap_or_default();
         match f.kind {
             ChangeKind::Added => file_mode_name(out, "create", new, &q(&f.path_bytes()))?,

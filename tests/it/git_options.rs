@@ -230,8 +230,6 @@ fn every_supported_option_and_setting_prints_what_git_prints() {
         (&["diff.dirstat=lines,0"], &["--dirstat"]),
         (&[], &["--dirstat=changes,0.5", "--summary"]),
         (&[], &["--dirstat=0", "-b"]),
-        (&[], &["--dirstat=0,cumulative", "--relative=deep/a"]),
-        (&[], &["--compact-summary", "--relative=crlf"]),
         (&[], &["--dirstat=files,0", "--ignore-space-at-eol"]),
         (&[], &["--dirstat=lines,0", "-b"]),
         (&[], &["--stat", "--compact-summary"]),
@@ -280,6 +278,24 @@ fn every_supported_option_and_setting_prints_what_git_prints() {
         compared += 1;
     }
     assert!(compared > 60, "setup: {compared} comparisons");
+}
+
+/// `--relative` outputs: the stat and dirstat relative, `--summary`'s
+/// names whole, as git's.
+#[test]
+fn relative_outputs_name_files_like_git() {
+    let (r, a, b) = fixture();
+    let cases: &[&[&str]] = &[
+        &["--dirstat=0,cumulative", "--relative=deep/a"],
+        &["--compact-summary", "--relative=crlf"],
+        &["--summary", "--relative=crlf"],
+        &["--summary", "--relative=dir with space"],
+        &["--stat", "--summary", "--relative=dir with "],
+    ];
+    for args in cases {
+        let (mine, git) = both(&r, (&a, &b), &[], args);
+        assert_eq!(mine, git, "diff {args:?}");
+    }
 }
 
 /// `--output=FILE` writes there what would have gone to stdout.
