@@ -14,6 +14,7 @@ pub(super) fn diff(
 ) -> Result<commands::diff::DiffOutcome> {
     use commands::diff::{Format, Mode};
     let (json, quiet, term) = (edge.json, edge.quiet, edge.term);
+    a.git.refused.check()?;
     let mode = diff_mode(&a)?;
     let live_worktree = matches!(mode, Mode::Worktree | Mode::ToWorktree { .. });
     let needs_thread = matches!(
@@ -67,7 +68,7 @@ pub(super) fn diff(
             relative: relative(a.relative, a.no_relative, &ctx.repo, prefix.as_ref())?,
             prefix,
             include_user_edits: a.include_user_edits,
-            shape: shape(&a.git, filter, config_number("diff.interHunkContext")?),
+            shape: shape(&a.git, filter, config_number("diff.interHunkContext")?)?,
         },
     )?;
     outcome.view.format = format;

@@ -83,6 +83,30 @@ pub struct GitDiffArgs {
     /// Moved lines compare byte for byte
     #[arg(long, overrides_with = "color_moved_ws")]
     pub no_color_moved_ws: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub renames: super::renames::RenameArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub refused: Refused,
+}
+
+/// Options of `git diff` git-t3 does not do yet: each is refused by name.
+#[derive(Debug, Args, Default)]
+pub struct Refused {
+    /// Not supported yet (refused)
+    #[arg(short = 'B', long, value_name = "N", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub break_rewrites: Option<String>,
+}
+
+impl Refused {
+    /// The first option given that git-t3 refuses, as an error naming it.
+    pub fn check(&self) -> Result<()> {
+        match self.break_rewrites {
+            Some(_) => Err(refused("-B/--break-rewrites")),
+            None => Ok(()),
+        }
+    }
 }
 
 /// The error for an option or setting git-t3 cannot honour byte for byte.
@@ -199,8 +223,8 @@ pub(super) fn shape(
     g: &crate::cli::GitDiffArgs,
     filter: Option<crate::diff::changes::StatusFilter>,
     inter_hunk_setting: Option<u32>,
-) -> crate::commands::diff::Shape {
-    crate::commands::diff::Shape {
+) -> Result<crate::commands::diff::Shape> {
+    Ok(crate::commands::diff::Shape {
         reverse: g.reverse,
         function_context: g.function_context,
         ignore_blank_lines: g.ignore_blank_lines,
@@ -208,7 +232,8 @@ pub(super) fn shape(
         filter,
         summary: g.summary || g.compact_summary,
         inter_hunk: g.inter_hunk_context.or(inter_hunk_setting).unwrap_or(0),
-    }
+        renames: g.renames.asked()?,
+    })
 }
 
 /// What git's options and settings change in how the diff is written.

@@ -11,12 +11,14 @@ mod dispatch;
 mod edge;
 mod env;
 mod hook;
+mod renames;
 mod thread;
 mod turns;
 pub use complete::*;
 pub use diff_args::GitDiffArgs;
 pub use dispatch::run;
 pub use env::{Environment, start_maintenance};
+pub use renames::{RenameArgs, git_diff_shorts};
 pub use turns::*;
 
 pub mod man;

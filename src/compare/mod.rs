@@ -103,6 +103,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
             filter: shape.filter,
             modes: shape.summary,
             recount: shape.ignore_blank_lines.then_some(how),
+            detection: changes::Detection::resolve(repo, &shape.renames)?,
             interrupt: ctx.settings.interrupt,
             keep_summary: !ctx.settings.read_only,
         },
@@ -264,6 +265,8 @@ struct Compare<'a> {
     /// Count the lines the patch shows, built this way (with
     /// `--ignore-blank-lines`, git's stat counts what its patch shows).
     recount: Option<patch::Options>,
+    /// How renames and copies are found (`diff.renames`, `-M`, `-C`, ...).
+    detection: changes::Detection,
     /// Stop between files when this fires.
     interrupt: crate::interrupt::Interrupt,
     /// Remember the summary computed (in the cache of [`cache`]); not when
@@ -313,6 +316,7 @@ fn files_and_shown(
         filter,
         modes,
         recount,
+        detection,
         interrupt,
         keep_summary,
     } = how;
@@ -324,18 +328,10 @@ fn files_and_shown(
     let space = if by_names { Space::Exact } else { space };
     let recount = recount.filter(|_| !by_names);
     let ignore_whitespace = space != Space::Exact;
-    // git's `diff.renames` (default on; `copies` is taken as on).
-    let renames = repo.config_snapshot().string("diff.renames").is_none_or(|v| {
-        !matches!(
-            v.to_string().to_ascii_lowercase().as_str(),
-            "false" | "no" | "off" | "0"
-        )
-    });
-    // The cache holds git's default: renames paired within the default
-    // limit, Myers counts.
-    let default_counts = renames
-        && crate::diff::lines::algorithm(repo) == crate::diff::lines::Algorithm::Myers
-        && changes::rename_limit(repo) == changes::DEFAULT_RENAME_LIMIT;
+    // The cache holds git's default: renames (no copies) paired at 50%
+    // within the default limit, Myers counts.
+    let default_counts = detection.is_summary_default()
+        && crate::diff::lines::algorithm(repo) == crate::diff::lines::Algorithm::Myers;
     let cacheable = format != Format::Patch
         && format != Format::NameStatus
         && !matches!(format, Format::Dirstat(_))
@@ -355,13 +351,12 @@ fn files_and_shown(
         };
         return Ok((files, Vec::new(), hidden));
     }
-    let mut changes = changes::tree_changes_with(repo, from.tree, to.tree, renames)?;
-    if let Some(limit) = limit.as_mut() {
-        changes = changes::limit(changes, |path| limit.includes(path));
-    }
-    if let Some(rel) = relative {
-        changes = changes::limit(changes, |path| path.starts_with(rel));
-    }
+    // Pathspecs and `--relative` limit what git looks at before it pairs
+    // renames and copies.
+    let mut keep = |path: &[u8]| {
+        relative.is_none_or(|rel| path.starts_with(rel)) && limit.as_mut().is_none_or(|l| l.includes(path))
+    };
+    let mut changes = changes::tree_changes_found(repo, from.tree, to.tree, &detection, &mut keep)?;
     if let Some(filter) = filter {
         changes.retain(|c| filter.keeps(c));
     }

@@ -109,6 +109,10 @@ pub struct Shape {
     /// Merge hunks this many lines apart or closer, beyond their context
     /// (`--inter-hunk-context`, `diff.interHunkContext`).
     pub inter_hunk: u32,
+    /// What the command line asks of rename and copy detection (`-M`,
+    /// `-C`, `--no-renames`, `--find-copies-harder`, `-l`), over
+    /// `diff.renames` and `diff.renameLimit`.
+    pub renames: crate::diff::changes::Asked,
 }
 
 /// How wide `--stat` may be: git's `--stat=<width>,<name-width>`,

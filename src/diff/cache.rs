@@ -11,8 +11,9 @@ use gix::ObjectId;
 
 use crate::model::note::FileChange;
 
-/// Changes when counting does, so old entries are never read.
-const VERSION: &str = "summaries-v2";
+/// Changes when counting does, so old entries are never read (v3: empty
+/// files are renamed, as git's `rename_empty`).
+const VERSION: &str = "summaries-v3";
 /// Entries kept; older ones are pruned now and then.
 const KEEP: usize = 2048;
 /// Bytes the entries may take in all (a summary of 100,000 files is a few

@@ -266,6 +266,7 @@ fn file_line(f: &FileChange, out: &mut dyn Write) -> io::Result<()> {
         ChangeKind::Deleted => 'D',
         ChangeKind::Modified => 'M',
         ChangeKind::Renamed => 'R',
+        ChangeKind::Copied => 'C',
         ChangeKind::TypeChanged => 'T',
     };
     let counts = if f.binary {

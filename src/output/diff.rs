@@ -87,6 +87,7 @@ fn name_status(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
             ChangeKind::Modified => "M".to_owned(),
             ChangeKind::TypeChanged => "T".to_owned(),
             ChangeKind::Renamed => format!("R{:03}", f.similarity.unwrap_or(100)),
+            ChangeKind::Copied => format!("C{:03}", f.similarity.unwrap_or(100)),
         };
         out.write_all(status.as_bytes())?;
         if let Some(old) = f.old_path_bytes() {

@@ -92,19 +92,29 @@ fn header_lines(h: &Header, a: &[u8], b: &[u8], quote_high: bool) -> Vec<Vec<u8>
             old_mode,
             new_mode,
             similarity,
+        }
+        | Event::Copied {
+            old_mode,
+            new_mode,
+            similarity,
         } => {
+            let what = if matches!(h.event, Event::Copied { .. }) {
+                "copy"
+            } else {
+                "rename"
+            };
             mode_change(&mut lines, old_mode, new_mode);
             lines.push(format!("similarity index {similarity}%").into_bytes());
             lines.push(
                 [
-                    b"rename from ".as_slice(),
+                    format!("{what} from ").as_bytes(),
                     &quote_as(h.old_path.as_bstr(), quote_high),
                 ]
                 .concat(),
             );
             lines.push(
                 [
-                    b"rename to ".as_slice(),
+                    format!("{what} to ").as_bytes(),
                     &quote_as(h.new_path.as_bstr(), quote_high),
                 ]
                 .concat(),
@@ -135,6 +145,9 @@ fn index_line(h: &Header) -> Vec<u8> {
     );
     if let Event::Modified { old_mode, new_mode }
     | Event::Renamed {
+        old_mode, new_mode, ..
+    }
+    | Event::Copied {
         old_mode, new_mode, ..
     } = h.event
         && old_mode == new_mode

@@ -238,6 +238,7 @@ fn letter(k: ChangeKind) -> char {
         ChangeKind::Deleted => 'D',
         ChangeKind::Modified => 'M',
         ChangeKind::Renamed => 'R',
+        ChangeKind::Copied => 'C',
         ChangeKind::TypeChanged => 'T',
     }
 }

@@ -202,8 +202,13 @@ pub(super) fn summary(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
         match f.kind {
             ChangeKind::Added => file_mode_name(out, "create", new, &q(&f.path_bytes()))?,
             ChangeKind::Deleted => file_mode_name(out, "delete", old, &q(&f.path_bytes()))?,
-            ChangeKind::Renamed => {
-                out.write_all(b" rename ")?;
+            ChangeKind::Renamed | ChangeKind::Copied => {
+                let what: &[u8] = if f.kind == ChangeKind::Copied {
+                    b" copy "
+                } else {
+                    b" rename "
+                };
+                out.write_all(what)?;
                 out.write_all(&display_name(f, d.view.quote_path))?;
                 writeln!(out, " ({}%)", f.similarity.unwrap_or(100))?;
                 mode_change(out, f, None)?;

@@ -95,12 +95,17 @@ pub fn plan(repo: &gix::Repository, current: ObjectId, target: ObjectId) -> Resu
     for change in changes::tree_changes(repo, current, target)? {
         let old_is_link = change.old.is_some_and(|s| s.kind == EntryKind::Commit);
         let new_is_link = change.new.is_some_and(|s| s.kind == EntryKind::Commit);
-        if let Some(old) = change.old_path.as_ref().filter(|_| !old_is_link) {
+        // A rename's source goes (a copy's stays).
+        if let Some(old) = change
+            .old_path
+            .as_ref()
+            .filter(|_| !old_is_link && change.kind == ChangeKind::Renamed)
+        {
             p.delete_raw.push(old.clone());
         }
         match change.kind {
             ChangeKind::Deleted if !old_is_link => p.delete_raw.push(change.path.clone()),
-            ChangeKind::Added | ChangeKind::Renamed if !new_is_link => {
+            ChangeKind::Added | ChangeKind::Renamed | ChangeKind::Copied if !new_is_link => {
                 p.new_raw.push(change.path.clone());
                 p.write_raw.push(change.path.clone());
             }
@@ -110,7 +115,9 @@ pub fn plan(repo: &gix::Repository, current: ObjectId, target: ObjectId) -> Resu
             // A file where the target has a nested repository: the file goes,
             // the repository (if it is kept aside) comes back in its place.
             ChangeKind::TypeChanged if !old_is_link => p.delete_raw.push(change.path.clone()),
-            ChangeKind::Added | ChangeKind::Renamed if new_is_link => p.links_raw.push(change.path.clone()),
+            ChangeKind::Added | ChangeKind::Renamed | ChangeKind::Copied if new_is_link => {
+                p.links_raw.push(change.path.clone())
+            }
             _ => {}
         }
     }

@@ -391,7 +391,7 @@ fn property_counts_match_git_on_generated_edits() {
 #[test]
 fn summary_cache_is_filled_by_capture_and_never_changes_answers() {
     let r = one_turn(mixed_edits);
-    let cache = r.root.join(".git/t3/summaries-v2");
+    let cache = r.root.join(".git/t3/summaries-v3");
     let entries = || std::fs::read_dir(&cache).map(|d| d.count()).unwrap_or(0);
     assert_eq!(
         entries(),

@@ -50,6 +50,7 @@ impl StatusFilter {
             ChangeKind::Deleted => b'D',
             ChangeKind::Modified => b'M',
             ChangeKind::Renamed => b'R',
+            ChangeKind::Copied => b'C',
             ChangeKind::TypeChanged => b'T',
         };
         self.keep & bit(letter) != 0

@@ -1,17 +1,21 @@
-//! Changed paths between two trees, as git's `diff -M` finds them: gix walks
-//! both trees and pairs deletions with additions into renames (50%
-//! similarity), and each change keeps the mode and id of both sides.
+//! Changed paths between two trees, as git's `diff -M` (or `-C`) finds
+//! them: gix walks both trees, the changes are limited to the pathspecs,
+//! then deletions (and, for copies, changed files) are paired with
+//! additions into renames and copies as git pairs them (see [`detect`]);
+//! each change keeps the mode and id of both sides.
 
 use gix::ObjectId;
 use gix::bstr::BString;
-use gix::object::tree::diff::ChangeDetached;
 use gix::objs::tree::{EntryKind, EntryMode};
 
 use crate::error::{Context as _, Result};
 use crate::model::note::ChangeKind;
 
+mod detect;
 mod filter;
 mod pathspecs;
+mod raw;
+pub use detect::{Asked, DEFAULT_SCORE, Detection, Find, MAX_SCORE, Step, parse_score};
 pub use filter::StatusFilter;
 pub use pathspecs::*;
 
@@ -29,31 +33,49 @@ pub struct Side {
 pub struct TreeChange {
     /// The path on the new side (or the deleted path).
     pub path: BString,
-    /// The source of a rename.
+    /// The source of a rename or copy.
     pub old_path: Option<BString>,
     /// What happened.
     pub kind: ChangeKind,
-    /// The old side, absent for an addition.
+    /// The old side (of a rename or copy: its source's), absent for an
+    /// addition.
     pub old: Option<Side>,
     /// The new side, absent for a deletion.
     pub new: Option<Side>,
-    /// For a rename: git's similarity index in percent.
+    /// For a rename or copy: git's similarity index in percent.
     pub similarity: Option<u8>,
 }
 
-/// The changed paths from tree `from` to tree `to`, with rename detection,
-/// sorted by path bytes.
+/// The changed paths from tree `from` to tree `to`, with renames found as
+/// `git diff-tree -r -M` finds them, sorted by path bytes.
 pub fn tree_changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Result<Vec<TreeChange>> {
     tree_changes_with(repo, from, to, true)
 }
 
-/// [`tree_changes`], pairing renames only when `renames` (git's
-/// `diff.renames`).
+/// [`tree_changes`], pairing renames only when `renames`.
 pub fn tree_changes_with(
     repo: &gix::Repository,
     from: ObjectId,
     to: ObjectId,
     renames: bool,
+) -> Result<Vec<TreeChange>> {
+    let how = if renames {
+        Detection::renames(repo)
+    } else {
+        Detection::off()
+    };
+    tree_changes_found(repo, from, to, &how, &mut |_| true)
+}
+
+/// The changed paths from tree `from` to tree `to` that `keep` says yes
+/// to (git's pathspecs, which limit a diff before renames are looked for),
+/// with renames and copies found as `how` says, sorted by path bytes.
+pub fn tree_changes_found(
+    repo: &gix::Repository,
+    from: ObjectId,
+    to: ObjectId,
+    how: &Detection,
+    keep: &mut dyn FnMut(&[u8]) -> bool,
 ) -> Result<Vec<TreeChange>> {
     if from == to {
         return Ok(Vec::new());
@@ -63,10 +85,9 @@ pub fn tree_changes_with(
             "trees {from} and {to} differ in more than {MAX_CHANGES} paths; not compared"
         )));
     }
-    let mut out: Vec<TreeChange> = gix_changes(repo, from, to, renames)?
-        .into_iter()
-        .filter_map(convert)
-        .collect();
+    let mut changes = raw::changes(repo, from, to)?;
+    changes.retain(|c| keep(&c.path));
+    let mut out = detect::pair(repo, changes, from, how, keep)?;
     out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)
 }
@@ -224,56 +245,6 @@ pub fn rename_limit(repo: &gix::Repository) -> usize {
     }
 }
 
-/// What gix reports between the two trees, deletions and additions already
-/// paired into renames with its default rules (50% similarity).
-fn gix_changes(
-    repo: &gix::Repository,
-    from: ObjectId,
-    to: ObjectId,
-    renames: bool,
-) -> Result<Vec<ChangeDetached>> {
-    let old = read_tree(repo, from)?;
-    let new = read_tree(repo, to)?;
-    let mut cache = resource_cache(repo)?;
-    let options = gix::diff::Options::default().with_rewrites(renames.then(|| gix::diff::Rewrites {
-        limit: rename_limit(repo),
-        ..Default::default()
-    }));
-    let mut changes = Vec::new();
-    let mut too_many = false;
-    let interrupt = crate::interrupt::process();
-    gix::diff::tree_with_rewrites(
-        gix::objs::TreeRefIter::from_bytes(&old.data, from.kind()),
-        gix::objs::TreeRefIter::from_bytes(&new.data, to.kind()),
-        &mut cache,
-        &mut Default::default(),
-        &repo.objects,
-        |change: gix::diff::tree_with_rewrites::ChangeRef<'_>| -> gix::Result<_> {
-            if changes.len() >= MAX_CHANGES {
-                too_many = true;
-                return Ok(std::ops::ControlFlow::Break(()));
-            }
-            if interrupt.fired() {
-                return Ok(std::ops::ControlFlow::Break(()));
-            }
-            changes.push(change.into_owned());
-            Ok(std::ops::ControlFlow::Continue(()))
-        },
-        options.into(),
-    )
-    .map_err(|e| crate::Error::Git {
-        context: format!("could not compare trees {from} and {to}"),
-        source: Box::new(e),
-    })?;
-    interrupt.check()?;
-    if too_many {
-        return Err(crate::Error::Refused(format!(
-            "trees {from} and {to} differ in more than {MAX_CHANGES} paths; not compared"
-        )));
-    }
-    Ok(changes)
-}
-
 /// The tree `id`, or an error naming it.
 fn read_tree(repo: &gix::Repository, id: ObjectId) -> Result<gix::Tree<'_>> {
     repo.find_tree(id).context(|| format!("could not read tree {id}"))
@@ -296,63 +267,8 @@ fn resource_cache(repo: &gix::Repository) -> Result<gix::diff::blob::Platform> {
     .context(|| "could not set up the diff".into())
 }
 
-/// One gix change as a [`TreeChange`]; `None` when only trees are involved.
-fn convert(change: ChangeDetached) -> Option<TreeChange> {
-    match change {
-        ChangeDetached::Addition {
-            location,
-            entry_mode,
-            id,
-            ..
-        } => side(entry_mode, id).map(|new| added(location, new)),
-        ChangeDetached::Deletion {
-            location,
-            entry_mode,
-            id,
-            ..
-        } => side(entry_mode, id).map(|old| deleted(location, old)),
-        ChangeDetached::Modification {
-            location,
-            previous_entry_mode,
-            previous_id,
-            entry_mode,
-            id,
-        } => modified(
-            location,
-            side(previous_entry_mode, previous_id),
-            side(entry_mode, id),
-        ),
-        ChangeDetached::Rewrite {
-            source_location,
-            source_entry_mode,
-            source_id,
-            entry_mode,
-            id,
-            location,
-            copy,
-            similarity,
-            ..
-        } => match (side(source_entry_mode, source_id), side(entry_mode, id)) {
-            (Some(old), Some(new)) if !copy => Some(TreeChange {
-                old_path: Some(source_location),
-                similarity: Some(percent(similarity.map(|s| s.score()))),
-                ..both(location, ChangeKind::Renamed, old, new)
-            }),
-            // A copy (or a rename out of a tree): the new path alone.
-            (_, Some(new)) => Some(added(location, new)),
-            _ => None,
-        },
-    }
-}
-
-/// A file side of a change (a blob, link or gitlink); `None` for a tree.
-fn side(mode: EntryMode, id: ObjectId) -> Option<Side> {
-    let kind = mode.kind();
-    (kind != EntryKind::Tree).then_some(Side { id, kind })
-}
-
 /// A new file at `path`.
-fn added(path: BString, new: Side) -> TreeChange {
+pub(super) fn added(path: BString, new: Side) -> TreeChange {
     TreeChange {
         path,
         old_path: None,
@@ -364,7 +280,7 @@ fn added(path: BString, new: Side) -> TreeChange {
 }
 
 /// A file gone from `path`.
-fn deleted(path: BString, old: Side) -> TreeChange {
+pub(super) fn deleted(path: BString, old: Side) -> TreeChange {
     TreeChange {
         path,
         old_path: None,
@@ -389,7 +305,7 @@ fn both(path: BString, kind: ChangeKind, old: Side, new: Side) -> TreeChange {
 
 /// A path on both sides; when a tree became a file or the other way round,
 /// only the file side is a change.
-fn modified(path: BString, old: Option<Side>, new: Option<Side>) -> Option<TreeChange> {
+pub(super) fn modified(path: BString, old: Option<Side>, new: Option<Side>) -> Option<TreeChange> {
     match (old, new) {
         (Some(o), Some(n)) => {
             let kind = if same_type(o.kind, n.kind) {

@@ -123,6 +123,15 @@ pub enum Event {
         /// git's similarity index, in percent.
         similarity: u8,
     },
+    /// The file is a copy of `old_path` (which stays).
+    Copied {
+        /// The source's mode.
+        old_mode: EntryKind,
+        /// The copy's mode.
+        new_mode: EntryKind,
+        /// git's similarity index, in percent.
+        similarity: u8,
+    },
 }
 
 /// The change of a file's content.
@@ -374,6 +383,11 @@ fn event(change: &TreeChange) -> Option<Event> {
         (None, Some(n)) => Event::Added { mode: n.kind },
         (Some(o), None) => Event::Deleted { mode: o.kind },
         (Some(o), Some(n)) if change.kind == ChangeKind::Renamed => Event::Renamed {
+            old_mode: o.kind,
+            new_mode: n.kind,
+            similarity: change.similarity.unwrap_or(100),
+        },
+        (Some(o), Some(n)) if change.kind == ChangeKind::Copied => Event::Copied {
             old_mode: o.kind,
             new_mode: n.kind,
             similarity: change.similarity.unwrap_or(100),

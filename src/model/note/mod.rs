@@ -76,6 +76,9 @@ pub enum ChangeKind {
     Modified,
     /// The path moved from `old_path` (with 50% or more similarity).
     Renamed,
+    /// The path is new, a copy of `old_path` (which stays), as `git diff
+    /// -C` finds it; never in a note (whose summary pairs renames only).
+    Copied,
     /// File, symlink or gitlink became another of these.
     TypeChanged,
 }
@@ -88,6 +91,7 @@ impl ChangeKind {
             ChangeKind::Deleted => "deleted",
             ChangeKind::Modified => "modified",
             ChangeKind::Renamed => "renamed",
+            ChangeKind::Copied => "copied",
             ChangeKind::TypeChanged => "type-changed",
         }
     }
@@ -107,7 +111,7 @@ pub struct FileChange {
     pub path_b64: Option<String>,
     /// What happened to it.
     pub kind: ChangeKind,
-    /// The source path of a rename, for display.
+    /// The source path of a rename or copy, for display.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub old_path: Option<String>,
     /// The source path's bytes in base64, only when they are not UTF-8.
@@ -119,7 +123,7 @@ pub struct FileChange {
     pub deletions: u64,
     /// Whether either side is binary (counts are then 0).
     pub binary: bool,
-    /// For a rename found now: git's similarity index in percent (not stored).
+    /// For a rename or copy found now: git's similarity index in percent (not stored).
     #[serde(skip)]
     pub similarity: Option<u8>,
     /// The old and new modes as git writes them (`100644`; `None`: no such
