@@ -6,6 +6,7 @@ mod bad_input;
 mod binary;
 mod capture;
 mod color;
+mod copies;
 mod current;
 mod diff;
 mod durability;
