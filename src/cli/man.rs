@@ -350,8 +350,9 @@ As for git: when a capture finds more loose objects, or more packs (a
 capture writes one), than these, it starts \fBgit gc --auto\fR in the
 background.
 .TP
-.B diff.algorithm, diff.renames, diff.statGraphWidth, diff.statNameWidth
-As for \fBgit diff\fR.
+.B diff.algorithm, diff.renames, diff.renameLimit, diff.statGraphWidth, diff.statNameWidth
+As for \fBgit diff\fR (\fBdiff.renames=copies\fR finds copies too; the
+notes always hold renames only).
 .TP
 .B core.abbrev, core.quotePath, core.pager
 As for git: abbreviated ids, how paths are quoted, the pager.

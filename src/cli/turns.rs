@@ -220,7 +220,7 @@ pub struct DiffArgs {
     /// Show only the names of changed files
     #[arg(long)]
     pub name_only: bool,
-    /// Show the names and how each changed (A, D, M, R<score>, T)
+    /// Show the names and how each changed (A, C<score>, D, M, R<score>, T)
     #[arg(long)]
     pub name_status: bool,
     /// Colour the output: always, never or auto (default: git's colour settings)
