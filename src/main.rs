@@ -2,7 +2,6 @@
 
 use std::process::ExitCode;
 
-use clap::Parser as _;
 use git_t3::cli::{self, Environment};
 use git_t3::output::{self, Format};
 
@@ -15,7 +14,7 @@ fn main() -> ExitCode {
     if let Some(page) = cli::man::page_for_help(&args, std::io::IsTerminal::is_terminal(&std::io::stdout())) {
         return ExitCode::from(u8::try_from(cli::man::show(&page)).unwrap_or(1));
     }
-    let parsed = cli::Cli::parse_from(cli::git_diff_shorts(args));
+    let parsed = cli::parse(cli::git_diff_shorts(args));
     let (format, quiet) = (
         if parsed.json { Format::Json } else { Format::Human },
         parsed.quiet,

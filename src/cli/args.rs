@@ -2,6 +2,7 @@
 //! install-hooks, ages.
 
 use super::diff_args::{diff_number, git_view, shape};
+use super::diff_replay;
 use super::edge::Edge;
 use super::thread::Named;
 use crate::commands::{self, Context};
@@ -12,7 +13,7 @@ pub(super) fn diff(
     edge: &Edge<'_>,
     open: &dyn Fn() -> Result<Context>,
 ) -> Result<commands::diff::DiffOutcome> {
-    use commands::diff::{Format, Mode};
+    use commands::diff::{Format, Formats, Mode};
     let (json, quiet, term) = (edge.json, edge.quiet, edge.term);
     a.git.refused.check()?;
     let mode = diff_mode(&a)?;
@@ -24,14 +25,12 @@ pub(super) fn diff(
     let thread = needs_thread
         .then(|| Named::or_current(a.thread.as_deref()))
         .transpose()?;
-    let mut format = diff_format(&a);
     let filter = a.git.filter()?;
+    let context = diff_replay::context(&a)?;
     let ctx = open()?;
-    if let Some(params) = &a.git.dirstat
-        && matches!(format, Format::Patch | Format::Summary)
-    {
-        format = Format::Dirstat(super::diff_args::dirstat_params(&ctx.repo, params)?);
-    }
+    // git reads its settings before anything else, and stops on a bad one.
+    let warnings = crate::compare::check_settings(&ctx.repo)?;
+    let (format, compact_summary) = diff_replay::formats(&a, &ctx.repo)?;
     let config_number = |key: &str| diff_number(&ctx.repo, key);
     let thread = thread.map(|t| t.resolve(&ctx, edge)).transpose()?;
     if let (Mode::ToWorktree { .. }, Some(t)) = (&mode, &thread) {
@@ -51,6 +50,7 @@ pub(super) fn diff(
         // compare like `git diff`.
         !live && crate::compare::default_ignore_whitespace(&ctx.repo)
     };
+    let modes = format.summary || (format.stat && compact_summary);
     let mut outcome = commands::diff::run(
         &ctx,
         commands::diff::Options {
@@ -58,39 +58,37 @@ pub(super) fn diff(
             mode,
             ignore_whitespace,
             binary: a.binary,
-            // JSON needs no patch text: do not build it.
-            format: if json { Format::Numstat } else { format },
-            context: match a.unified {
+            // JSON needs no patch text: do not build it; without output
+            // (`-s`), the counts still make the exit status.
+            format: if json || format == Formats::default() {
+                Format::Numstat.into()
+            } else {
+                format
+            },
+            context: match context {
                 Some(n) => n,
                 None => config_number("diff.context")?.unwrap_or(crate::diff::patch::CONTEXT),
             },
-            paths: a.paths,
-            relative: relative(a.relative, a.no_relative, &ctx.repo, prefix.as_ref())?,
+            paths: a.paths.clone(),
+            relative: relative(a.relative.clone(), a.no_relative, &ctx.repo, prefix.as_ref())?,
             prefix,
             include_user_edits: a.include_user_edits,
-            shape: shape(&a.git, filter, config_number("diff.interHunkContext")?)?,
+            shape: shape(&a.git, filter, config_number("diff.interHunkContext")?, modes)?,
         },
     )?;
+    outcome.notices.extend(warnings);
     outcome.view.format = format;
-    git_view(&mut outcome.view, &a.git, &ctx.repo, live_worktree);
+    outcome.view.compact_summary = compact_summary;
+    git_view(&mut outcome.view, &a.git, &ctx.repo);
+    outcome.view.prefixes = diff_replay::prefixes(&a, &ctx.repo, live_worktree);
     outcome.view.null_terminated = a.null;
     // git's `diff --quiet`: no output, the exit status says it all.
     outcome.view.exit_code = a.exit_code || quiet;
     outcome.view.quiet = quiet;
-    outcome.view.stat_widths = stat_widths(a.stat.as_deref(), &ctx.repo, term)?;
-    outcome.view.color = !json
-        && match (a.no_color, a.color.as_deref()) {
-            (true, _) | (false, Some("never")) => false,
-            (false, Some("always")) => true,
-            (false, Some("auto")) => term.stdout_is_terminal && !term.no_color,
-            (false, Some(other)) => {
-                return Err(Error::usage(format!(
-                    "--color={other}: use always, never or auto"
-                )));
-            }
-            (false, None) => crate::output::pager::use_color(&ctx.repo, term),
-        };
-    super::diff_args::word_view(&mut outcome.view, &a.git, &ctx.repo, json)?;
+    outcome.view.stat_widths = diff_replay::stat_widths(&a, &ctx.repo, term)?;
+    let (color, words) = diff_replay::colour_and_words(&a, &ctx.repo, term)?;
+    outcome.view.color = color && !json;
+    outcome.view.words = words;
     if !json {
         // Like git, a colour or whitespace setting it cannot use stops the
         // diff even when it is not coloured.
@@ -141,29 +139,6 @@ fn diff_mode(a: &crate::cli::DiffArgs) -> Result<commands::diff::Mode> {
     })
 }
 
-/// How `diff`'s flags ask to show it.
-fn diff_format(a: &crate::cli::DiffArgs) -> commands::diff::Format {
-    use commands::diff::Format;
-    if a.git.compact_summary && !a.numstat && !a.name_only && !a.name_status {
-        // `--compact-summary` is a `--stat`, as in git.
-        Format::Stat
-    } else if a.git.shortstat && a.stat.is_none() && !a.numstat {
-        Format::ShortStat
-    } else if a.git.summary && a.stat.is_none() && !a.numstat && !a.name_only && !a.name_status {
-        Format::Summary
-    } else if a.stat.is_some() {
-        Format::Stat
-    } else if a.numstat {
-        Format::Numstat
-    } else if a.name_only {
-        Format::NameOnly
-    } else if a.name_status {
-        Format::NameStatus
-    } else {
-        Format::Patch
-    }
-}
-
 /// git's `--relative[=<path>]`, `--no-relative` (the last given wins) and
 /// `diff.relative`: the leading part of paths to keep and strip. Without a
 /// path it is the current directory's `prefix`; a path is taken from the top
@@ -182,36 +157,6 @@ pub(super) fn relative(
         Some(None) => Ok(Some(prefix.to_owned())),
         None => commands::diff::relative_from_config(repo, prefix),
     }
-}
-
-/// `--stat=<width>[,<name-width>[,<count>]]` over `diff.statNameWidth`,
-/// `diff.statGraphWidth` and the terminal's width (else 80), as git reads them.
-pub(super) fn stat_widths(
-    arg: Option<&str>,
-    repo: &gix::Repository,
-    term: &crate::output::pager::Terminal,
-) -> Result<commands::diff::StatWidths> {
-    let config = repo.config_snapshot();
-    let number = |key: &str| {
-        config
-            .integer(key)
-            .and_then(|n| usize::try_from(n).ok())
-            .unwrap_or(0)
-    };
-    let mut w = commands::diff::StatWidths {
-        width: term.columns.unwrap_or(80),
-        name: number("diff.statNameWidth"),
-        graph: number("diff.statGraphWidth"),
-    };
-    let mut parts = arg.unwrap_or_default().split(',');
-    let bad = || Error::usage("--stat takes <width>[,<name-width>[,<count>]] in columns");
-    if let Some(width) = parts.next().filter(|p| !p.is_empty()) {
-        w.width = width.parse().map_err(|_| bad())?;
-    }
-    if let Some(name) = parts.next().filter(|p| !p.is_empty()) {
-        w.name = name.parse().map_err(|_| bad())?;
-    }
-    Ok(w)
 }
 
 /// `30s`, `30m`, `12h`, `2d` or plain seconds.

@@ -17,14 +17,14 @@ pub struct GitDiffArgs {
     /// Swap the two sides (show the change from new to old)
     #[arg(short = 'R')]
     pub reverse: bool,
-    /// Only files whose status is one of these letters (A, C, D, M, R, T; lowercase: all but these)
-    #[arg(long, value_name = "FILTER", require_equals = true)]
-    pub diff_filter: Option<String>,
+    /// Only files whose status is one of these letters (A, C, D, M, R, T; lowercase: all but these; `*`: all or none)
+    #[arg(long, value_name = "FILTER")]
+    pub diff_filter: Vec<String>,
     /// Prefix of the old side's names instead of `a/`
-    #[arg(long, value_name = "PREFIX", require_equals = true)]
+    #[arg(long, value_name = "PREFIX", allow_hyphen_values = true)]
     pub src_prefix: Option<String>,
     /// Prefix of the new side's names instead of `b/`
-    #[arg(long, value_name = "PREFIX", require_equals = true)]
+    #[arg(long, value_name = "PREFIX", allow_hyphen_values = true)]
     pub dst_prefix: Option<String>,
     /// No `a/` and `b/` prefixes
     #[arg(long)]
@@ -33,7 +33,7 @@ pub struct GitDiffArgs {
     #[arg(long)]
     pub default_prefix: bool,
     /// Write the diff to FILE instead of standard output
-    #[arg(long, value_name = "FILE", require_equals = true)]
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
     pub output: Option<std::path::PathBuf>,
     /// Only the last line of --stat (files changed, insertions, deletions)
     #[arg(long)]
@@ -44,8 +44,11 @@ pub struct GitDiffArgs {
     /// A --stat whose names say "(new)", "(gone)", "(mode +x)", ...
     #[arg(long)]
     pub compact_summary: bool,
+    /// Names in --stat without --compact-summary's notes
+    #[arg(long)]
+    pub no_compact_summary: bool,
     /// Merge hunks this many lines apart or closer (`diff.interHunkContext`)
-    #[arg(long, value_name = "N", require_equals = true)]
+    #[arg(long, value_name = "N")]
     pub inter_hunk_context: Option<u32>,
     /// Ignore changes in the amount of whitespace (and at line ends)
     #[arg(short = 'b', long)]
@@ -54,22 +57,31 @@ pub struct GitDiffArgs {
     #[arg(long)]
     pub ignore_space_at_eol: bool,
     /// Show the whole function around each change as context
-    #[arg(short = 'W', long)]
+    #[arg(short = 'W', long, overrides_with = "no_function_context")]
     pub function_context: bool,
+    /// Only the context lines asked for (over -W)
+    #[arg(long, overrides_with = "function_context")]
+    pub no_function_context: bool,
     /// Leave out changes whose lines are all blank
     #[arg(long)]
     pub ignore_blank_lines: bool,
     /// Show changed words: plain (`[-old-]{+new+}`, the default), color, porcelain or none
-    #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "plain")]
-    pub word_diff: Option<String>,
+    #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = super::seen::ABSENT)]
+    pub word_diff: Vec<String>,
     /// Show changed words by colour alone (--word-diff=color); a word regex is refused
     #[arg(long, value_name = "REGEX", num_args = 0..=1, require_equals = true, default_missing_value = "")]
     pub color_words: Option<String>,
-    /// Each directory's share of the change: changes, lines or files, cumulative, a cut-off percentage
+    /// Each directory's share of the change: changes, lines or files, cumulative, a cut-off percentage (-X<PARAM>)
     #[arg(long, value_name = "PARAM", num_args = 0..=1, require_equals = true, default_missing_value = "")]
-    pub dirstat: Option<String>,
+    pub dirstat: Vec<String>,
+    /// --dirstat=cumulative
+    #[arg(long)]
+    pub cumulative: bool,
+    /// --dirstat=files,PARAM
+    #[arg(long, value_name = "PARAM", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub dirstat_by_file: Vec<String>,
     /// Hex digits of the ids on `index` lines (`core.abbrev`; at least 4)
-    #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true, default_missing_value = super::seen::ABSENT, overrides_with = "no_abbrev")]
     pub abbrev: Option<String>,
     /// Colour moved lines: zebra (the default), blocks, plain, dimmed-zebra or no (`diff.colorMoved`)
     #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "", overrides_with = "no_color_moved")]
@@ -86,6 +98,9 @@ pub struct GitDiffArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub renames: super::renames::RenameArgs,
+    /// The ids on `index` lines as `core.abbrev` says (over --abbrev)
+    #[arg(long, overrides_with = "abbrev")]
+    pub no_abbrev: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub refused: Refused,
@@ -117,16 +132,13 @@ pub fn refused(name: &str) -> Error {
 }
 
 impl GitDiffArgs {
-    /// `core.abbrev` as `--abbrev=N` sets it, if it does (git's bounds: 4
-    /// digits at least, 40 at most).
-    pub fn abbrev(&self) -> Result<Option<u32>> {
-        match self.abbrev.as_deref() {
-            None | Some("") => Ok(None),
-            Some(n) => n
-                .parse::<u32>()
-                .map(|n| Some(n.clamp(4, 40)))
-                .map_err(|_| Error::usage(format!("--abbrev={n}: want a number of hex digits"))),
-        }
+    /// `core.abbrev` as `--abbrev=N` sets it, if it does: read as git's
+    /// `strtoul` reads it (`12x` is 12, `x` is 0), then 4 digits at least,
+    /// 40 at most.
+    pub fn abbrev(&self) -> Option<u32> {
+        let n = self.abbrev.as_deref().filter(|n| *n != super::seen::ABSENT)?;
+        let (n, _) = super::seen::strtoul(n);
+        Some(n.clamp(4, 40) as u32)
     }
 
     /// The whitespace rule `-b` and `--ignore-space-at-eol` ask for, if any.
@@ -141,33 +153,19 @@ impl GitDiffArgs {
         }
     }
 
-    /// `--diff-filter`'s statuses, if given.
+    /// `--diff-filter`'s statuses, if given: every `--diff-filter` adds its
+    /// letters, as in git.
     pub fn filter(&self) -> Result<Option<crate::diff::changes::StatusFilter>> {
-        self.diff_filter
-            .as_deref()
-            .map(crate::diff::changes::StatusFilter::parse)
-            .transpose()
+        use crate::diff::changes::StatusFilter;
+        for each in &self.diff_filter {
+            StatusFilter::parse(each).map_err(Error::usage)?;
+        }
+        if self.diff_filter.is_empty() {
+            return Ok(None);
+        }
+        StatusFilter::parse(&self.diff_filter.concat())
+            .map(Some)
             .map_err(Error::usage)
-    }
-
-    /// The word-diff mode asked for, if any; a word regex is refused.
-    pub fn words(&self) -> Result<Option<crate::diff::words::Mode>> {
-        use crate::diff::words::Mode;
-        if let Some(regex) = &self.color_words {
-            if !regex.is_empty() {
-                return Err(refused("--color-words=<regex>"));
-            }
-            return Ok(Some(Mode::Color));
-        }
-        match self.word_diff.as_deref() {
-            None | Some("none") => Ok(None),
-            Some("plain") => Ok(Some(Mode::Plain)),
-            Some("color") => Ok(Some(Mode::Color)),
-            Some("porcelain") => Ok(Some(Mode::Porcelain)),
-            Some(other) => Err(Error::usage(format!(
-                "--word-diff={other}: use plain, color, porcelain or none"
-            ))),
-        }
     }
 
     /// `diff.indentHeuristic` as the flags set it, if they do.
@@ -182,47 +180,14 @@ impl GitDiffArgs {
     }
 }
 
-/// `--dirstat=<params>` over `diff.dirstat` over git's default
-/// (`changes,noncumulative,3`).
-pub(super) fn dirstat_params(repo: &gix::Repository, arg: &str) -> Result<crate::diff::dirstat::Params> {
-    let mut p = crate::diff::dirstat::Params::default();
-    if let Some(v) = repo.config_snapshot().string("diff.dirstat") {
-        let value = v.to_string();
-        p = p.parse(&value).map_err(|problem| Error::BadConfig {
-            key: "diff.dirstat".into(),
-            value: value.clone(),
-            origin: "git config".into(),
-            problem,
-        })?;
-    }
-    p.parse(arg)
-        .map_err(|e| Error::usage(format!("--dirstat={arg}: {e}")))
-}
-
-/// The word diff asked for: colour words colour the output wherever it
-/// goes, as git's; a word regex in the config is refused.
-pub(super) fn word_view(
-    view: &mut crate::commands::diff::DiffView,
-    g: &GitDiffArgs,
-    repo: &gix::Repository,
-    json: bool,
-) -> Result<()> {
-    let words = g.words()?;
-    if words == Some(crate::diff::words::Mode::Color) {
-        view.color = !json;
-    }
-    if words.is_some() && repo.config_snapshot().string("diff.wordRegex").is_some() {
-        return Err(refused("diff.wordRegex"));
-    }
-    view.words = words;
-    Ok(())
-}
-
-/// What git's options change in what is compared and how hunks are cut.
+/// What git's options change in what is compared and how hunks are cut
+/// (`modes`: the files' modes are shown, by `--summary` or
+/// `--compact-summary`).
 pub(super) fn shape(
     g: &crate::cli::GitDiffArgs,
     filter: Option<crate::diff::changes::StatusFilter>,
     inter_hunk_setting: Option<u32>,
+    modes: bool,
 ) -> Result<crate::commands::diff::Shape> {
     Ok(crate::commands::diff::Shape {
         reverse: g.reverse,
@@ -230,22 +195,14 @@ pub(super) fn shape(
         ignore_blank_lines: g.ignore_blank_lines,
         space: g.space().unwrap_or_default(),
         filter,
-        summary: g.summary || g.compact_summary,
+        summary: modes,
         inter_hunk: g.inter_hunk_context.or(inter_hunk_setting).unwrap_or(0),
         renames: g.renames.asked()?,
     })
 }
 
 /// What git's options and settings change in how the diff is written.
-pub(super) fn git_view(
-    view: &mut crate::commands::diff::DiffView,
-    g: &crate::cli::GitDiffArgs,
-    repo: &gix::Repository,
-    live_worktree: bool,
-) {
-    view.summary = g.summary;
-    view.compact_summary = g.compact_summary;
-    view.prefixes = prefixes(g, repo, live_worktree);
+pub(super) fn git_view(view: &mut crate::commands::diff::DiffView, g: &GitDiffArgs, repo: &gix::Repository) {
     view.suppress_blank_empty = repo
         .config_snapshot()
         .boolean("diff.suppressBlankEmpty")
@@ -311,34 +268,4 @@ pub(super) fn moved(g: &GitDiffArgs, repo: &gix::Repository) -> Result<Option<cr
         space,
         indentation,
     }))
-}
-
-/// The names' prefixes in a patch: `--src-prefix`/`--dst-prefix`,
-/// `--no-prefix`, `--default-prefix`, `diff.noprefix`, and
-/// `diff.mnemonicPrefix` (`c/` for the commit, `w/` for the live worktree,
-/// as `git diff HEAD` writes them; two trees keep `a/` and `b/`).
-fn prefixes(g: &crate::cli::GitDiffArgs, repo: &gix::Repository, live_worktree: bool) -> [String; 2] {
-    let config = repo.config_snapshot();
-    let mut p = if g.no_prefix {
-        [String::new(), String::new()]
-    } else if g.default_prefix {
-        ["a/".into(), "b/".into()]
-    } else if config.boolean("diff.noprefix").unwrap_or(false) {
-        [String::new(), String::new()]
-    } else if config.boolean("diff.mnemonicPrefix").unwrap_or(false) && live_worktree {
-        ["c/".into(), "w/".into()]
-    } else {
-        ["a/".into(), "b/".into()]
-    };
-    if let Some(src) = &g.src_prefix {
-        p[0].clone_from(src);
-    }
-    if let Some(dst) = &g.dst_prefix {
-        p[1].clone_from(dst);
-    }
-    if g.reverse {
-        // git swaps the prefixes with the sides.
-        p.swap(0, 1);
-    }
-    p
 }

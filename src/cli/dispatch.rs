@@ -91,7 +91,7 @@ pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
                         .config_overrides
                         .push(format!("diff.algorithm={algorithm}"));
                 }
-                if let Some(n) = a.git.abbrev()? {
+                if let Some(n) = a.git.abbrev() {
                     settings.config_overrides.push(format!("core.abbrev={n}"));
                 }
                 if let Some(on) = a.git.indent_heuristic() {

@@ -170,9 +170,7 @@ pub struct RestoreArgs {
 
 /// Arguments of `diff`.
 #[derive(Debug, Args)]
-#[command(group = clap::ArgGroup::new("format").args(["stat", "numstat", "name_only"]))]
 #[command(args_override_self = true)]
-#[command(group = clap::ArgGroup::new("algorithm").args(["diff_algorithm", "patience", "histogram", "minimal"]))]
 pub struct DiffArgs {
     /// Thread id (for the checkpoint modes)
     #[arg(long, env = "T3_THREAD", value_name = "ID", add = thread_completer())]
@@ -208,12 +206,21 @@ pub struct DiffArgs {
     /// the live modes show whitespace unless asked)
     #[arg(short = 'w', long = "ignore-all-space")]
     pub ignore_all_space: bool,
-    /// Include binary patches that `git apply` can apply
+    /// Show the patch (the default when no other output is asked for); `-u` too
+    #[arg(short = 'p', long = "patch", short_alias = 'u')]
+    pub patch: bool,
+    /// Show no diff at all (formats given after it still are)
+    #[arg(short = 's', long = "no-patch")]
+    pub no_patch: bool,
+    /// Show the patch, with binary patches that `git apply` can apply
     #[arg(long)]
     pub binary: bool,
-    /// Show a diffstat instead of the patch (like git: --stat[=<width>[,<name-width>]])
-    #[arg(long, value_name = "WIDTH", num_args = 0..=1, default_missing_value = "", require_equals = true)]
-    pub stat: Option<String>,
+    /// Show a diffstat (like git: --stat[=<width>[,<name-width>[,<count>]]])
+    #[arg(long, value_name = "WIDTH", num_args = 0..=1, default_missing_value = super::seen::ABSENT, require_equals = true)]
+    pub stat: Vec<String>,
+    /// --stat and the patch
+    #[arg(long)]
+    pub patch_with_stat: bool,
     /// Show added and deleted lines per file, like `git diff --numstat`
     #[arg(long)]
     pub numstat: bool,
@@ -227,28 +234,31 @@ pub struct DiffArgs {
     #[arg(long, value_name = "WHEN", num_args = 0..=1, default_missing_value = "always", require_equals = true)]
     pub color: Option<String>,
     /// Never colour the output
-    #[arg(long, conflicts_with = "color")]
+    #[arg(long)]
     pub no_color: bool,
-    /// Lines of context in the patch (git's default: 3)
-    #[arg(short = 'U', long = "unified", value_name = "N")]
-    pub unified: Option<u32>,
+    /// Show the patch with N lines of context (git's default: 3; -U<N>, --unified=<N>)
+    #[arg(short = 'U', long = "unified", value_name = "N", num_args = 0..=1, default_missing_value = super::seen::ABSENT, require_equals = true)]
+    pub unified: Vec<String>,
     /// The diff algorithm, as git's: myers (or default), minimal, patience
     /// or histogram (default: git's diff.algorithm)
-    #[arg(long, value_name = "ALGORITHM", value_parser = ["default", "myers", "minimal", "patience", "histogram"])]
+    #[arg(long, value_name = "ALGORITHM", ignore_case = true, value_parser = ["default", "myers", "minimal", "patience", "histogram"], overrides_with_all = ["patience", "histogram", "minimal"])]
     pub diff_algorithm: Option<String>,
     /// Use the patience diff algorithm (--diff-algorithm=patience)
-    #[arg(long)]
+    #[arg(long, overrides_with_all = ["diff_algorithm", "histogram", "minimal"])]
     pub patience: bool,
     /// Use the histogram diff algorithm (--diff-algorithm=histogram)
-    #[arg(long)]
+    #[arg(long, overrides_with_all = ["diff_algorithm", "patience", "minimal"])]
     pub histogram: bool,
     /// Spend extra time to find the smallest diff (--diff-algorithm=minimal)
-    #[arg(long)]
+    #[arg(long, overrides_with_all = ["diff_algorithm", "patience", "histogram"])]
     pub minimal: bool,
     /// Exit 1 when there are differences, 0 when there are none (like git;
     /// `-q`/`--quiet` implies it and prints nothing)
-    #[arg(long)]
+    #[arg(long, overrides_with = "no_exit_code")]
     pub exit_code: bool,
+    /// Exit 0 whatever the differences (over --exit-code)
+    #[arg(long, overrides_with = "exit_code")]
+    pub no_exit_code: bool,
     /// With --to worktree: compare even when the thread belongs to another worktree
     #[arg(long)]
     pub force: bool,
@@ -269,19 +279,23 @@ pub struct DiffArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub git: Box<super::GitDiffArgs>,
+    /// Where on the command line each option was last given (git's "the
+    /// last one wins" between options that contradict each other).
+    #[arg(skip)]
+    pub seen: super::seen::Seen,
 }
 
 impl DiffArgs {
-    /// The `diff.algorithm` the flags ask for, if any.
-    pub fn algorithm(&self) -> Option<&str> {
+    /// The `diff.algorithm` the flags ask for, if any (the last one given).
+    pub fn algorithm(&self) -> Option<String> {
         if self.patience {
-            Some("patience")
+            Some("patience".into())
         } else if self.histogram {
-            Some("histogram")
+            Some("histogram".into())
         } else if self.minimal {
-            Some("minimal")
+            Some("minimal".into())
         } else {
-            self.diff_algorithm.as_deref()
+            self.diff_algorithm.as_deref().map(str::to_ascii_lowercase)
         }
     }
 }

@@ -2,5 +2,6 @@
 //! changed (the use case is [`crate::compare`]).
 
 pub use crate::compare::{
-    DiffOutcome, DiffView, Format, Mode, Options, Shape, StatWidths, Totals, relative_from_config, run,
+    DiffOutcome, DiffView, Format, Formats, Mode, Names, Options, Shape, StatWidths, Totals,
+    relative_from_config, run,
 };

@@ -115,7 +115,7 @@ fn patch_of(
         mode: Mode::Turn(Some(turn)),
         ignore_whitespace: opts.counting.ignore_whitespace,
         binary: false,
-        format: Format::Patch,
+        format: Format::Patch.into(),
         context: crate::diff::patch::CONTEXT,
         paths: opts.paths.clone(),
         prefix: opts.prefix.clone(),

@@ -50,7 +50,7 @@ pub fn turn_counts(ctx: &Context, thread: &ThreadId, turn: u64, how: Counting) -
         mode: Mode::Turn(Some(turn)),
         ignore_whitespace: how.ignore_whitespace,
         binary: false,
-        format: Format::Numstat,
+        format: Format::Numstat.into(),
         context: crate::diff::patch::CONTEXT,
         paths: Vec::new(),
         prefix: BString::default(),

@@ -3,23 +3,18 @@
 
 use gix::bstr::BString;
 
-use super::Format;
 use crate::diff::changes::{self, TreeChange};
 use crate::diff::dirstat::{self, Method};
 use crate::error::Result;
 use crate::model::note::FileChange;
 
-/// `--dirstat`'s lines for `changes` (their counts in `files`), when the
-/// format is a dirstat.
+/// `--dirstat`'s lines for `changes` (their counts in `files`).
 pub(super) fn lines(
-    format: Format,
+    params: dirstat::Params,
     repo: &gix::Repository,
     changes: &[TreeChange],
     files: &[FileChange],
 ) -> Result<Vec<String>> {
-    let Format::Dirstat(params) = format else {
-        return Ok(Vec::new());
-    };
     let mut damaged: Vec<(BString, u64)> = Vec::new();
     for (c, f) in changes.iter().zip(files) {
         let ids = (c.old.map(|s| s.id), c.new.map(|s| s.id));

@@ -20,9 +20,11 @@ use crate::store;
 
 mod counts;
 mod dirstat;
+mod settings;
 mod sides;
 mod types;
 pub use counts::{Counting, default_ignore_whitespace, fill, turn_counts};
+pub use settings::check as check_settings;
 use sides::*;
 pub use types::*;
 
@@ -92,7 +94,12 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
         ignore_blank_lines: shape.ignore_blank_lines,
         interrupt: ctx.settings.interrupt,
     };
-    let (files, shown, hidden) = files_and_shown(
+    let Listed {
+        files,
+        shown,
+        hidden,
+        dirstat,
+    } = files_and_shown(
         repo,
         &from,
         &to,
@@ -111,12 +118,11 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
     )?;
     notices.extend(whitespace_notice(hidden));
     let totals = Totals::of(&files);
-    let patch = if format == Format::Patch {
+    let patch = if format.patch {
         patch::build(repo, &shown, how)?
     } else {
         Vec::new()
     };
-    let dirstat = dirstat::lines(format, repo, &shown, &files)?;
     let mut sizes = binary_sizes_for(format, repo, (from.tree, to.tree), &files)?;
     let (mut files, mut patch) = (files, patch);
     let mut whole = Vec::new();
@@ -220,12 +226,12 @@ fn strip_relative_all(
 
 /// For `--stat`: the sizes of the binary files (else none).
 fn binary_sizes_for(
-    format: Format,
+    format: Formats,
     repo: &gix::Repository,
     (from, to): (ObjectId, ObjectId),
     files: &[FileChange],
 ) -> Result<std::collections::HashMap<Vec<u8>, (u64, u64)>> {
-    if format == Format::Stat {
+    if format.stat {
         binary_sizes(repo, from, to, files)
     } else {
         Ok(Default::default())
@@ -255,7 +261,7 @@ fn strip_relative(rel: &[u8], path: &[u8]) -> Vec<u8> {
 struct Compare<'a> {
     /// How whitespace counts (`-w`, `-b`, `--ignore-space-at-eol`).
     space: Space,
-    format: Format,
+    format: Formats,
     /// git's `--relative`: only paths starting with these bytes.
     relative: Option<&'a [u8]>,
     /// git's `--diff-filter`.
@@ -297,8 +303,33 @@ fn binary_sizes(
     Ok(sizes)
 }
 
-/// The listed files with their counts, and the changes whose patches git
-/// would show (only computed for [`Format::Patch`]).
+/// What [`files_and_shown`] finds.
+struct Listed {
+    /// The listed files with their counts.
+    files: Vec<FileChange>,
+    /// The changes whose patches git would show.
+    shown: Vec<TreeChange>,
+    /// Files left out because whitespace hid their changes.
+    hidden: usize,
+    /// `--dirstat`'s lines, when asked for.
+    dirstat: Vec<String>,
+}
+
+/// Whether the summary cache of [`cache`] holds what `how` asks for: git's
+/// default renames and counts of every path, whitespace all or nothing.
+fn cache_fits(repo: &gix::Repository, how: &Compare<'_>, space: Space, limited: bool) -> bool {
+    // The cache holds git's default: renames (no copies) paired at 50%
+    // within the default limit, Myers counts.
+    how.detection.is_summary_default()
+        && crate::diff::lines::algorithm(repo) == crate::diff::lines::Algorithm::Myers
+        && !limited
+        && how.relative.is_none()
+        && how.filter.is_none()
+        && matches!(space, Space::Exact | Space::All)
+}
+
+/// The listed files with their counts, the changes whose patches git
+/// would show (only computed for a patch), and the dirstat.
 ///
 /// For counts only, a summary computed before (by a capture, or an earlier
 /// diff of the same trees) answers without reading a tree.
@@ -308,7 +339,7 @@ fn files_and_shown(
     to: &Side,
     how: Compare<'_>,
     mut limit: Option<changes::Pathspecs<'_>>,
-) -> Result<(Vec<FileChange>, Vec<TreeChange>, usize)> {
+) -> Result<Listed> {
     let Compare {
         space,
         format,
@@ -320,28 +351,18 @@ fn files_and_shown(
         interrupt,
         keep_summary,
     } = how;
-    // Names need no contents: whitespace-only changes are listed.
     // Names need no contents, nor does a dirstat by bytes or files: git
     // lists whitespace-only changes there.
-    let by_names = format.names_only()
-        || matches!(format, Format::Dirstat(p) if p.method != crate::diff::dirstat::Method::Lines);
+    let by_names = !format.needs_counts();
     let space = if by_names { Space::Exact } else { space };
     let recount = recount.filter(|_| !by_names);
     let ignore_whitespace = space != Space::Exact;
-    // The cache holds git's default: renames (no copies) paired at 50%
-    // within the default limit, Myers counts.
-    let default_counts = detection.is_summary_default()
-        && crate::diff::lines::algorithm(repo) == crate::diff::lines::Algorithm::Myers;
-    let cacheable = format != Format::Patch
-        && format != Format::NameStatus
-        && !matches!(format, Format::Dirstat(_))
-        && limit.is_none()
-        && relative.is_none()
-        && filter.is_none()
-        && !modes
-        && recount.is_none()
-        && matches!(space, Space::Exact | Space::All)
-        && default_counts;
+    let default_counts = cache_fits(repo, &how, space, limit.is_some()) && recount.is_none();
+    let cacheable = default_counts
+        && !format.patch
+        && format.names != Some(Names::Status)
+        && format.dirstat.is_none()
+        && !modes;
     if cacheable && let Some(files) = cache::get(repo, from.tree, to.tree, ignore_whitespace) {
         // The exact summary, when known too, tells what whitespace hides.
         let hidden = if ignore_whitespace {
@@ -349,7 +370,12 @@ fn files_and_shown(
         } else {
             0
         };
-        return Ok((files, Vec::new(), hidden));
+        return Ok(Listed {
+            files,
+            shown: Vec::new(),
+            hidden,
+            dirstat: Vec::new(),
+        });
     }
     // Pathspecs and `--relative` limit what git looks at before it pairs
     // renames and copies.
@@ -358,7 +384,7 @@ fn files_and_shown(
     };
     let mut changes = changes::tree_changes_found(repo, from.tree, to.tree, &detection, &mut keep)?;
     if let Some(filter) = filter {
-        changes.retain(|c| filter.keeps(c));
+        filter.apply(&mut changes);
     }
     let algorithm = crate::diff::lines::algorithm(repo);
     let mut counts = summary::count_all(repo, &changes, space, algorithm, interrupt)?;
@@ -369,6 +395,16 @@ fn files_and_shown(
             }
         }
     }
+    // Every change, whitespace-only ones too, as git's dirstat sees them.
+    let dirstat = match format.dirstat {
+        Some(params) => dirstat::lines(
+            params,
+            repo,
+            &changes,
+            &summary::files(&changes, counts.clone(), false),
+        )?,
+        None => Vec::new(),
+    };
     let ignore_whitespace = ignore_whitespace || recount.is_some();
     let visible: Vec<bool> = changes
         .iter()
@@ -376,14 +412,7 @@ fn files_and_shown(
         .map(|(c, n)| summary::is_visible(c, n, ignore_whitespace))
         .collect();
     let files = summary::files(&changes, counts, ignore_whitespace);
-    if keep_summary
-        && limit.is_none()
-        && relative.is_none()
-        && filter.is_none()
-        && recount.is_none()
-        && matches!(space, Space::Exact | Space::All)
-        && default_counts
-    {
+    if keep_summary && default_counts {
         cache::put(repo, from.tree, to.tree, ignore_whitespace, &files);
     }
     let hidden = visible.iter().filter(|v| !**v).count();
@@ -392,5 +421,10 @@ fn files_and_shown(
         .zip(visible)
         .filter_map(|(c, v)| v.then_some(c))
         .collect();
-    Ok((files, shown, hidden))
+    Ok(Listed {
+        files,
+        shown,
+        hidden,
+        dirstat,
+    })
 }

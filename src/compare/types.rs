@@ -51,11 +51,66 @@ pub enum Format {
     Dirstat(crate::diff::dirstat::Params),
 }
 
-impl Format {
-    /// Whether it lists names only (git does not look at contents then, so
-    /// whitespace-only changes are listed even when whitespace is ignored).
-    pub fn names_only(self) -> bool {
-        matches!(self, Format::NameOnly | Format::NameStatus | Format::Summary)
+/// Which of `--name-only` and `--name-status` (git prints nothing else
+/// with either).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Names {
+    /// `--name-only`.
+    Only,
+    /// `--name-status`.
+    Status,
+}
+
+/// The outputs asked for together, as git's `output_format` bits: written
+/// in git's order (numstat, stat, shortstat, dirstat, summary, then the
+/// patch after a separator line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Formats {
+    /// The patch.
+    pub patch: bool,
+    /// `--numstat`.
+    pub numstat: bool,
+    /// `--stat`.
+    pub stat: bool,
+    /// `--shortstat`.
+    pub shortstat: bool,
+    /// `--dirstat`, with its parameters.
+    pub dirstat: Option<crate::diff::dirstat::Params>,
+    /// `--summary`.
+    pub summary: bool,
+    /// `--name-only` or `--name-status`, alone.
+    pub names: Option<Names>,
+}
+
+impl Formats {
+    /// Whether a format counts lines (else git lists names without looking
+    /// at contents, so whitespace-only changes are listed even when
+    /// whitespace is ignored).
+    pub fn needs_counts(&self) -> bool {
+        self.patch || self.numstat || self.stat || self.shortstat || self.dirstat_by_lines()
+    }
+
+    /// Whether `--dirstat` counts lines (git computes it with the stat).
+    pub fn dirstat_by_lines(&self) -> bool {
+        self.dirstat
+            .is_some_and(|p| p.method == crate::diff::dirstat::Method::Lines)
+    }
+}
+
+impl From<Format> for Formats {
+    fn from(format: Format) -> Self {
+        let mut f = Formats::default();
+        match format {
+            Format::Patch => f.patch = true,
+            Format::Stat => f.stat = true,
+            Format::Numstat => f.numstat = true,
+            Format::NameOnly => f.names = Some(Names::Only),
+            Format::NameStatus => f.names = Some(Names::Status),
+            Format::ShortStat => f.shortstat = true,
+            Format::Summary => f.summary = true,
+            Format::Dirstat(params) => f.dirstat = Some(params),
+        }
+        f
     }
 }
 
@@ -70,8 +125,8 @@ pub struct Options {
     pub ignore_whitespace: bool,
     /// Include binary patches.
     pub binary: bool,
-    /// The output wanted (the patch is only built for [`Format::Patch`]).
-    pub format: Format,
+    /// The outputs wanted (the patch is only built when asked for).
+    pub format: Formats,
     /// Lines of context in the patch (`-U<n>`).
     pub context: u32,
     /// Limit to these pathspecs (git's syntax, relative to `prefix`).
@@ -125,6 +180,8 @@ pub struct StatWidths {
     pub name: usize,
     /// Largest graph part; 0: no limit of its own.
     pub graph: usize,
+    /// Files listed before ` ...` (`--stat=,,<count>`); 0: all.
+    pub count: usize,
 }
 
 impl Default for StatWidths {
@@ -133,6 +190,7 @@ impl Default for StatWidths {
             width: 80,
             name: 0,
             graph: 0,
+            count: 0,
         }
     }
 }
@@ -220,8 +278,8 @@ pub struct DiffOutcome {
 /// what was compared.
 #[derive(Debug, Clone)]
 pub struct DiffView {
-    /// The output wanted.
-    pub format: Format,
+    /// The outputs wanted.
+    pub format: Formats,
     /// Paths NUL-terminated and unquoted (`-z`).
     pub null_terminated: bool,
     /// Colour the patch or stat.
@@ -243,9 +301,6 @@ pub struct DiffView {
     /// An empty context line is written without its space
     /// (`diff.suppressBlankEmpty`).
     pub suppress_blank_empty: bool,
-    /// After the stat or numstat: created, deleted, renamed and
-    /// mode-changed files (`--summary`).
-    pub summary: bool,
     /// Write to this file instead of standard output (`--output`).
     pub output: Option<std::path::PathBuf>,
     /// `--stat` names carry what happened to the file (`--compact-summary`).
@@ -259,7 +314,7 @@ pub struct DiffView {
 impl Default for DiffView {
     fn default() -> Self {
         DiffView {
-            format: Format::Patch,
+            format: Format::Patch.into(),
             null_terminated: false,
             color: false,
             look: Default::default(),
@@ -270,7 +325,6 @@ impl Default for DiffView {
             quiet: false,
             prefixes: ["a/".into(), "b/".into()],
             suppress_blank_empty: false,
-            summary: false,
             output: None,
             compact_summary: false,
             words: None,

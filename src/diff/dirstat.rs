@@ -44,32 +44,51 @@ impl Default for Params {
 impl Params {
     /// Read `text` (`changes`, `lines`, `files`, `cumulative`,
     /// `noncumulative`, a percentage) over `self`, as git's
-    /// `parse_dirstat_params`.
-    pub fn parse(mut self, text: &str) -> Result<Params, String> {
-        for p in text.split(',').filter(|p| !p.is_empty()) {
+    /// `parse_dirstat_params`; a parameter it does not know is refused.
+    pub fn parse(self, text: &str) -> Result<Params, String> {
+        let (p, problems) = self.parse_lenient(text);
+        match problems.first() {
+            Some(problem) => Err(problem.clone()),
+            None => Ok(p),
+        }
+    }
+
+    /// Read `text` over `self` as git reads `diff.dirstat`: each parameter
+    /// it knows is taken, each other one is a problem, in git's words.
+    pub fn parse_lenient(mut self, text: &str) -> (Params, Vec<String>) {
+        let mut problems = Vec::new();
+        if text.is_empty() {
+            return (self, problems);
+        }
+        for p in text.split(',') {
             match p {
                 "changes" => self.method = Method::Changes,
                 "lines" => self.method = Method::Lines,
                 "files" => self.method = Method::Files,
                 "cumulative" => self.cumulative = true,
                 "noncumulative" => self.cumulative = false,
-                _ if p.starts_with(|c: char| c.is_ascii_digit()) => {
-                    let (whole, frac) = p.split_once('.').unwrap_or((p, ""));
-                    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-                    if !digits(whole) || !(frac.is_empty() || digits(frac)) {
-                        return Err(format!("failed to parse dirstat cut-off percentage '{p}'"));
-                    }
-                    let whole: u64 = whole
-                        .parse()
-                        .map_err(|_| format!("dirstat cut-off '{p}' is too large"))?;
-                    let tenth = frac.bytes().next().map_or(0, |b| u64::from(b - b'0'));
-                    self.permille = whole.saturating_mul(10).saturating_add(tenth);
-                }
-                _ => return Err(format!("unknown dirstat parameter '{p}'")),
+                _ if p.starts_with(|c: char| c.is_ascii_digit()) => match cut_off(p) {
+                    Some(permille) => self.permille = permille,
+                    None => problems.push(format!("Failed to parse dirstat cut-off percentage '{p}'")),
+                },
+                _ => problems.push(format!("Unknown dirstat parameter '{p}'")),
             }
         }
-        Ok(self)
+        (self, problems)
     }
+}
+
+/// A cut-off percentage in tenths (`5`, `2.5`; digits after the first
+/// decimal are ignored, as git ignores them).
+fn cut_off(p: &str) -> Option<u64> {
+    let (whole, frac) = p.split_once('.').unwrap_or((p, ""));
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(whole) || !(frac.is_empty() || digits(frac)) {
+        return None;
+    }
+    let whole: u64 = whole.parse().ok()?;
+    let tenth = frac.bytes().next().map_or(0, |b| u64::from(b - b'0'));
+    Some(whole.saturating_mul(10).saturating_add(tenth))
 }
 
 /// git's span hash of `data`: chunk hash → bytes in such chunks (a chunk

@@ -1,6 +1,6 @@
-//! Rendering a diff's summary: `--stat`, `--numstat` and `--name-only`,
-//! with `-z` where git has it, and git's `{old => new}` rename labels; a
-//! patch is handed to [`super::patch`].
+//! Rendering a diff: `--stat`, `--numstat`, `--name-only` and the others,
+//! together in git's order, with `-z` where git has it, and git's `{old =>
+//! new}` rename labels; a patch is handed to [`super::patch`].
 
 use std::io::{self, Write};
 
@@ -8,60 +8,92 @@ use gix::bstr::ByteSlice;
 
 use super::names::display_name;
 use super::patch::{self, quote_as};
-use crate::commands::diff::{DiffOutcome, Format};
+use crate::commands::diff::{DiffOutcome, Names};
 
-/// Write `d` in the format it asks for.
+/// Write `d` in the formats it asks for, in git's order (`diff_flush`):
+/// the names alone; else numstat, stat, shortstat and a dirstat by lines,
+/// another dirstat, the summary, then the patch after a separator line
+/// when anything came before it.
 pub fn render(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
-    match d.view.format {
-        Format::Patch => {
-            let style = patch::Style {
-                color: d.view.color,
-                quote_high: d.view.quote_path,
-                look: &d.view.look,
-                prefixes: [&d.view.prefixes[0], &d.view.prefixes[1]],
-                suppress_blank_empty: d.view.suppress_blank_empty,
-                words: d.view.words,
-            };
-            match d.view.moved.filter(|_| d.view.color && d.view.words.is_none()) {
-                Some(settings) => {
-                    let tab_width = d.view.look.whitespace.tab_width;
-                    let marks = crate::diff::moved::by_file(&d.patch, settings, tab_width);
-                    d.patch
-                        .iter()
-                        .zip(&marks)
-                        .try_for_each(|(p, m)| patch::write_marked(p, style, m, out))
-                }
-                None => d.patch.iter().try_for_each(|p| patch::write(p, style, out)),
-            }
-        }
-        Format::Stat => {
-            super::stat::stat(d, out)?;
-            super::stat::after_stat(d, out)
-        }
-        Format::Numstat => {
-            numstat(d, out)?;
-            super::stat::after_stat(d, out)
-        }
-        Format::ShortStat => {
-            super::stat::shortstat(d, out)?;
-            super::stat::after_stat(d, out)
-        }
-        Format::Summary => super::stat::summary(d, out),
-        Format::Dirstat(_) => {
-            d.dirstat.iter().try_for_each(|l| writeln!(out, "{l}"))?;
-            super::stat::after_stat(d, out)
-        }
-        Format::NameStatus => name_status(d, out),
-        Format::NameOnly => d.files.iter().try_for_each(|f| {
-            if d.view.null_terminated {
-                out.write_all(&f.path_bytes())?;
-                out.write_all(b"\0")
-            } else {
-                out.write_all(&quote_as(f.path_bytes().as_bstr(), d.view.quote_path))?;
-                out.write_all(b"\n")
-            }
-        }),
+    let f = d.view.format;
+    // git writes nothing at all when nothing changed (whitespace-only
+    // changes count: they are in git's queue).
+    if d.files.is_empty() && d.whitespace_only == 0 {
+        return Ok(());
     }
+    match f.names {
+        Some(Names::Status) => return name_status(d, out),
+        Some(Names::Only) => return name_only(d, out),
+        None => {}
+    }
+    let mut separator = false;
+    if f.numstat || f.stat || f.shortstat || f.dirstat_by_lines() {
+        if f.numstat {
+            numstat(d, out)?;
+        }
+        if f.stat {
+            super::stat::stat(d, out)?;
+        }
+        if f.shortstat {
+            super::stat::shortstat(d, out)?;
+        }
+        if f.dirstat_by_lines() {
+            dirstat(d, out)?;
+        }
+        separator = true;
+    }
+    if f.dirstat.is_some() && !f.dirstat_by_lines() {
+        dirstat(d, out)?;
+    }
+    if f.summary {
+        let mut lines = Vec::new();
+        super::stat::summary(d, &mut lines)?;
+        out.write_all(&lines)?;
+        separator |= !lines.is_empty();
+    }
+    if f.patch {
+        if separator {
+            out.write_all(if d.view.null_terminated { b"\0" } else { b"\n" })?;
+        }
+        let style = patch::Style {
+            color: d.view.color,
+            quote_high: d.view.quote_path,
+            look: &d.view.look,
+            prefixes: [&d.view.prefixes[0], &d.view.prefixes[1]],
+            suppress_blank_empty: d.view.suppress_blank_empty,
+            words: d.view.words,
+        };
+        match d.view.moved.filter(|_| d.view.color && d.view.words.is_none()) {
+            Some(settings) => {
+                let tab_width = d.view.look.whitespace.tab_width;
+                let marks = crate::diff::moved::by_file(&d.patch, settings, tab_width);
+                d.patch
+                    .iter()
+                    .zip(&marks)
+                    .try_for_each(|(p, m)| patch::write_marked(p, style, m, out))?;
+            }
+            None => d.patch.iter().try_for_each(|p| patch::write(p, style, out))?,
+        }
+    }
+    Ok(())
+}
+
+/// `--dirstat`'s lines.
+fn dirstat(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
+    d.dirstat.iter().try_for_each(|l| writeln!(out, "{l}"))
+}
+
+/// `--name-only`: the names, quoted (NUL-terminated with `-z`).
+fn name_only(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
+    d.files.iter().try_for_each(|f| {
+        if d.view.null_terminated {
+            out.write_all(&f.path_bytes())?;
+            out.write_all(b"\0")
+        } else {
+            out.write_all(&quote_as(f.path_bytes().as_bstr(), d.view.quote_path))?;
+            out.write_all(b"\n")
+        }
+    })
 }
 
 /// `--name-status`: a letter (`R` and `C` with the similarity) and the

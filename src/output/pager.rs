@@ -49,11 +49,7 @@ pub fn terminal_columns(env_columns: Option<&str>) -> Option<usize> {
 /// Whether to colour output.
 pub fn use_color(repo: &gix::Repository, term: &Terminal) -> bool {
     let config = repo.config_snapshot();
-    let setting = config
-        .string("color.diff")
-        .or_else(|| config.string("color.ui"))
-        .map(|v| v.to_string().to_ascii_lowercase());
-    match setting.as_deref() {
+    match color_setting(repo).as_deref() {
         Some("always") => true,
         Some("never" | "false" | "no" | "off" | "0") => false,
         // git's `auto`: a terminal, or git's own pager when `color.pager`
@@ -63,6 +59,15 @@ pub fn use_color(repo: &gix::Repository, term: &Terminal) -> bool {
             (term.stdout_is_terminal || paged) && !term.no_color && !term.term_dumb
         }
     }
+}
+
+/// `color.diff` (else `color.ui`), lower-cased, if set.
+pub fn color_setting(repo: &gix::Repository) -> Option<String> {
+    let config = repo.config_snapshot();
+    config
+        .string("color.diff")
+        .or_else(|| config.string("color.ui"))
+        .map(|v| v.to_string().to_ascii_lowercase())
 }
 
 /// The pager command to use, if any.

@@ -24,7 +24,8 @@ fn scale_linear(it: u64, width: usize, max_change: u64) -> u64 {
     1 + it.saturating_mul(width.saturating_sub(1) as u64) / max_change
 }
 
-/// The name and graph widths git's `show_stats` settles on.
+/// The name and graph widths git's `show_stats` settles on for the files
+/// shown (`names`, the first of `d.files`).
 fn layout(d: &DiffOutcome, names: &[Vec<u8>]) -> (usize, usize, usize, u64) {
     let w = d.view.stat_widths;
     let (mut max_change, mut max_len, mut number_width, mut bin_width) = (0u64, 0usize, 0usize, 0usize);
@@ -96,14 +97,17 @@ fn scaled_name(name: &[u8], width: usize) -> (Vec<u8>, usize) {
 }
 
 /// `--stat`: git's `show_stats`, byte for byte: names (cut from the left
-/// when too long), counts and +/- graphs scaled to the width, then totals;
-/// nothing at all for an empty diff.
+/// when too long), counts and +/- graphs scaled to the width, ` ...` after
+/// the first `<count>` files, then totals; nothing at all for an empty diff.
 pub(super) fn stat(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
     if d.files.is_empty() {
         return Ok(());
     }
-    let names: Vec<Vec<u8>> = d
-        .files
+    let count = match d.view.stat_widths.count {
+        0 => d.files.len(),
+        n => n.min(d.files.len()),
+    };
+    let names: Vec<Vec<u8>> = d.files[..count]
         .iter()
         .map(|f| {
             let mut name = display_name(f, d.view.quote_path);
@@ -159,6 +163,9 @@ pub(super) fn stat(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
         }
         out.write_all(b"\n")?;
     }
+    if count < d.files.len() {
+        out.write_all(b" ...\n")?;
+    }
     shortstat(d, out)
 }
 
@@ -184,11 +191,6 @@ pub(super) fn shortstat(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> 
         ));
     }
     writeln!(out, "{summary}")
-}
-
-/// What follows a stat, numstat or shortstat: `--summary`'s lines.
-pub(super) fn after_stat(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
-    if d.view.summary { summary(d, out) } else { Ok(()) }
 }
 
 /// `--summary`: git's `diff_summary` for each file: created and deleted

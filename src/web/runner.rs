@@ -55,7 +55,7 @@ impl Runner<'_> {
     pub(super) fn diff(&self, q: &DiffQuery) -> Answer {
         let ctx = self.look()?;
         let mut outcome = self.run_diff(&ctx, q, DiffFormat::Numstat)?;
-        outcome.view.format = DiffFormat::Patch;
+        outcome.view.format = DiffFormat::Patch.into();
         render(&Outcome::Diff(outcome), Format::Json)
     }
 
@@ -93,7 +93,7 @@ impl Runner<'_> {
             mode,
             ignore_whitespace: q.ignore_whitespace,
             binary: false,
-            format,
+            format: format.into(),
             context: crate::diff::patch::CONTEXT,
             paths: Vec::new(),
             prefix,

@@ -287,7 +287,22 @@ fn algorithm_flags_beat_the_setting_like_git() {
         "setup: the flags gave {} different outputs",
         seen.len()
     );
-    let both = r.t3(&["diff", "--thread", THREAD, "--patience", "--histogram"]);
-    assert_eq!(both.code, 2, "two algorithms are a usage error");
-    assert!(both.stderr.contains("cannot be used with"), "{}", both.stderr);
+    // Two algorithms: the last one wins, as in git.
+    for flags in [["--patience", "--histogram"], ["--histogram", "--patience"]] {
+        let mine = git(&[
+            &[
+                "t3",
+                "diff",
+                "--thread",
+                THREAD,
+                "--turn",
+                "1",
+                "--keep-whitespace",
+            ][..],
+            &flags,
+        ]
+        .concat());
+        let theirs = git(&[&["diff", "-M"][..], &flags, &[&a, &b]].concat());
+        assert_eq!(mine, theirs, "{flags:?}");
+    }
 }

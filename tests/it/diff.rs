@@ -282,7 +282,6 @@ fn errors_name_the_turn_or_ref() {
         r.t3(&["diff", "--thread", THREAD, "--turn", "1", "--full"]).code,
         2
     );
-    assert_eq!(r.t3(&["diff", "--thread", THREAD, "--stat", "--numstat"]).code, 2);
 }
 
 #[test]

@@ -48,7 +48,9 @@ fn abbrev_len(repo: &gix::Repository) -> usize {
 /// Hex digits git shows for `id`: `abbrev` ([`abbrev_len`]), longer when
 /// that is ambiguous (gix's disambiguation); the null id at the plain length.
 pub(super) fn short_len(repo: &gix::Repository, id: ObjectId, abbrev: usize) -> usize {
-    if id.is_null() {
+    // The whole id needs no disambiguation (and gix would not know a
+    // `core.abbrev` beyond it, which git takes as the whole id).
+    if id.is_null() || abbrev >= id.kind().len_in_hex() {
         return abbrev;
     }
     gix::prelude::ObjectIdExt::attach(id, repo)
