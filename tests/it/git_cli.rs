@@ -403,7 +403,7 @@ fn unknown_options_and_odd_values_never_panic() {
     for args in [
         &["--bogus-option"][..],
         &["--stat-count=3"],
-        &["-M50"],
+        &["--raw"],
         &["--check"],
     ] {
         let (mine, _) = runs(&r, sides, &[], args);
