@@ -301,7 +301,7 @@ pub fn pair(
     tracker
         .emit(
             |dst, src| {
-                out.extend(paired(dst, src));
+                out.push(paired(dst, src));
                 ControlFlow::Continue(())
             },
             &mut cache,
@@ -329,22 +329,22 @@ pub fn pair(
 fn paired(
     dst: tracker::visit::Destination<'_, TreeChange>,
     src: Option<tracker::visit::Source<'_, TreeChange>>,
-) -> Option<TreeChange> {
+) -> TreeChange {
     let Some(src) = src else {
-        return Some(dst.change);
+        return dst.change;
     };
     let kind = match src.kind {
         tracker::visit::SourceKind::Rename => ChangeKind::Renamed,
         tracker::visit::SourceKind::Copy => ChangeKind::Copied,
     };
-    Some(TreeChange {
+    TreeChange {
         path: dst.location.to_owned(),
         old_path: Some(src.location.to_owned()),
         kind,
         old: src.change.old,
         new: dst.change.new,
         similarity: Some(percent(src.similarity.map(|s| s.score()))),
-    })
+    }
 }
 
 /// Every file of tree `id` that `keep` says yes to, as a change that
