@@ -18,7 +18,7 @@ use super::thread::Named;
 
 /// Run the command `cli` describes, in the environment `env`.
 pub fn run(cli: Cli, env: &Environment) -> Result<Outcome> {
-    crate::trace::enable(env.trace);
+    crate::trace::enable(env.trace || cli.timings);
     let base = cli.directory.clone().unwrap_or_else(|| PathBuf::from("."));
     // Validate what needs no repository first, so usage errors win.
     let open = |settings: Settings| -> Result<Context> {

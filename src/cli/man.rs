@@ -281,7 +281,7 @@ Seconds to wait for another git-t3 holding the repository lock.
 Seconds a provider helper may run (overrides \fBt3.providerTimeout\fR).
 .TP
 .B T3_TRACE
-When set, timings of each step on standard error.
+When set, timings of each step on standard error (as \fB--timings\fR).
 .TP
 .B GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT, GIT_CONFIG_KEY_<n>, GIT_CONFIG_VALUE_<n>
 Set by \fBgit \-c key=value t3 ...\fR (or by scripts); those settings win

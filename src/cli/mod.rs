@@ -39,6 +39,9 @@ pub struct Cli {
     /// Print nothing but errors (and the data of list/show)
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// Print how long each step took on stderr (as `T3_TRACE=1`)
+    #[arg(long, global = true)]
+    pub timings: bool,
     /// The command
     #[command(subcommand)]
     pub command: Command,

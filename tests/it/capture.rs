@@ -549,3 +549,33 @@ fn first_entry_zlib_header(path: &std::path::Path) -> [u8; 2] {
     }
     [raw[at + 1], raw[at + 2]]
 }
+
+/// `--timings` prints each step's time on stderr (the phases `T3_TRACE`
+/// shows), and nothing of it without the flag.
+#[test]
+fn timings_show_where_a_capture_spends_its_time() {
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("a.txt", "changed\n");
+    let run = r.t3(&["--timings", "capture", "--thread", THREAD]).ok();
+    for phase in [
+        "open repository",
+        "status walk",
+        "summary",
+        "notes",
+        "capture total (after open)",
+    ] {
+        let line = run
+            .stderr
+            .lines()
+            .find(|l| l.starts_with("t3-trace") && l.ends_with(phase));
+        assert!(
+            line.is_some_and(|l| l.contains(" ms ")),
+            "{phase}: {}",
+            run.stderr
+        );
+    }
+    r.write("a.txt", "changed again\n");
+    let quiet = r.t3(&["capture", "--thread", THREAD]).ok();
+    assert!(!quiet.stderr.contains("t3-trace"), "{}", quiet.stderr);
+}
