@@ -4,7 +4,7 @@
 //! the same two checkpoints, run in the test; the notes keep `git
 //! diff-tree -r -M`'s summary whatever the setting.
 
-use crate::util::{THREAD, TestRepo, ref_for};
+use crate::util::{THREAD, TestRepo, ref_for, turn_diff_and_git};
 
 /// `n` numbered lines tagged `tag`.
 fn body(n: usize, tag: &str) -> String {
@@ -55,20 +55,10 @@ fn fixture() -> (TestRepo, String, String) {
 
 /// `git t3 diff` of turn 1 and `git diff` of the same checkpoints, each
 /// with `config` (`-c` pairs) and `args`.
-fn both(r: &TestRepo, (a, b): (&str, &str), config: &[&str], args: &[&str]) -> (String, String) {
-    let conf: Vec<&str> = config.iter().flat_map(|c| ["-c", *c]).collect();
-    // Turn diffs hide whitespace changes unless asked: as git, unless -w.
-    let keep: &[&str] = if args.contains(&"-w") {
-        &[]
-    } else {
-        &["--keep-whitespace"]
-    };
-    let turn = ["t3", "diff", "--thread", THREAD, "--turn", "1"];
-    let mine = r.git_in(&r.root, &[&conf[..], &turn, keep, args].concat());
-    let theirs = r
-        .git_in(&r.root, &[&conf[..], &["diff"], args, &[a, b]].concat())
-        .ok();
+fn both(r: &TestRepo, sides: (&str, &str), config: &[&str], args: &[&str]) -> (String, String) {
+    let (mine, theirs) = turn_diff_and_git(r, sides, config, &[], args);
     assert_eq!(mine.code, 0, "{config:?} {args:?}: {}", mine.stderr);
+    let theirs = theirs.ok();
     (
         String::from_utf8_lossy(&mine.stdout).into_owned(),
         String::from_utf8_lossy(&theirs.stdout).into_owned(),

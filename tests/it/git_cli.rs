@@ -5,7 +5,7 @@
 //! argument, settings git refuses refused, unknown options refused
 //! without a panic.
 
-use crate::util::{Run, THREAD, TestRepo, ref_for};
+use crate::util::{Run, THREAD, TestRepo, ref_for, turn_diff_and_git};
 
 /// A turn with something for every output: files changed in several
 /// directories (for `--dirstat`), long names (for `--stat`'s widths), a
@@ -67,17 +67,8 @@ fn fixture() -> (TestRepo, String, String) {
 
 /// `git t3 diff --turn 1 ARGS` and `git diff -M ARGS A B`, under `config`
 /// (`git -c`).
-fn runs(r: &TestRepo, (a, b): (&str, &str), config: &[&str], args: &[&str]) -> (Run, Run) {
-    let conf: Vec<&str> = config.iter().flat_map(|c| ["-c", *c]).collect();
-    // Turn diffs hide whitespace changes unless asked: as git, unless -w.
-    let keep: &[&str] = if args.contains(&"-w") {
-        &[]
-    } else {
-        &["--keep-whitespace"]
-    };
-    let turn = ["t3", "diff", "--thread", THREAD, "--turn", "1"];
-    let mine = r.git_in(&r.root, &[&conf[..], &turn, keep, args].concat());
-    let theirs = r.git_in(&r.root, &[&conf[..], &["diff", "-M"], args, &[a, b]].concat());
+fn runs(r: &TestRepo, sides: (&str, &str), config: &[&str], args: &[&str]) -> (Run, Run) {
+    let (mine, theirs) = turn_diff_and_git(r, sides, config, &["-M"], args);
     assert!(
         !mine.stderr.contains("panicked"),
         "{config:?} {args:?}: {}",

@@ -2,7 +2,7 @@
 //! for byte with `git diff` of the same two checkpoints, run in the test;
 //! the options git-t3 does not do are refused by name, never ignored.
 
-use crate::util::{THREAD, TestRepo, ref_for};
+use crate::util::{THREAD, TestRepo, ref_for, turn_diff_and_git};
 
 /// A turn with something for every option: modified, added, deleted and
 /// renamed files (names with spaces, non-ASCII and wide characters, long
@@ -157,20 +157,10 @@ fn edit_functions_and_blanks(r: &TestRepo, blanks: &str) {
 
 /// git-t3's diff of the turn and git's of the same checkpoints, each with
 /// `config` (`-c` pairs) and `args`.
-fn both(r: &TestRepo, (a, b): (&str, &str), config: &[&str], args: &[&str]) -> (String, String) {
-    let conf: Vec<&str> = config.iter().flat_map(|c| ["-c", *c]).collect();
-    // Turn diffs hide whitespace changes unless asked: as git, unless -w.
-    let keep: &[&str] = if args.contains(&"-w") {
-        &[]
-    } else {
-        &["--keep-whitespace"]
-    };
-    let turn = ["t3", "diff", "--thread", THREAD, "--turn", "1"];
-    let mine = [&conf[..], &turn, keep, args].concat();
-    let theirs = [&conf[..], &["diff", "-M"], args, &[a, b]].concat();
-    let mine = r.git_in(&r.root, &mine);
-    let theirs = r.git_in(&r.root, &theirs).ok();
+fn both(r: &TestRepo, sides: (&str, &str), config: &[&str], args: &[&str]) -> (String, String) {
+    let (mine, theirs) = turn_diff_and_git(r, sides, config, &["-M"], args);
     assert_eq!(mine.code, 0, "{config:?} {args:?}: {}", mine.stderr);
+    let theirs = theirs.ok();
     (
         String::from_utf8_lossy(&mine.stdout).into_owned(),
         String::from_utf8_lossy(&theirs.stdout).into_owned(),

@@ -2,7 +2,7 @@
 //! `diff.colorMovedWS`: moved lines coloured byte for byte as `git diff`
 //! colours them on the same two checkpoints, run in the test.
 
-use crate::util::{THREAD, TestRepo, ref_for};
+use crate::util::{THREAD, TestRepo, ref_for, turn_diff_and_git};
 
 /// Numbered lines of code-like text, `tag` in each.
 fn block(tag: &str, n: usize, indent: &str) -> String {
@@ -74,23 +74,10 @@ fn fixture() -> (TestRepo, String, String) {
 }
 
 /// git-t3's diff of the turn and git's, with `config` and `args`.
-fn both(r: &TestRepo, (a, b): (&str, &str), config: &[&str], args: &[&str]) -> (Vec<u8>, Vec<u8>) {
-    let conf: Vec<&str> = config.iter().flat_map(|c| ["-c", *c]).collect();
-    let turn = [
-        "t3",
-        "diff",
-        "--thread",
-        THREAD,
-        "--turn",
-        "1",
-        "--keep-whitespace",
-    ];
-    let mine = r.git_in(&r.root, &[&conf[..], &turn, args].concat());
+fn both(r: &TestRepo, sides: (&str, &str), config: &[&str], args: &[&str]) -> (Vec<u8>, Vec<u8>) {
+    let (mine, theirs) = turn_diff_and_git(r, sides, config, &["-M"], args);
     assert_eq!(mine.code, 0, "{config:?} {args:?}: {}", mine.stderr);
-    let theirs = r
-        .git_in(&r.root, &[&conf[..], &["diff", "-M"], args, &[a, b]].concat())
-        .ok();
-    (mine.stdout, theirs.stdout)
+    (mine.stdout, theirs.ok().stdout)
 }
 
 #[test]

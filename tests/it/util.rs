@@ -806,3 +806,26 @@ pub fn rows(files: &serde_json::Value) -> Vec<(String, u64, u64)> {
     v.sort();
     v
 }
+
+/// `git t3 diff --turn 1 ARGS` of `THREAD` (with `--keep-whitespace`
+/// unless `-w`: turn diffs hide whitespace changes unless asked) and `git
+/// diff GIT_ARGS ARGS A B` of the same checkpoints, each under `config`
+/// (`git -c` pairs): the two runs, as they ended.
+pub fn turn_diff_and_git(
+    r: &TestRepo,
+    (a, b): (&str, &str),
+    config: &[&str],
+    git_args: &[&str],
+    args: &[&str],
+) -> (Run, Run) {
+    let conf: Vec<&str> = config.iter().flat_map(|c| ["-c", *c]).collect();
+    let keep: &[&str] = if args.contains(&"-w") {
+        &[]
+    } else {
+        &["--keep-whitespace"]
+    };
+    let turn = ["t3", "diff", "--thread", THREAD, "--turn", "1"];
+    let mine = r.git_in(&r.root, &[&conf[..], &turn, keep, args].concat());
+    let theirs = r.git_in(&r.root, &[&conf[..], &["diff"], git_args, args, &[a, b]].concat());
+    (mine, theirs)
+}
