@@ -127,7 +127,10 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
     let (mut files, mut patch) = (files, patch);
     let mut whole = Vec::new();
     if let Some(rel) = &relative {
-        whole.clone_from(&files);
+        if format.summary {
+            // git's --summary names files whole.
+            whole.clone_from(&files);
+        }
         // Paths shown relative to the directory, once everything that reads
         // the trees by path is done.
         strip_relative_all(rel, &mut files, &mut patch, &mut sizes);

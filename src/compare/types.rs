@@ -244,8 +244,8 @@ pub struct DiffOutcome {
     pub relative: Option<String>,
     /// The changed files, sorted by path bytes.
     pub files: Vec<FileChange>,
-    /// With `--relative`: `files` with their whole paths (git's `--summary`
-    /// names files whole); empty otherwise.
+    /// With `--relative` and `--summary`: `files` with their whole paths
+    /// (git's `--summary` names files whole); empty otherwise.
     #[serde(skip)]
     pub whole: Vec<FileChange>,
     /// Totals over `files`.

@@ -2,7 +2,7 @@
 //! itself on generated edits where patience and git's default part ways.
 
 use crate::diff::{c_edit, c_function};
-use crate::util::{Rng, THREAD, TestRepo, ref_for, rows};
+use crate::util::{Rng, THREAD, TURN_1_DIFF, TestRepo, ref_for, rows};
 
 /// Generated text of one of six kinds: C-like functions, blank-line heavy,
 /// brace heavy, repeated lines only (no unique line: patience falls back to
@@ -289,19 +289,7 @@ fn algorithm_flags_beat_the_setting_like_git() {
     );
     // Two algorithms: the last one wins, as in git.
     for flags in [["--patience", "--histogram"], ["--histogram", "--patience"]] {
-        let mine = git(&[
-            &[
-                "t3",
-                "diff",
-                "--thread",
-                THREAD,
-                "--turn",
-                "1",
-                "--keep-whitespace",
-            ][..],
-            &flags,
-        ]
-        .concat());
+        let mine = git(&[&TURN_1_DIFF[..], &flags].concat());
         let theirs = git(&[&["diff", "-M"][..], &flags, &[&a, &b]].concat());
         assert_eq!(mine, theirs, "{flags:?}");
     }

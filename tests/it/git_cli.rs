@@ -5,7 +5,7 @@
 //! argument, settings git refuses refused, unknown options refused
 //! without a panic.
 
-use crate::util::{Run, THREAD, TestRepo, ref_for, turn_diff_and_git};
+use crate::util::{Run, THREAD, TURN_1_DIFF, TestRepo, ref_for, turn_diff_and_git};
 
 /// A turn with something for every output: files changed in several
 /// directories (for `--dirstat`), long names (for `--stat`'s widths), a
@@ -294,16 +294,7 @@ fn values_given_as_the_next_argument_are_read_as_git_reads_them() {
         let (mine_args, their_args) = (with(&m), with(&t));
         let mine_args: Vec<&str> = mine_args.iter().map(String::as_str).collect();
         let their_args: Vec<&str> = their_args.iter().map(String::as_str).collect();
-        let turn = [
-            "t3",
-            "diff",
-            "--thread",
-            THREAD,
-            "--turn",
-            "1",
-            "--keep-whitespace",
-        ];
-        let run = r.git_in(&r.root, &[&conf[..], &turn, &mine_args].concat());
+        let run = r.git_in(&r.root, &[&conf[..], &TURN_1_DIFF, &mine_args].concat());
         assert!(run.ok().stdout.is_empty(), "{args:?}: nothing on stdout");
         r.git_in(
             &r.root,

@@ -5,6 +5,17 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 pub const THREAD: &str = "thread-7f3c";
+/// `git t3 diff` of `THREAD`'s turn 1 with whitespace changes shown (as
+/// `git diff` shows them), to run through `git`.
+pub const TURN_1_DIFF: [&str; 7] = [
+    "t3",
+    "diff",
+    "--thread",
+    THREAD,
+    "--turn",
+    "1",
+    "--keep-whitespace",
+];
 
 /// The binary under test: the one cargo built, or `$T3_TEST_BIN` (to show
 /// that a new test fails against an older build).
@@ -819,13 +830,13 @@ pub fn turn_diff_and_git(
     args: &[&str],
 ) -> (Run, Run) {
     let conf: Vec<&str> = config.iter().flat_map(|c| ["-c", *c]).collect();
-    let keep: &[&str] = if args.contains(&"-w") {
-        &[]
+    // `-w` is a turn diff's default, without --keep-whitespace.
+    let turn = if args.contains(&"-w") {
+        &TURN_1_DIFF[..6]
     } else {
-        &["--keep-whitespace"]
+        &TURN_1_DIFF[..]
     };
-    let turn = ["t3", "diff", "--thread", THREAD, "--turn", "1"];
-    let mine = r.git_in(&r.root, &[&conf[..], &turn, keep, args].concat());
+    let mine = r.git_in(&r.root, &[&conf[..], turn, args].concat());
     let theirs = r.git_in(&r.root, &[&conf[..], &["diff"], git_args, args, &[a, b]].concat());
     (mine, theirs)
 }
