@@ -10,6 +10,7 @@ pub mod lines;
 pub mod moved;
 pub mod patch;
 pub mod patience;
+pub mod posix;
 pub mod slider;
 pub mod space;
 pub mod style;
