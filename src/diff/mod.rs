@@ -15,5 +15,6 @@ pub mod slider;
 pub mod space;
 pub mod style;
 pub mod summary;
+pub mod userdiff;
 pub mod words;
 pub mod xdiff;
