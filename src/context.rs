@@ -24,6 +24,10 @@ pub struct Settings {
     /// in a repository the user can only read. `diff --worktree` then keeps
     /// the worktree's new objects in memory.
     pub read_only: bool,
+    /// The locale's characters are UTF-8 sequences (`LC_ALL`, else
+    /// `LC_CTYPE`, else `LANG` names a UTF-8 locale): git's regexes (word
+    /// regexes, funcname patterns) then match characters, not bytes.
+    pub multibyte: bool,
 }
 
 impl Default for Settings {
@@ -34,6 +38,7 @@ impl Default for Settings {
             interrupt: crate::interrupt::Interrupt::default(),
             config_overrides: Vec::new(),
             read_only: false,
+            multibyte: false,
         }
     }
 }

@@ -51,6 +51,7 @@ pub(super) fn diff(
         !live && crate::compare::default_ignore_whitespace(&ctx.repo)
     };
     let modes = format.summary || (format.stat && compact_summary);
+    let algorithm_given = a.algorithm().is_some();
     let mut outcome = commands::diff::run(
         &ctx,
         commands::diff::Options {
@@ -73,12 +74,16 @@ pub(super) fn diff(
             relative: relative(a.relative.clone(), a.no_relative, &ctx.repo, prefix.as_ref())?,
             prefix,
             include_user_edits: a.include_user_edits,
-            shape: shape(&a.git, filter, config_number("diff.interHunkContext")?, modes)?,
+            shape: commands::diff::Shape {
+                ignore_driver_algorithm: algorithm_given,
+                ..shape(&a.git, filter, config_number("diff.interHunkContext")?, modes)?
+            },
         },
     )?;
     outcome.notices.extend(warnings);
     outcome.view.format = format;
     outcome.view.compact_summary = compact_summary;
+    refuse_programs(&outcome, format.patch && !json && !quiet)?;
     git_view(&mut outcome.view, &a.git, &ctx.repo);
     outcome.view.prefixes = diff_replay::prefixes(&a, &ctx.repo, live_worktree);
     outcome.view.null_terminated = a.null;
@@ -86,8 +91,17 @@ pub(super) fn diff(
     outcome.view.exit_code = a.exit_code || quiet;
     outcome.view.quiet = quiet;
     outcome.view.stat_widths = diff_replay::stat_widths(&a, &ctx.repo, term)?;
-    let (color, words) = diff_replay::colour_and_words(&a, &ctx.repo, term)?;
+    let (color, words, regex) = diff_replay::colour_and_words(&a, &ctx.repo, term)?;
     outcome.view.color = color && !json;
+    if words.is_some() && !json {
+        // Each file's words are what its word regex says.
+        crate::compare::word_regexes(
+            &mut outcome.patch,
+            &ctx.repo,
+            regex.as_deref(),
+            ctx.settings.multibyte,
+        )?;
+    }
     outcome.view.words = words;
     if !json {
         // Like git, a colour or whitespace setting it cannot use stops the
@@ -103,6 +117,15 @@ pub(super) fn diff(
         crate::output::pager::pager_command(Some(&ctx.repo), term)
     };
     Ok(outcome)
+}
+
+/// A patch git would print through a program (a diff driver's `textconv`
+/// or `command`) is refused, by the setting and file.
+fn refuse_programs(outcome: &commands::diff::DiffOutcome, printed: bool) -> Result<()> {
+    match outcome.programs.first() {
+        Some(program) if printed => Err(super::diff_args::refused(program)),
+        _ => Ok(()),
+    }
 }
 
 /// What `diff`'s flags ask to compare.

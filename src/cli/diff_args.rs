@@ -68,9 +68,12 @@ pub struct GitDiffArgs {
     /// Show changed words: plain (`[-old-]{+new+}`, the default), color, porcelain or none
     #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = super::seen::ABSENT)]
     pub word_diff: Vec<String>,
-    /// Show changed words by colour alone (--word-diff=color); a word regex is refused
+    /// Show changed words by colour alone (--word-diff=color), words as REGEX matches them if given
     #[arg(long, value_name = "REGEX", num_args = 0..=1, require_equals = true, default_missing_value = "")]
     pub color_words: Option<String>,
+    /// What a word is for --word-diff (a POSIX extended regex; implies --word-diff)
+    #[arg(long, value_name = "REGEX")]
+    pub word_diff_regex: Vec<String>,
     /// Each directory's share of the change: changes, lines or files, cumulative, a cut-off percentage (-X<PARAM>)
     #[arg(long, value_name = "PARAM", num_args = 0..=1, require_equals = true, default_missing_value = "")]
     pub dirstat: Vec<String>,
@@ -126,9 +129,7 @@ impl Refused {
 
 /// The error for an option or setting git-t3 cannot honour byte for byte.
 pub fn refused(name: &str) -> Error {
-    Error::usage(format!(
-        "{name} is not supported by git t3 diff yet (it would not print what git prints); see \"git compatibility\" in the README"
-    ))
+    crate::compare::not_supported(name)
 }
 
 impl GitDiffArgs {
@@ -198,6 +199,7 @@ pub(super) fn shape(
         summary: modes,
         inter_hunk: g.inter_hunk_context.or(inter_hunk_setting).unwrap_or(0),
         renames: g.renames.asked()?,
+        ignore_driver_algorithm: false,
     })
 }
 

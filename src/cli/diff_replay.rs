@@ -231,7 +231,8 @@ enum Colour {
 /// One option that changes the colour or the word diff.
 enum Said<'a> {
     WordDiff(&'a str),
-    ColorWords,
+    ColorWords(&'a str),
+    WordRegex(&'a str),
     Color(&'a str),
     NoColor,
     Output,
@@ -240,13 +241,15 @@ enum Said<'a> {
 /// Whether to colour, and the word diff asked for: `--color`,
 /// `--no-color`, `--color-words`, `--word-diff` (`--word-diff=color` and
 /// `--color-words` colour; `--word-diff` alone keeps a mode given before)
-/// and `--output` (no colour unless it is `always`), in the order given.
-/// A word regex is refused.
+/// and `--output` (no colour unless it is `always`), in the order given;
+/// also the word regex the command line leaves (`--word-diff-regex`, which
+/// asks for a plain word diff if none is, and `--color-words[=<regex>]`,
+/// each replacing the one before, as git's).
 pub(super) fn colour_and_words(
     a: &DiffArgs,
     repo: &gix::Repository,
     term: &crate::output::pager::Terminal,
-) -> Result<(bool, Option<Mode>)> {
+) -> Result<(bool, Option<Mode>, Option<String>)> {
     let seen = &a.seen;
     let mut said: Vec<(usize, Said<'_>)> = Vec::new();
     said.extend(
@@ -255,12 +258,20 @@ pub(super) fn colour_and_words(
             .zip(&a.git.word_diff)
             .map(|(i, v)| (*i, Said::WordDiff(v))),
     );
+    said.extend(
+        seen.all("word_diff_regex")
+            .iter()
+            .zip(&a.git.word_diff_regex)
+            .map(|(i, v)| (*i, Said::WordRegex(v))),
+    );
+    if let (Some(i), Some(r)) = (seen.last("color_words"), &a.git.color_words) {
+        said.push((i, Said::ColorWords(r)));
+    }
     let mut add = |id: &str, s: Said<'static>| {
         if let Some(i) = seen.last(id) {
             said.push((i, s));
         }
     };
-    add("color_words", Said::ColorWords);
     add("no_color", Said::NoColor);
     add("output", Said::Output);
     if let (Some(i), Some(c)) = (seen.last("color"), &a.color) {
@@ -268,7 +279,7 @@ pub(super) fn colour_and_words(
     }
     said.sort_by_key(|(i, _)| *i);
     let config_always = crate::output::pager::color_setting(repo).as_deref() == Some("always");
-    let (mut colour, mut mode) = (Colour::Settings, None);
+    let (mut colour, mut mode, mut regex) = (Colour::Settings, None, None);
     for (_, s) in said {
         match s {
             Said::WordDiff(v) => {
@@ -288,7 +299,14 @@ pub(super) fn colour_and_words(
                     }
                 }
             }
-            Said::ColorWords => (colour, mode) = (Colour::Always, Some(Mode::Color)),
+            Said::ColorWords(r) => {
+                (colour, mode) = (Colour::Always, Some(Mode::Color));
+                regex = (!r.is_empty()).then(|| r.to_owned());
+            }
+            Said::WordRegex(r) => {
+                mode = mode.or(Some(Mode::Plain));
+                regex = Some(r.to_owned());
+            }
             Said::NoColor => colour = Colour::Never,
             Said::Color(c) => {
                 colour = match c.to_ascii_lowercase().as_str() {
@@ -305,17 +323,11 @@ pub(super) fn colour_and_words(
             }
         }
     }
-    if mode.is_some() && a.git.color_words.as_deref().is_some_and(|r| !r.is_empty()) {
-        return Err(super::diff_args::refused("--color-words=<regex>"));
-    }
-    if mode.is_some() && repo.config_snapshot().string("diff.wordRegex").is_some() {
-        return Err(super::diff_args::refused("diff.wordRegex"));
-    }
     let color = match colour {
         Colour::Always => true,
         Colour::Never => false,
         Colour::Auto => term.stdout_is_terminal && !term.no_color,
         Colour::Settings => crate::output::pager::use_color(repo, term),
     };
-    Ok((color, mode))
+    Ok((color, mode, regex))
 }

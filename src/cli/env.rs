@@ -41,6 +41,9 @@ pub struct Environment {
     /// Where a line for the person at the terminal goes while a command
     /// runs (the binary: stderr); `None`: nowhere.
     pub say: Option<fn(&str)>,
+    /// `LC_ALL`, `LC_CTYPE` or `LANG` selects a UTF-8 locale the system has
+    /// (what git's `setlocale(LC_CTYPE, "")` gives its regexes).
+    pub multibyte: bool,
 }
 
 impl Environment {
@@ -98,6 +101,7 @@ impl Environment {
             places,
             browser: std::env::var("BROWSER").ok(),
             say: None,
+            multibyte: utf8_ctype(),
         }
     }
 
@@ -112,6 +116,7 @@ impl Environment {
             interrupt: self.interrupt,
             config_overrides: self.config_overrides.clone().unwrap_or_default(),
             read_only: false,
+            multibyte: self.multibyte,
         }
     }
 }
@@ -140,6 +145,24 @@ pub fn start_maintenance(dir: &std::path::Path, prune: bool) -> bool {
 
 /// `HOME` and the variables that move an agent's configuration; unset,
 /// empty or relative values count as unset.
+/// Whether the locale the environment selects for `LC_CTYPE` (`LC_ALL`,
+/// else `LC_CTYPE`, else `LANG`) encodes characters in UTF-8, by its name
+/// (`en_US.UTF-8`, `C.utf8`): what git's regexes match characters in.
+fn utf8_ctype() -> bool {
+    let name = ["LC_ALL", "LC_CTYPE", "LANG"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
+        .unwrap_or_default();
+    is_utf8_locale(&name)
+}
+
+/// Whether locale `name`'s codeset (between `.` and `@`) is UTF-8.
+fn is_utf8_locale(name: &str) -> bool {
+    let codeset = name.split_once('.').map_or("", |(_, c)| c);
+    let codeset = codeset.split('@').next().unwrap_or_default();
+    codeset.eq_ignore_ascii_case("utf-8") || codeset.eq_ignore_ascii_case("utf8")
+}
+
 pub(super) fn places_from_process() -> commands::install::Places {
     let dir = |name: &str| {
         std::env::var_os(name)
@@ -152,5 +175,18 @@ pub(super) fn places_from_process() -> commands::install::Places {
         codex_home: dir("CODEX_HOME"),
         xdg_config_home: dir("XDG_CONFIG_HOME"),
         xdg_state_home: dir("XDG_STATE_HOME"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn utf8_locales_by_their_names() {
+        for utf8 in ["en_US.UTF-8", "C.utf8", "de_DE.utf8@euro"] {
+            assert!(super::is_utf8_locale(utf8), "{utf8}");
+        }
+        for other in ["C", "POSIX", "", "en_US.ISO-8859-1", "en_US"] {
+            assert!(!super::is_utf8_locale(other), "{other}");
+        }
     }
 }

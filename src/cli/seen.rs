@@ -65,6 +65,7 @@ const ORDERED: &[&str] = &[
     "output",
     "word_diff",
     "color_words",
+    "word_diff_regex",
 ];
 
 impl Seen {
@@ -119,6 +120,7 @@ const TAKES_NEXT: &[&str] = &[
     "--dst-prefix",
     "--output",
     "--inter-hunk-context",
+    "--word-diff-regex",
 ];
 
 /// git's `-U` and `-X` take a value only when it is attached (`-U5`,

@@ -12,11 +12,12 @@ use crate::model::note::FileChange;
 pub(super) fn lines(
     params: dirstat::Params,
     repo: &gix::Repository,
-    changes: &[TreeChange],
+    (changes, treatments): (&[TreeChange], &[crate::diff::attributes::Treatment]),
     files: &[FileChange],
 ) -> Result<Vec<String>> {
     let mut damaged: Vec<(BString, u64)> = Vec::new();
-    for (c, f) in changes.iter().zip(files) {
+    for (i, (c, f)) in changes.iter().zip(files).enumerate() {
+        let binary = treatments.get(i).map_or([None, None], |t| t.counts.binary);
         let ids = (c.old.map(|s| s.id), c.new.map(|s| s.id));
         let damage = match params.method {
             _ if ids.0 == ids.1 => 0,
@@ -30,7 +31,7 @@ pub(super) fn lines(
             Method::Lines => f.additions + f.deletions,
             Method::Changes => {
                 let (old, new) = (changes::diffed(repo, c.old)?, changes::diffed(repo, c.new)?);
-                dirstat::damage(old.as_deref(), new.as_deref())
+                dirstat::damage(old.as_deref(), new.as_deref(), binary)
             }
         };
         if damage > 0 {

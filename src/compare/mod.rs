@@ -18,11 +18,13 @@ use crate::model::thread::ThreadId;
 use crate::repo::{self, NotesReader, Recorder};
 use crate::store;
 
+mod attributes;
 mod counts;
 mod dirstat;
 mod settings;
 mod sides;
 mod types;
+pub use attributes::{not_supported, word_regexes};
 pub use counts::{Counting, default_ignore_whitespace, fill, turn_counts};
 pub use settings::check as check_settings;
 use sides::*;
@@ -59,6 +61,8 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
     let relative = relative.filter(|r| !r.is_empty());
     let mut notices = Vec::new();
     let turn_thread = thread.clone().filter(|_| matches!(mode, Mode::Turn(_)));
+    // git reads the index's attributes too when a side is the worktree.
+    let live = matches!(mode, Mode::Worktree | Mode::ToWorktree { .. });
     // Read-only, the worktree's new objects are only in memory: everything
     // after reads through this repository.
     let mut in_memory = None;
@@ -94,9 +98,11 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
         ignore_blank_lines: shape.ignore_blank_lines,
         interrupt: ctx.settings.interrupt,
     };
+    let mut attrs = attributes::for_format(format, repo, live, ctx.settings.multibyte)?;
     let Listed {
         files,
         shown,
+        treatments,
         hidden,
         dirstat,
     } = files_and_shown(
@@ -113,13 +119,16 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
             detection: changes::Detection::resolve(repo, &shape.renames)?,
             interrupt: ctx.settings.interrupt,
             keep_summary: !ctx.settings.read_only,
+            ignore_driver_algorithm: shape.ignore_driver_algorithm,
         },
         limit,
+        attrs.as_mut(),
     )?;
     notices.extend(whitespace_notice(hidden));
     let totals = Totals::of(&files);
+    let programs = attributes::programs(&shown, &treatments);
     let patch = if format.patch {
-        patch::build(repo, &shown, how)?
+        patch::build(repo, &shown, &treatments, how)?
     } else {
         Vec::new()
     };
@@ -159,6 +168,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
         },
         sizes,
         dirstat,
+        programs,
     })
 }
 
@@ -281,6 +291,8 @@ struct Compare<'a> {
     /// Remember the summary computed (in the cache of [`cache`]); not when
     /// nothing may be written.
     keep_summary: bool,
+    /// A diff driver's `algorithm` does not apply.
+    ignore_driver_algorithm: bool,
 }
 
 /// The old and new sizes of the binary files of `files` whose content
@@ -312,6 +324,8 @@ struct Listed {
     files: Vec<FileChange>,
     /// The changes whose patches git would show.
     shown: Vec<TreeChange>,
+    /// How their attributes treat the changes of `shown`.
+    treatments: Vec<crate::diff::attributes::Treatment>,
     /// Files left out because whitespace hid their changes.
     hidden: usize,
     /// `--dirstat`'s lines, when asked for.
@@ -332,7 +346,8 @@ fn cache_fits(repo: &gix::Repository, how: &Compare<'_>, space: Space, limited: 
 }
 
 /// The listed files with their counts, the changes whose patches git
-/// would show (only computed for a patch), and the dirstat.
+/// would show (only computed for a patch) with how their attributes treat
+/// them, and the dirstat.
 ///
 /// For counts only, a summary computed before (by a capture, or an earlier
 /// diff of the same trees) answers without reading a tree.
@@ -342,6 +357,7 @@ fn files_and_shown(
     to: &Side,
     how: Compare<'_>,
     mut limit: Option<changes::Pathspecs<'_>>,
+    mut attrs: Option<&mut crate::diff::attributes::Attributes<'_>>,
 ) -> Result<Listed> {
     let Compare {
         space,
@@ -353,6 +369,7 @@ fn files_and_shown(
         detection,
         interrupt,
         keep_summary,
+        ignore_driver_algorithm,
     } = how;
     // Names need no contents, nor does a dirstat by bytes or files: git
     // lists whitespace-only changes there.
@@ -368,17 +385,23 @@ fn files_and_shown(
         && !modes;
     if cacheable && let Some(files) = cache::get(repo, from.tree, to.tree, ignore_whitespace) {
         // The exact summary, when known too, tells what whitespace hides.
-        let hidden = if ignore_whitespace {
-            cache::get(repo, from.tree, to.tree, false).map_or(0, |all| all.len().saturating_sub(files.len()))
-        } else {
-            0
-        };
-        return Ok(Listed {
-            files,
-            shown: Vec::new(),
-            hidden,
-            dirstat: Vec::new(),
-        });
+        let all = ignore_whitespace
+            .then(|| cache::get(repo, from.tree, to.tree, false))
+            .flatten();
+        let hidden = all
+            .as_ref()
+            .map_or(0, |all| all.len().saturating_sub(files.len()));
+        // The cache holds summaries without attributes: good only for files
+        // whose attributes change no count.
+        if attributes::summary_holds(attrs.as_deref_mut(), &files, all.as_deref())? {
+            return Ok(Listed {
+                files,
+                shown: Vec::new(),
+                treatments: Vec::new(),
+                hidden,
+                dirstat: Vec::new(),
+            });
+        }
     }
     // Pathspecs and `--relative` limit what git looks at before it pairs
     // renames and copies.
@@ -389,10 +412,18 @@ fn files_and_shown(
     if let Some(filter) = filter {
         filter.apply(&mut changes);
     }
+    let treatments = match attrs {
+        Some(a) => a.treatments(&changes, ignore_driver_algorithm)?,
+        None => Vec::new(),
+    };
+    let treats: Vec<_> = treatments.iter().map(|t| t.counts).collect();
     let algorithm = crate::diff::lines::algorithm(repo);
-    let mut counts = summary::count_all(repo, &changes, space, algorithm, interrupt)?;
+    let mut counts = summary::count_all(repo, &changes, Some(&treats), space, algorithm, interrupt)?;
     if let Some(how) = recount {
-        for (n, shown) in counts.iter_mut().zip(patch::shown_counts(repo, &changes, how)?) {
+        for (n, shown) in counts
+            .iter_mut()
+            .zip(patch::shown_counts(repo, &changes, &treatments, how)?)
+        {
             if let Some([additions, deletions]) = shown {
                 (n.additions, n.deletions) = (additions, deletions);
             }
@@ -403,7 +434,7 @@ fn files_and_shown(
         Some(params) => dirstat::lines(
             params,
             repo,
-            &changes,
+            (&changes, &treatments),
             &summary::files(&changes, counts.clone(), false),
         )?,
         None => Vec::new(),
@@ -415,18 +446,23 @@ fn files_and_shown(
         .map(|(c, n)| summary::is_visible(c, n, ignore_whitespace))
         .collect();
     let files = summary::files(&changes, counts, ignore_whitespace);
-    if keep_summary && default_counts {
+    if keep_summary && default_counts && treats.iter().all(|t| *t == Default::default()) {
         cache::put(repo, from.tree, to.tree, ignore_whitespace, &files);
     }
     let hidden = visible.iter().filter(|v| !**v).count();
-    let shown: Vec<TreeChange> = changes
+    let mut treatments = treatments.into_iter();
+    let (shown, treatments): (Vec<TreeChange>, Vec<_>) = changes
         .into_iter()
         .zip(visible)
-        .filter_map(|(c, v)| v.then_some(c))
-        .collect();
+        .filter_map(|(c, v)| {
+            let t = treatments.next().unwrap_or_default();
+            v.then_some((c, t))
+        })
+        .unzip();
     Ok(Listed {
         files,
         shown,
+        treatments,
         hidden,
         dirstat,
     })

@@ -168,6 +168,9 @@ pub struct Shape {
     /// `-C`, `--no-renames`, `--find-copies-harder`, `-l`), over
     /// `diff.renames` and `diff.renameLimit`.
     pub renames: crate::diff::changes::Asked,
+    /// The command line named the algorithm (`--diff-algorithm`,
+    /// `--patience`, ...): a diff driver's `algorithm` does not apply.
+    pub ignore_driver_algorithm: bool,
 }
 
 /// How wide `--stat` may be: git's `--stat=<width>,<name-width>`,
@@ -272,6 +275,11 @@ pub struct DiffOutcome {
     /// For `--dirstat`: its lines.
     #[serde(skip)]
     pub dirstat: Vec<String>,
+    /// What git would run a program for in the patch (a diff driver's
+    /// `textconv` or `command`), named for a message: the patch shows
+    /// those files' contents unconverted.
+    #[serde(skip)]
+    pub programs: Vec<String>,
 }
 
 /// How a diff is shown: what the command line (or the page) decides, not

@@ -120,10 +120,12 @@ fn spans(data: &[u8], text: bool) -> HashMap<u32, u64> {
     out
 }
 
-/// `diffcore_count_changes`: bytes of `old` kept, bytes of `new` added.
-pub fn count_changes(old: &[u8], new: &[u8]) -> (u64, u64) {
-    let text = |d: &[u8]| !crate::diff::lines::is_binary(d);
-    let (s, d) = (spans(old, text(old)), spans(new, text(new)));
+/// `diffcore_count_changes`: bytes of `old` kept, bytes of `new` added
+/// (`binary`: each side's diff driver says binary or text; else its
+/// content does).
+pub fn count_changes(old: &[u8], new: &[u8], binary: [Option<bool>; 2]) -> (u64, u64) {
+    let text = |d: &[u8], b: Option<bool>| !b.unwrap_or_else(|| crate::diff::lines::is_binary(d));
+    let (s, d) = (spans(old, text(old, binary[0])), spans(new, text(new, binary[1])));
     let mut copied = 0;
     let mut added = 0;
     for (h, &dc) in &d {
@@ -136,10 +138,10 @@ pub fn count_changes(old: &[u8], new: &[u8]) -> (u64, u64) {
 
 /// The damage `changes` does to a file whose sides are `old` and `new`
 /// (`None`: no such side), as git's `show_dirstat` counts it.
-pub fn damage(old: Option<&[u8]>, new: Option<&[u8]>) -> u64 {
+pub fn damage(old: Option<&[u8]>, new: Option<&[u8]>, binary: [Option<bool>; 2]) -> u64 {
     let damage = match (old, new) {
         (Some(o), Some(n)) => {
-            let (copied, added) = count_changes(o, n);
+            let (copied, added) = count_changes(o, n, binary);
             (o.len() as u64).saturating_sub(copied) + added
         }
         (Some(o), None) => o.len() as u64,

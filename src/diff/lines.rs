@@ -13,6 +13,25 @@ use crate::error::{Context as _, Result};
 /// How git decides that a blob is binary: a NUL in its first 8000 bytes.
 const BINARY_SNIFF: usize = 8000;
 
+/// What a file's attributes change in how its content is counted: its
+/// diff driver's `binary` for each side (`None`: as the content says), and
+/// the algorithm a driver set (`diff.<driver>.algorithm`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Treat {
+    /// Old side, new side: binary (`Some(true)`), text (`Some(false)`), or
+    /// as git's rule finds the content.
+    pub binary: [Option<bool>; 2],
+    /// The algorithm instead of the diff's.
+    pub algorithm: Option<Algorithm>,
+}
+
+impl Treat {
+    /// Whether either side is binary: by its driver, else by its content.
+    pub fn is_binary(&self, old: &[u8], new: &[u8]) -> bool {
+        self.binary[0].unwrap_or_else(|| is_binary(old)) || self.binary[1].unwrap_or_else(|| is_binary(new))
+    }
+}
+
 /// Line counts of one change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Counts {
@@ -37,8 +56,9 @@ pub fn count(
     change: &TreeChange,
     space: Space,
     algorithm: Algorithm,
+    treat: Treat,
 ) -> Result<Counts> {
-    let [counts] = count_modes(repo, change, [space], algorithm)?;
+    let [counts] = count_modes(repo, change, [space], algorithm, treat)?;
     Ok(counts)
 }
 
@@ -48,7 +68,9 @@ pub fn count_modes<const N: usize>(
     change: &TreeChange,
     modes: [Space; N],
     algorithm: Algorithm,
+    treat: Treat,
 ) -> Result<[Counts; N]> {
+    let algorithm = treat.algorithm.unwrap_or(algorithm);
     // A blob too large to read whole is summarised like a binary one: a
     // diff's memory stays bounded whatever the file size.
     if is_large(repo, change.old)? || is_large(repo, change.new)? {
@@ -66,7 +88,7 @@ pub fn count_modes<const N: usize>(
             binary: false,
         }; N]);
     };
-    if is_binary(&old) || is_binary(&new) {
+    if treat.is_binary(&old, &new) {
         return Ok([Counts {
             binary: true,
             ..Counts::default()
@@ -115,17 +137,25 @@ pub enum Algorithm {
 /// unknown).
 pub fn algorithm(repo: &gix::Repository) -> Algorithm {
     let config = repo.config_snapshot();
-    match config
+    config
         .string("diff.algorithm")
-        .map(|v| v.to_string().to_ascii_lowercase())
-        .as_deref()
-    {
-        Some("minimal") => Algorithm::Minimal {
-            frequency_limit: git_before(2, 50),
-        },
-        Some("patience") => Algorithm::Patience,
-        Some("histogram") => Algorithm::Histogram,
-        _ => Algorithm::Myers,
+        .and_then(|v| Algorithm::from_name(&v.to_string()))
+        .unwrap_or(Algorithm::Myers)
+}
+
+impl Algorithm {
+    /// The algorithm git's `parse_algorithm_value` reads `name` as (case
+    /// ignored): `myers` or `default`, `minimal`, `patience`, `histogram`.
+    pub fn from_name(name: &str) -> Option<Algorithm> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "myers" | "default" => Algorithm::Myers,
+            "minimal" => Algorithm::Minimal {
+                frequency_limit: git_before(2, 50),
+            },
+            "patience" => Algorithm::Patience,
+            "histogram" => Algorithm::Histogram,
+            _ => return None,
+        })
     }
 }
 

@@ -2,6 +2,7 @@
 //! summary cache, patches as structured data (rendered by `output`) and
 //! the look git's config gives them.
 
+pub mod attributes;
 pub mod cache;
 pub mod changes;
 pub mod delta;

@@ -8,7 +8,7 @@ use gix::ObjectId;
 use gix::objs::tree::EntryKind;
 
 use crate::diff::changes::{TreeChange, tree_changes};
-use crate::diff::lines::{Algorithm, Counts, Space, count, count_modes};
+use crate::diff::lines::{Algorithm, Counts, Space, Treat, count, count_modes};
 use crate::error::Result;
 use crate::interrupt::Interrupt;
 use crate::model::note::{ChangeKind, FileChange};
@@ -18,10 +18,12 @@ use crate::model::note::{ChangeKind, FileChange};
 pub fn count_all(
     repo: &gix::Repository,
     changes: &[TreeChange],
+    treats: Option<&[Treat]>,
     space: Space,
     algorithm: Algorithm,
     interrupt: Interrupt,
 ) -> Result<Vec<Counts>> {
+    let treat = |i: usize| treats.and_then(|t| t.get(i)).copied().unwrap_or_default();
     const PER_THREAD: usize = 64;
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
@@ -37,9 +39,10 @@ pub fn count_all(
     if threads < 2 {
         return changes
             .iter()
-            .map(|c| {
+            .enumerate()
+            .map(|(i, c)| {
                 interrupt.check()?;
-                count(repo, c, space, algorithm)
+                count(repo, c, space, algorithm, treat(i))
             })
             .collect();
     }
@@ -48,14 +51,16 @@ pub fn count_all(
     std::thread::scope(|s| {
         let handles: Vec<_> = changes
             .chunks(chunk)
-            .map(|part| {
-                let shared = &shared;
+            .enumerate()
+            .map(|(k, part)| {
+                let (shared, treat) = (&shared, &treat);
                 s.spawn(move || {
                     let repo = shared.to_thread_local();
                     part.iter()
-                        .map(|c| {
+                        .enumerate()
+                        .map(|(i, c)| {
                             interrupt.check()?;
-                            count(&repo, c, space, algorithm)
+                            count(&repo, c, space, algorithm, treat(k * chunk + i))
                         })
                         .collect::<Result<Vec<_>>>()
                 })
@@ -127,6 +132,7 @@ pub fn summarize(
     let counts = count_all(
         repo,
         &changes,
+        None,
         ignore_whitespace.into(),
         Algorithm::Myers,
         interrupt,
@@ -147,7 +153,13 @@ pub fn summarize_both(
     let mut squeezed = Vec::with_capacity(changes.len());
     for change in &changes {
         interrupt.check()?;
-        let [e, w] = count_modes(repo, change, [Space::Exact, Space::All], Algorithm::Myers)?;
+        let [e, w] = count_modes(
+            repo,
+            change,
+            [Space::Exact, Space::All],
+            Algorithm::Myers,
+            Treat::default(),
+        )?;
         exact.push(e);
         squeezed.push(w);
     }

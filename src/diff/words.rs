@@ -1,12 +1,15 @@
 //! git's word diff (`--word-diff`, `--color-words`): the removed and added
 //! lines of a run are split into words (runs of non-whitespace, git's
-//! default without a word regex), the words are diffed with xdiff's default
+//! default without a word regex; else what the regex matches, as git's
+//! `find_word_boundaries` finds it), the words are diffed with xdiff's default
 //! Myers as if each were a line, and the result is what to write in order:
 //! unchanged text (taken from the new side, whitespace between words
 //! included), removed words, added words. The page's word highlights use the
 //! same engine.
 
 use gix::diff::blob::{Diff, InternedInput};
+
+use crate::diff::posix::Posix;
 
 /// How word-diff output is marked (`--word-diff=<mode>`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,9 +33,42 @@ pub enum Piece {
     New,
 }
 
-/// Where each word of `text` begins and ends (git's `find_word_boundaries`
-/// without a regex: whitespace separates words).
-fn words(text: &[u8]) -> Vec<(usize, usize)> {
+/// Where each word of `text` begins and ends: git's `find_word_boundaries`,
+/// by the word regex if there is one.
+fn words(text: &[u8], regex: Option<&Posix>) -> Vec<(usize, usize)> {
+    match regex {
+        Some(r) => regex_words(text, r),
+        None => space_words(text),
+    }
+}
+
+/// Words as a regex matches them: from where the last one ended, the
+/// leftmost-longest match of the rest (searched as a string of its own),
+/// cut at a newline; an empty one skips a byte.
+fn regex_words(text: &[u8], regex: &Posix) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut begin = 0;
+    while begin < text.len() {
+        let Some(m) = text.get(begin..).and_then(|rest| regex.find(rest)) else {
+            break;
+        };
+        let (start, stop) = (begin + m.start, begin + m.end);
+        let end = text
+            .get(start..stop)
+            .and_then(|w| w.iter().position(|b| *b == b'\n'))
+            .map_or(stop, |p| start + p);
+        if start == end {
+            begin = start + 1;
+            continue;
+        }
+        out.push((start, end));
+        begin = end;
+    }
+    out
+}
+
+/// Words without a regex: whitespace separates them.
+fn space_words(text: &[u8]) -> Vec<(usize, usize)> {
     let space = crate::diff::space::is_git_space;
     let mut out = Vec::new();
     let mut i = 0;
@@ -53,10 +89,10 @@ fn words(text: &[u8]) -> Vec<(usize, usize)> {
 }
 
 /// The word diff of `minus` (the removed lines, newlines included) and
-/// `plus` (the added ones): the pieces to write, in order, as git's
-/// `diff_words_show` writes them.
-pub fn diff<'a>(minus: &'a [u8], plus: &'a [u8]) -> Vec<(Piece, &'a [u8])> {
-    diff_ranges(minus, plus)
+/// `plus` (the added ones), words as `regex` says: the pieces to write, in
+/// order, as git's `diff_words_show` writes them.
+pub fn diff<'a>(minus: &'a [u8], plus: &'a [u8], regex: Option<&Posix>) -> Vec<(Piece, &'a [u8])> {
+    diff_ranges(minus, plus, regex)
         .into_iter()
         .map(|(piece, r)| {
             let side = if piece == Piece::Old { minus } else { plus };
@@ -67,12 +103,12 @@ pub fn diff<'a>(minus: &'a [u8], plus: &'a [u8]) -> Vec<(Piece, &'a [u8])> {
 
 /// [`diff`] as byte ranges: of `minus` for [`Piece::Old`], of `plus` for
 /// the others.
-pub fn diff_ranges(minus: &[u8], plus: &[u8]) -> Vec<(Piece, std::ops::Range<usize>)> {
+pub fn diff_ranges(minus: &[u8], plus: &[u8], regex: Option<&Posix>) -> Vec<(Piece, std::ops::Range<usize>)> {
     if plus.is_empty() {
         // Only removed: written whole.
         return vec![(Piece::Old, 0..minus.len())];
     }
-    let (mw, pw) = (words(minus), words(plus));
+    let (mw, pw) = (words(minus, regex), words(plus, regex));
     // Each word as a line of its own, as git feeds them to xdiff.
     let as_lines = |text: &[u8], w: &[(usize, usize)]| -> Vec<u8> {
         let mut out = Vec::with_capacity(text.len() + w.len());
@@ -146,7 +182,7 @@ mod tests {
 
     #[test]
     fn changed_words_between_unchanged_text() {
-        let pieces = diff(b"let x = 1;\n", b"let y = 1;\n");
+        let pieces = diff(b"let x = 1;\n", b"let y = 1;\n", None);
         assert_eq!(
             pieces,
             [
@@ -156,6 +192,6 @@ mod tests {
                 (Piece::Context, b" = 1;\n"),
             ]
         );
-        assert_eq!(diff(b"gone\n", b""), [(Piece::Old, &b"gone\n"[..])]);
+        assert_eq!(diff(b"gone\n", b"", None), [(Piece::Old, &b"gone\n"[..])]);
     }
 }

@@ -115,6 +115,20 @@ impl Rule {
     pub fn blank_at_eof(self) -> bool {
         self.has(BLANK_AT_EOF)
     }
+
+    /// The `whitespace` attribute set: every rule that finds errors but
+    /// `tab-in-indent` (git leaves it out of "all"), with `tab_width`.
+    pub fn all(tab_width: usize) -> Rule {
+        Rule {
+            bits: BLANK_AT_EOL | BLANK_AT_EOF | SPACE_BEFORE_TAB | INDENT_WITH_NON_TAB,
+            tab_width,
+        }
+    }
+
+    /// The `whitespace` attribute unset (`-whitespace`): no rule, `tab_width`.
+    pub fn none(tab_width: usize) -> Rule {
+        Rule { bits: 0, tab_width }
+    }
 }
 
 /// The number at the start of `s` as C's `strtol` reads it (leading

@@ -62,6 +62,7 @@ pub fn render(d: &DiffOutcome, out: &mut dyn Write) -> io::Result<()> {
             prefixes: [&d.view.prefixes[0], &d.view.prefixes[1]],
             suppress_blank_empty: d.view.suppress_blank_empty,
             words: d.view.words,
+            word_regex: None,
         };
         match d.view.moved.filter(|_| d.view.color && d.view.words.is_none()) {
             Some(settings) => {

@@ -28,7 +28,7 @@ const DEV_NULL: &[u8] = b"/dev/null";
 
 /// How a patch is written: git's `color.diff` (with the look its config
 /// gives) and `core.quotePath`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct Style<'a> {
     /// Colour it like git.
     pub color: bool,
@@ -43,6 +43,8 @@ pub struct Style<'a> {
     pub suppress_blank_empty: bool,
     /// Hunks written as a word diff in this mode (`--word-diff`).
     pub words: Option<crate::diff::words::Mode>,
+    /// What a word is in the file written (its word regex).
+    pub word_regex: Option<&'a crate::diff::posix::Posix>,
 }
 
 /// Write the patch of one file in `style`.
@@ -70,7 +72,24 @@ pub fn write_marked(p: &FilePatch, style: Style<'_>, moved: &[u8], out: &mut dyn
         Body::Text(hunks) => {
             file_pair_line(out, meta, b"--- ", old_name(h, &a))?;
             file_pair_line(out, meta, b"+++ ", new_name(h, &b))?;
-            let blank_at_eof = p.blank_at_eof.filter(|_| style.look.whitespace.blank_at_eof());
+            // The file's `whitespace` attribute over `core.whitespace`.
+            let own;
+            let look = match p.written.whitespace {
+                Some(rule) => {
+                    own = Look {
+                        whitespace: rule,
+                        ..style.look.clone()
+                    };
+                    &own
+                }
+                None => style.look,
+            };
+            let style = Style {
+                look,
+                word_regex: p.written.word_regex.as_deref(),
+                ..style
+            };
+            let blank_at_eof = p.blank_at_eof.filter(|_| look.whitespace.blank_at_eof());
             let mut moved = moved.iter().copied();
             hunks
                 .iter()
@@ -250,6 +269,7 @@ fn write_hunk(
             color: style.color,
             palette: &style.look.palette,
             suppress_blank_empty: style.suppress_blank_empty,
+            regex: style.word_regex,
         };
         return super::words::write_body(hunk, look, mode, out);
     }

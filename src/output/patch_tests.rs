@@ -17,6 +17,7 @@ fn text(p: &FilePatch, color: bool) -> String {
         prefixes: ["a/", "b/"],
         suppress_blank_empty: false,
         words: None,
+        word_regex: None,
     };
     write(p, style, &mut out).expect("writing to a Vec");
     String::from_utf8_lossy(&out).into_owned()
@@ -57,6 +58,7 @@ fn a_renamed_file_with_a_space_and_a_new_mode() {
             abbrev: [7, 7],
         },
         blank_at_eof: None,
+        written: Default::default(),
         body: Body::Text(vec![Hunk {
             old_start: 1,
             old_len: 1,
@@ -104,6 +106,7 @@ fn a_new_binary_file_with_odd_name() {
         },
         body: Body::Binary(Binary::Differ),
         blank_at_eof: None,
+        written: Default::default(),
     };
     assert_eq!(
         text(&p, true),

@@ -60,6 +60,7 @@ pub fn log(l: &LogOutcome, out: &mut dyn Write) -> io::Result<()> {
                     prefixes: ["a/", "b/"],
                     suppress_blank_empty: false,
                     words: None,
+                    word_regex: None,
                 };
                 super::patch::write(p, style, out)?;
             }

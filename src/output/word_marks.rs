@@ -72,7 +72,7 @@ fn flush(minus: &mut Side, plus: &mut Side, out: &mut Vec<Vec<[usize; 2]>>) {
     }
     let (mut old, mut new) = (Vec::new(), Vec::new());
     if !minus.starts.is_empty() && !plus.starts.is_empty() {
-        for (piece, r) in words::diff_ranges(&minus.text, &plus.text) {
+        for (piece, r) in words::diff_ranges(&minus.text, &plus.text, None) {
             match piece {
                 Piece::Old => old.push(r),
                 Piece::New => new.push(r),

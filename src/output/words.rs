@@ -27,6 +27,8 @@ pub struct Look<'a> {
     pub palette: &'a Palette,
     /// `diff.suppressBlankEmpty`.
     pub suppress_blank_empty: bool,
+    /// What a word is (whitespace separates words when `None`).
+    pub regex: Option<&'a crate::diff::posix::Posix>,
 }
 
 /// Write `hunk`'s lines in word-diff `mode`.
@@ -103,7 +105,7 @@ fn flush<'a>(
         Mode::Plain => (("[-", "-]"), ("{+", "+}"), ("", ""), "\n"),
         Mode::Color => (("", ""), ("", ""), ("", ""), "\n"),
     };
-    for (piece, text) in words::diff(minus, plus) {
+    for (piece, text) in words::diff(minus, plus, style.regex) {
         let (color, (prefix, suffix)) = match piece {
             Piece::Context => (ctx, ctx_mark),
             Piece::Old => (old, old_mark),

@@ -12,6 +12,7 @@ mod diff;
 mod durability;
 mod extension;
 mod fuzz;
+mod git_attributes;
 mod git_cli;
 mod git_options;
 mod hook;

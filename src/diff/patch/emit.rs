@@ -3,8 +3,10 @@
 //! `--inter-hunk-context`) share a hunk; with `--ignore-blank-lines`,
 //! changes of blank lines only are left out unless they sit within the
 //! context of another; with `--function-context` (`-W`), a hunk grows to the
-//! whole function around it, git's way (its function lines are those
-//! starting with a letter, `_` or `$`).
+//! whole function around it, git's way (function lines as [`Funcs`] finds
+//! them).
+
+use super::funcs::Funcs;
 
 /// One change: `chg1` old lines from `i1` replaced by `chg2` new lines from
 /// `i2`; `ignore` when all of them are blank (`--ignore-blank-lines`).
@@ -37,21 +39,16 @@ pub(super) struct Span {
     pub last: usize,
 }
 
-/// git's default function line: it starts with a letter, `_` or `$`.
-pub(super) fn is_func(line: &[u8]) -> bool {
-    line.first()
-        .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_' || *b == b'$')
-}
-
 /// xdiff's `is_empty_rec`: nothing but whitespace.
 fn is_empty(line: &[u8]) -> bool {
     line.iter().all(|b| crate::diff::space::is_git_space(*b))
 }
 
-/// The old and new lines of a diff.
+/// The old and new lines of a diff, and how function lines are found.
 pub(super) struct Sides<'a> {
     pub old: &'a [&'a [u8]],
     pub new: &'a [&'a [u8]],
+    pub funcs: Funcs<'a>,
 }
 
 impl Sides<'_> {
@@ -85,7 +82,7 @@ impl Sides<'_> {
         let step = if start > limit { -1 } else { 1 };
         let mut l = start;
         while l != limit && 0 <= l && l < self.nrec1() {
-            if is_func(self.old_at(l)) {
+            if self.funcs.is_func(self.old_at(l)) {
                 return l;
             }
             l += step;
@@ -156,13 +153,13 @@ pub(super) fn spans(changes: &[Change], sides: &Sides<'_>, conf: &Conf) -> Vec<S
             let mut i1 = c.i1;
             if i1 >= sides.nrec1() {
                 // A whole function added needs no more context.
-                if (c.i2..sides.nrec2()).any(|i2| is_func(sides.new_at(i2))) {
+                if (c.i2..sides.nrec2()).any(|i2| sides.funcs.is_func(sides.new_at(i2))) {
                     break (s1, s2);
                 }
                 i1 = sides.nrec1() - 1;
             }
             let mut fs1 = sides.func_line(i1, -1);
-            while fs1 > 0 && !is_empty(sides.old_at(fs1 - 1)) && !is_func(sides.old_at(fs1 - 1)) {
+            while fs1 > 0 && !is_empty(sides.old_at(fs1 - 1)) && !sides.funcs.is_func(sides.old_at(fs1 - 1)) {
                 fs1 -= 1;
             }
             let fs1 = fs1.max(0);

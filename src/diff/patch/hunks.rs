@@ -1,6 +1,7 @@
 //! Hunks: the edits of two texts grouped with their context, function lines, binary payloads.
 
 use super::emit::{Change, Conf, Sides, Span, spans};
+use super::funcs::Funcs;
 use super::*;
 
 /// The hunks between two texts, with [`CONTEXT`] lines of context, merged
@@ -14,12 +15,13 @@ pub fn hunks(old: &[u8], new: &[u8], ignore_whitespace: bool) -> Vec<Hunk> {
         indent_heuristic: true,
         function_context: false,
         ignore_blank_lines: false,
+        funcs: Funcs::Default,
     };
     hunks_with(old, new, how)
 }
 
 /// The hunks between two texts, found as `how` says.
-pub(super) fn hunks_with(old: &[u8], new: &[u8], how: HunkOptions) -> Vec<Hunk> {
+pub(super) fn hunks_with(old: &[u8], new: &[u8], how: HunkOptions<'_>) -> Vec<Hunk> {
     let HunkOptions {
         space,
         context,
@@ -28,6 +30,7 @@ pub(super) fn hunks_with(old: &[u8], new: &[u8], how: HunkOptions) -> Vec<Hunk> 
         indent_heuristic,
         function_context,
         ignore_blank_lines,
+        funcs,
     } = how;
     if old == new {
         return Vec::new();
@@ -79,6 +82,7 @@ pub(super) fn hunks_with(old: &[u8], new: &[u8], how: HunkOptions) -> Vec<Hunk> 
     let sides = Sides {
         old: &old_lines,
         new: &new_lines,
+        funcs,
     };
     let conf = Conf {
         context: context as isize,
@@ -87,7 +91,7 @@ pub(super) fn hunks_with(old: &[u8], new: &[u8], how: HunkOptions) -> Vec<Hunk> 
     };
     spans(&changes, &sides, &conf)
         .iter()
-        .map(|span| hunk(span, &changes, &old_lines, &new_lines))
+        .map(|span| hunk(span, &changes, &sides))
         .collect()
 }
 
@@ -103,7 +107,8 @@ fn is_blank_line(line: &[u8], space: lines::Space) -> bool {
 
 /// One hunk: its changes with the context around and between them, as
 /// `xdl_emit_diff` writes it (context from the new side).
-fn hunk(span: &Span, changes: &[Change], old_lines: &[&[u8]], new_lines: &[&[u8]]) -> Hunk {
+fn hunk(span: &Span, changes: &[Change], sides: &Sides<'_>) -> Hunk {
+    let (old_lines, new_lines) = (sides.old, sides.new);
     let r = |a: isize, b: isize| a.max(0) as u32..b.max(0) as u32;
     let mut lines = Vec::new();
     let first = changes.get(span.first);
@@ -128,7 +133,7 @@ fn hunk(span: &Span, changes: &[Change], old_lines: &[&[u8]], new_lines: &[&[u8]
         old_len: (span.e1 - span.s1) as u32,
         new_start: (span.s2 + 1) as u32,
         new_len: (span.e2 - span.s2) as u32,
-        function: function_line(old_lines, span.s1.max(0) as u32),
+        function: function_line(old_lines, span.s1.max(0) as u32, sides.funcs),
         lines,
     }
 }
@@ -150,19 +155,15 @@ pub(super) fn push_lines(
     }
 }
 
-/// git's default function context: the closest line above the hunk that
-/// starts with a letter, `_` or `$`, cut to 80 bytes, trailing space dropped,
-/// then cut where its UTF-8 stops being whole.
-pub(super) fn function_line(old_lines: &[&[u8]], hunk_start: u32) -> Option<Vec<u8>> {
+/// git's function context: the closest function line above the hunk (by
+/// `funcs`), its text cut to 80 bytes with trailing space dropped, then
+/// cut where its UTF-8 stops being whole.
+pub(super) fn function_line(old_lines: &[&[u8]], hunk_start: u32, funcs: Funcs<'_>) -> Option<Vec<u8>> {
     let before = old_lines.get(..hunk_start as usize)?;
-    let line = before.iter().rev().find(|l| super::emit::is_func(l))?;
-    let mut l = &line[..line.len().min(80)];
-    while let Some((last, rest)) = l.split_last() {
-        if crate::diff::space::is_git_space(*last) {
-            l = rest;
-        } else {
-            break;
-        }
+    let l = before.iter().rev().find_map(|l| funcs.find(l, 80))?;
+    if l.is_empty() {
+        // A pattern that matched nothing to show: xdiff writes no name.
+        return None;
     }
     // git's `sane_truncate_line`: the header ends where its UTF-8 stops
     // being whole (a character cut at 80 bytes, or bytes that are not UTF-8).

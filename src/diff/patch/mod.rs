@@ -5,9 +5,8 @@
 //! No text is made here: `output::patch` writes git's patch format.
 
 use gix::ObjectId;
-use gix::bstr::BString;
-use gix::objs::tree::EntryKind;
 
+use crate::diff::attributes::Treatment;
 use crate::diff::changes::{self, Side, TreeChange};
 use crate::diff::{delta, lines};
 use crate::error::{Context as _, Result};
@@ -15,10 +14,13 @@ use crate::model::note::ChangeKind;
 use crate::model::whitespace;
 
 mod emit;
+mod funcs;
 mod hunks;
 mod settings;
+mod types;
 pub use hunks::*;
 use settings::{Settings, settings, short_len};
+pub use types::*;
 
 /// Lines of context around changes, like git's default `-U3`.
 pub const CONTEXT: u32 = 3;
@@ -44,9 +46,9 @@ pub struct Options {
     pub interrupt: crate::interrupt::Interrupt,
 }
 
-/// How hunks are found: whitespace, context and the algorithm.
+/// How hunks are found: whitespace, context, the algorithm, function lines.
 #[derive(Debug, Clone, Copy)]
-struct HunkOptions {
+struct HunkOptions<'a> {
     space: lines::Space,
     context: u32,
     inter_hunk: u32,
@@ -57,169 +59,8 @@ struct HunkOptions {
     function_context: bool,
     /// Changes of blank lines alone are left out (`--ignore-blank-lines`).
     ignore_blank_lines: bool,
-}
-
-/// The patch of one file (a type change is two of these).
-#[derive(Debug, Clone)]
-pub struct FilePatch {
-    /// Who the file is on each side and what happened to it.
-    pub header: Header,
-    /// The change of its content.
-    pub body: Body,
-    /// When the new content ends in more blank lines than the old one: the
-    /// first of the old content's trailing blank lines and of the new
-    /// one's, counted from 1 (a count past the end when there are none).
-    /// Added blank lines from there on are git's `blank-at-eof` errors.
-    pub blank_at_eof: Option<[u32; 2]>,
-}
-
-/// The facts of a file's patch header.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Header {
-    /// The path before: the source of a rename, else the path.
-    pub old_path: BString,
-    /// The path after (for a deletion: the deleted path).
-    pub new_path: BString,
-    /// The object before; the null id for a new file.
-    pub old_id: ObjectId,
-    /// The object after; the null id for a deleted file.
-    pub new_id: ObjectId,
-    /// What happened, with the modes involved.
-    pub event: Event,
-    /// The ids must be shown in full (a binary patch needs them).
-    pub full_ids: bool,
-    /// Hex digits of the old and new ids in the `index` line: git's
-    /// `core.abbrev` (auto: growing with the object count), lengthened
-    /// until unique.
-    pub abbrev: [usize; 2],
-}
-
-/// What happened to a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Event {
-    /// The file is new.
-    Added {
-        /// Its mode.
-        mode: EntryKind,
-    },
-    /// The file is gone.
-    Deleted {
-        /// Its mode before.
-        mode: EntryKind,
-    },
-    /// The file stayed at its path; its content or mode changed.
-    Modified {
-        /// The mode before.
-        old_mode: EntryKind,
-        /// The mode after.
-        new_mode: EntryKind,
-    },
-    /// The file moved from `old_path` to `new_path`.
-    Renamed {
-        /// The mode before.
-        old_mode: EntryKind,
-        /// The mode after.
-        new_mode: EntryKind,
-        /// git's similarity index, in percent.
-        similarity: u8,
-    },
-    /// The file is a copy of `old_path` (which stays).
-    Copied {
-        /// The source's mode.
-        old_mode: EntryKind,
-        /// The copy's mode.
-        new_mode: EntryKind,
-        /// git's similarity index, in percent.
-        similarity: u8,
-    },
-}
-
-/// The change of a file's content.
-#[derive(Debug, Clone)]
-pub enum Body {
-    /// Text hunks; none when the content did not change (a pure rename or
-    /// mode change) or when only ignored whitespace did.
-    Text(Vec<Hunk>),
-    /// Either side is binary.
-    Binary(Binary),
-}
-
-/// A binary change.
-#[derive(Debug, Clone)]
-pub enum Binary {
-    /// Only that the contents differ.
-    Differ,
-    /// How to rebuild each side from the other, so that the patch applies
-    /// either way.
-    Patch {
-        /// The content after, from the content before.
-        forward: Payload,
-        /// The content before, from the content after.
-        reverse: Payload,
-    },
-}
-
-/// One direction of a binary patch, as `git diff --binary` chooses it: a
-/// delta against the other side when both sides have content and the
-/// deflated delta is smaller than the deflated content, else the content.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Payload {
-    /// Whole content or delta.
-    pub kind: PayloadKind,
-    /// The inflated size: the content's, or the delta's.
-    pub size: usize,
-    /// The content or the delta, zlib-deflated.
-    pub deflated: Vec<u8>,
-}
-
-/// What a [`Payload`] carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PayloadKind {
-    /// The whole content (`literal <size>`).
-    Literal,
-    /// A pack delta against the other side (`delta <size>`, see [`delta`]).
-    Delta,
-}
-
-/// A run of changes with their context.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hunk {
-    /// The first old line, counted from 1 (for an empty range: the line
-    /// that follows it).
-    pub old_start: u32,
-    /// Old lines covered.
-    pub old_len: u32,
-    /// The first new line, counted from 1 (for an empty range: the line
-    /// that follows it).
-    pub new_start: u32,
-    /// New lines covered.
-    pub new_len: u32,
-    /// git's function-name context, if a line before the hunk qualifies.
-    pub function: Option<Vec<u8>>,
-    /// The lines.
-    pub lines: Vec<Line>,
-}
-
-/// One line of a hunk.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Line {
-    /// Its role.
-    pub kind: LineKind,
-    /// The text without its newline.
-    pub text: Vec<u8>,
-    /// The line had no newline (the file ended there).
-    pub no_newline: bool,
-}
-
-/// The role of a hunk line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LineKind {
-    /// Unchanged, shown for context.
-    Context,
-    /// Only in the old content.
-    Removed,
-    /// Only in the new content.
-    Added,
+    /// How function lines are found.
+    funcs: funcs::Funcs<'a>,
 }
 
 /// Lines added and deleted by each of `changes` as its patch shows them
@@ -228,41 +69,60 @@ pub enum LineKind {
 pub fn shown_counts(
     repo: &gix::Repository,
     changes: &[TreeChange],
+    treatments: &[Treatment],
     opts: Options,
 ) -> Result<Vec<Option<[u64; 2]>>> {
     let settings = settings(repo, opts)?;
     changes
         .iter()
-        .map(|change| {
+        .enumerate()
+        .map(|(i, change)| {
             settings.opts.interrupt.check()?;
-            Ok(match file_patch(repo, change, &settings)? {
-                None => Some([0, 0]),
-                Some(FilePatch {
-                    body: Body::Text(hunks),
-                    ..
-                }) => {
-                    let count = |kind| {
-                        hunks
-                            .iter()
-                            .flat_map(|h| &h.lines)
-                            .filter(|l| l.kind == kind)
-                            .count() as u64
-                    };
-                    Some([count(LineKind::Added), count(LineKind::Removed)])
-                }
-                Some(_) => None,
-            })
+            Ok(
+                match file_patch(repo, change, treatment(treatments, i), &settings)? {
+                    None => Some([0, 0]),
+                    Some(FilePatch {
+                        body: Body::Text(hunks),
+                        ..
+                    }) => {
+                        let count = |kind| {
+                            hunks
+                                .iter()
+                                .flat_map(|h| &h.lines)
+                                .filter(|l| l.kind == kind)
+                                .count() as u64
+                        };
+                        Some([count(LineKind::Added), count(LineKind::Removed)])
+                    }
+                    Some(_) => None,
+                },
+            )
         })
         .collect()
 }
 
-/// Build the patches of `changes`.
-pub fn build(repo: &gix::Repository, changes: &[TreeChange], opts: Options) -> Result<Vec<FilePatch>> {
+/// The treatment of change `i` (none: as without attributes).
+fn treatment(treatments: &[Treatment], i: usize) -> &Treatment {
+    static PLAIN: std::sync::OnceLock<Treatment> = std::sync::OnceLock::new();
+    treatments
+        .get(i)
+        .unwrap_or_else(|| PLAIN.get_or_init(Treatment::default))
+}
+
+/// Build the patches of `changes`, each treated as its attributes say
+/// (`treatments`, one a change).
+pub fn build(
+    repo: &gix::Repository,
+    changes: &[TreeChange],
+    treatments: &[Treatment],
+    opts: Options,
+) -> Result<Vec<FilePatch>> {
     let opts = settings(repo, opts)?;
     let opts = &opts;
     let mut out = Vec::with_capacity(changes.len());
-    for change in changes {
+    for (i, change) in changes.iter().enumerate() {
         opts.opts.interrupt.check()?;
+        let treat = treatment(treatments, i);
         if change.kind == ChangeKind::TypeChanged {
             // git shows a type change as a deletion and an addition.
             let deletion = TreeChange {
@@ -275,17 +135,22 @@ pub fn build(repo: &gix::Repository, changes: &[TreeChange], opts: Options) -> R
                 old: None,
                 ..change.clone()
             };
-            out.extend(file_patch(repo, &deletion, opts)?);
-            out.extend(file_patch(repo, &addition, opts)?);
+            out.extend(file_patch(repo, &deletion, treat, opts)?);
+            out.extend(file_patch(repo, &addition, treat, opts)?);
         } else {
-            out.extend(file_patch(repo, change, opts)?);
+            out.extend(file_patch(repo, change, treat, opts)?);
         }
     }
     Ok(out)
 }
 
 /// The patch of one change; `None` when git shows nothing for it.
-fn file_patch(repo: &gix::Repository, change: &TreeChange, settings: &Settings) -> Result<Option<FilePatch>> {
+fn file_patch(
+    repo: &gix::Repository,
+    change: &TreeChange,
+    treat: &Treatment,
+    settings: &Settings,
+) -> Result<Option<FilePatch>> {
     let opts = settings.opts;
     let Some(event) = event(change) else {
         return Ok(None);
@@ -312,6 +177,7 @@ fn file_patch(repo: &gix::Repository, change: &TreeChange, settings: &Settings) 
             header,
             body: Body::Binary(Binary::Differ),
             blank_at_eof: None,
+            written: Written::default(),
         }));
     }
     let old = content(repo, change.old)?;
@@ -322,9 +188,21 @@ fn file_patch(repo: &gix::Repository, change: &TreeChange, settings: &Settings) 
             header,
             body: Body::Text(Vec::new()),
             blank_at_eof: None,
+            written: Written::default(),
         }));
     }
-    if lines::is_binary(&old) || lines::is_binary(&new) {
+    if treat.counts.is_binary(&old, &new) && old == new {
+        // Binary by attribute, and the same bytes (an empty file added or
+        // deleted): git writes the header alone, full ids with --binary.
+        header.full_ids = opts.binary;
+        return Ok(Some(FilePatch {
+            header,
+            body: Body::Text(Vec::new()),
+            blank_at_eof: None,
+            written: Written::default(),
+        }));
+    }
+    if treat.counts.is_binary(&old, &new) {
         let binary = if opts.binary {
             header.full_ids = true;
             Binary::Patch {
@@ -338,6 +216,7 @@ fn file_patch(repo: &gix::Repository, change: &TreeChange, settings: &Settings) 
             header,
             body: Body::Binary(binary),
             blank_at_eof: None,
+            written: Written::default(),
         }));
     }
     let how = HunkOptions {
@@ -346,8 +225,12 @@ fn file_patch(repo: &gix::Repository, change: &TreeChange, settings: &Settings) 
         inter_hunk: opts.inter_hunk,
         function_context: opts.function_context,
         ignore_blank_lines: opts.ignore_blank_lines,
-        algorithm: settings.algorithm,
+        algorithm: treat.counts.algorithm.unwrap_or(settings.algorithm),
         indent_heuristic: settings.indent_heuristic,
+        funcs: match treat.funcname.as_ref().and_then(|d| d.funcname()) {
+            Some(compiled) => funcs::Funcs::Driver(compiled?),
+            None => funcs::Funcs::Default,
+        },
     };
     let hunks = hunks_with(&old, &new, how);
     let same_mode = matches!(event, Event::Modified { old_mode, new_mode } if old_mode == new_mode);
@@ -355,10 +238,23 @@ fn file_patch(repo: &gix::Repository, change: &TreeChange, settings: &Settings) 
         // Only whitespace changed: git shows nothing for this file.
         return Ok(None);
     }
+    let whitespace =
+        treat
+            .whitespace
+            .rule(settings.whitespace)
+            .map_err(|problem| crate::Error::BadInput {
+                source_name: format!("the whitespace attribute of {}", change.path),
+                problem,
+            })?;
     Ok(Some(FilePatch {
         header,
         body: Body::Text(hunks),
         blank_at_eof: blank_at_eof(&old, &new),
+        written: Written {
+            whitespace,
+            driver_word_regex: treat.word_regex.clone(),
+            word_regex: None,
+        },
     }))
 }
 

@@ -7,6 +7,7 @@ use gix::ObjectId;
 use super::Options;
 use crate::diff::lines;
 use crate::error::{Error, Result};
+use crate::model::whitespace::Rule;
 
 /// The settings of a whole patch, read once, not per file.
 pub(super) fn settings(repo: &gix::Repository, opts: Options) -> Result<Settings> {
@@ -23,6 +24,10 @@ pub(super) fn settings(repo: &gix::Repository, opts: Options) -> Result<Settings
         } else {
             flate2::Compression::fast()
         },
+        whitespace: repo
+            .config_snapshot()
+            .string("core.whitespace")
+            .map_or_else(Default::default, |v| Rule::parse(&v.to_string()).0),
     })
 }
 
@@ -93,4 +98,6 @@ pub(super) struct Settings {
     pub(super) abbrev: usize,
     /// The zlib level of binary payloads.
     pub(super) compression: flate2::Compression,
+    /// `core.whitespace` (a file's `whitespace` attribute starts from it).
+    pub(super) whitespace: Rule,
 }

@@ -96,6 +96,9 @@ fn binary_payloads_are_git_choice_of_delta_or_literal() {
 #[test]
 fn function_context_like_git() {
     let old: Vec<&[u8]> = vec![b"fn main() {  \n", b"    let x = 1;\n", b"    y();\n"];
-    assert_eq!(function_line(&old, 2), Some(b"fn main() {".to_vec()));
-    assert_eq!(function_line(&old, 0), None);
+    assert_eq!(
+        function_line(&old, 2, Default::default()),
+        Some(b"fn main() {".to_vec())
+    );
+    assert_eq!(function_line(&old, 0, Default::default()), None);
 }
