@@ -99,13 +99,8 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
         interrupt: ctx.settings.interrupt,
     };
     let mut attrs = attributes::for_format(format, repo, live, ctx.settings.multibyte)?;
-    let Listed {
-        files,
-        shown,
-        treatments,
-        hidden,
-        dirstat,
-    } = files_and_shown(
+    #[rustfmt::skip]
+    let Listed { files, shown, treatments, hidden, dirstat } = files_and_shown(
         repo,
         &from,
         &to,
