@@ -313,20 +313,6 @@ fn binary_sizes(
     Ok(sizes)
 }
 
-/// What [`files_and_shown`] finds.
-struct Listed {
-    /// The listed files with their counts.
-    files: Vec<FileChange>,
-    /// The changes whose patches git would show.
-    shown: Vec<TreeChange>,
-    /// How their attributes treat the changes of `shown`.
-    treatments: Vec<crate::diff::attributes::Treatment>,
-    /// Files left out because whitespace hid their changes.
-    hidden: usize,
-    /// `--dirstat`'s lines, when asked for.
-    dirstat: Vec<String>,
-}
-
 /// Whether the summary cache of [`cache`] holds what `how` asks for: git's
 /// default renames and counts of every path, whitespace all or nothing.
 fn cache_fits(repo: &gix::Repository, how: &Compare<'_>, space: Space, limited: bool) -> bool {

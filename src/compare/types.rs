@@ -348,3 +348,17 @@ impl DiffOutcome {
         self.sizes.get(f.path_bytes().as_ref()).copied().unwrap_or((0, 0))
     }
 }
+
+/// What `files_and_shown` finds.
+pub(super) struct Listed {
+    /// The listed files with their counts.
+    pub(super) files: Vec<FileChange>,
+    /// The changes whose patches git would show.
+    pub(super) shown: Vec<TreeChange>,
+    /// How their attributes treat the changes of `shown`.
+    pub(super) treatments: Vec<crate::diff::attributes::Treatment>,
+    /// Files left out because whitespace hid their changes.
+    pub(super) hidden: usize,
+    /// `--dirstat`'s lines, when asked for.
+    pub(super) dirstat: Vec<String>,
+}

@@ -272,8 +272,7 @@ fn drivers_binary_and_whitespace_attributes_print_what_git_prints() {
 #[test]
 fn word_regexes_split_words_as_git_does() {
     let (r, a, b) = fixture();
-    // (`--color-words` after `--word-diff-regex` drops the regex in git:
-    // `--word-diff=color` keeps it.)
+    // (`--word-diff=color` keeps a regex given before it.)
     let outputs: &[&[&str]] = &[
         &["--word-diff=porcelain"],
         &["--word-diff"],
@@ -294,8 +293,24 @@ fn word_regexes_split_words_as_git_does() {
     ];
     let bad = mismatches(&r, (&a, &b), cases, outputs);
     assert!(bad.is_empty(), "{}", bad.join("\n\n"));
-    // --color-words=<regex> is that regex with colour.
-    let bad = mismatches(&r, (&a, &b), &[(&[], &["--color-words=[a-z]+"])], &[&[]]);
+    // --color-words=<regex> is that regex with colour; the options replace
+    // each other's regex in their order, as git's.
+    let last_wins: &[(&[&str], &[&str])] = &[
+        (&[], &["--color-words=[a-z]+"]),
+        (&[], &["--word-diff-regex=[a-z]+", "--color-words"]),
+        (&[], &["--color-words=[a-z]+", "--word-diff-regex=[0-9]+"]),
+        (&[], &["--word-diff-regex", "[a-z]+"]),
+        (
+            &[],
+            &[
+                "--word-diff-regex=[a-z]+",
+                "--word-diff=none",
+                "--word-diff-regex=.",
+            ],
+        ),
+        (&[], &["--color-words=[a-z]+", "--word-diff=porcelain"]),
+    ];
+    let bad = mismatches(&r, (&a, &b), last_wins, &[&[]]);
     assert!(bad.is_empty(), "{}", bad.join("\n\n"));
 }
 

@@ -319,7 +319,7 @@ fn output_writes_the_diff_to_a_file_like_git() {
 #[test]
 fn options_not_supported_are_refused_by_name() {
     let (r, _, _) = fixture();
-    let option = "--raw";
+    let option = "--break-rewrites";
     let run = r.t3(&["diff", "--thread", THREAD, option]).fails(2);
     assert_eq!(
         run.stderr.trim_end().lines().count(),
