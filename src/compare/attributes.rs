@@ -122,3 +122,15 @@ pub fn word_regexes(
     }
     Ok(())
 }
+
+/// git's stat pass runs before the patch over every file, and a diff
+/// driver's algorithm stays set on git's options after its file: the patch
+/// of a file no driver algorithm names is made with the last one the stat
+/// pass set (diff.c's `run_diffstat` and `run_diff_cmd` both call
+/// `set_diff_algorithm` on the shared options).
+pub(super) fn carry_stat_algorithm(treatments: &mut [crate::diff::attributes::Treatment]) {
+    let last = treatments.iter().rev().find_map(|t| t.counts.algorithm);
+    for t in treatments {
+        t.counts.algorithm = t.counts.algorithm.or(last);
+    }
+}

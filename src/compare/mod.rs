@@ -21,6 +21,7 @@ use crate::store;
 mod attributes;
 mod counts;
 mod dirstat;
+mod listing;
 mod settings;
 mod sides;
 mod types;
@@ -127,18 +128,9 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
     } else {
         Vec::new()
     };
-    let mut sizes = binary_sizes_for(format, repo, (from.tree, to.tree), &files)?;
+    let mut sizes = listing::binary_sizes_for(format, repo, (from.tree, to.tree), &files)?;
     let (mut files, mut patch) = (files, patch);
-    let mut whole = Vec::new();
-    if let Some(rel) = &relative {
-        if format.summary {
-            // git's --summary names files whole.
-            whole.clone_from(&files);
-        }
-        // Paths shown relative to the directory, once everything that reads
-        // the trees by path is done.
-        strip_relative_all(rel, &mut files, &mut patch, &mut sizes);
-    }
+    let whole = listing::relative(relative.as_ref(), format, &mut files, &mut patch, &mut sizes);
     let pre_turn_tree = user_edits.map(|_| from.label.clone());
     Ok(DiffOutcome {
         from: from.label,
@@ -199,53 +191,6 @@ fn resolve(
     })
 }
 
-/// Every path of `files`, `patch` and `sizes` without the `--relative`
-/// part `rel`.
-fn strip_relative_all(
-    rel: &[u8],
-    files: &mut [FileChange],
-    patch: &mut [FilePatch],
-    sizes: &mut std::collections::HashMap<Vec<u8>, (u64, u64)>,
-) {
-    for f in files.iter_mut() {
-        let path = strip_relative(rel, &f.path_bytes());
-        let old = f.old_path_bytes().map(|old| strip_relative(rel, &old));
-        *f = FileChange {
-            similarity: f.similarity,
-            modes: f.modes,
-            ..FileChange::new(
-                &path,
-                old.as_deref(),
-                f.kind,
-                [f.additions, f.deletions],
-                f.binary,
-            )
-        };
-    }
-    for p in patch.iter_mut() {
-        p.header.old_path = strip_relative(rel, &p.header.old_path).into();
-        p.header.new_path = strip_relative(rel, &p.header.new_path).into();
-    }
-    *sizes = std::mem::take(sizes)
-        .into_iter()
-        .map(|(path, size)| (strip_relative(rel, &path), size))
-        .collect();
-}
-
-/// For `--stat`: the sizes of the binary files (else none).
-fn binary_sizes_for(
-    format: Formats,
-    repo: &gix::Repository,
-    (from, to): (ObjectId, ObjectId),
-    files: &[FileChange],
-) -> Result<std::collections::HashMap<Vec<u8>, (u64, u64)>> {
-    if format.stat {
-        binary_sizes(repo, from, to, files)
-    } else {
-        Ok(Default::default())
-    }
-}
-
 /// "2 files differ only in whitespace": said when whitespace hid any.
 fn whitespace_notice(hidden: usize) -> Option<String> {
     (hidden > 0).then(|| {
@@ -255,13 +200,6 @@ fn whitespace_notice(hidden: usize) -> Option<String> {
             if hidden == 1 { "s" } else { "" }
         )
     })
-}
-
-/// `path` without the `--relative` part `rel`, and without the `/` after
-/// it (git strips the bytes, so `--relative=su` makes `sub/a` into `b/a`).
-fn strip_relative(rel: &[u8], path: &[u8]) -> Vec<u8> {
-    let rest = path.strip_prefix(rel).unwrap_or(path);
-    rest.strip_prefix(b"/").unwrap_or(rest).to_vec()
 }
 
 /// How files are compared and listed.
@@ -288,29 +226,6 @@ struct Compare<'a> {
     keep_summary: bool,
     /// A diff driver's `algorithm` does not apply.
     ignore_driver_algorithm: bool,
-}
-
-/// The old and new sizes of the binary files of `files` whose content
-/// differs (git's `Bin <old> -> <new> bytes`), by path.
-fn binary_sizes(
-    repo: &gix::Repository,
-    from: ObjectId,
-    to: ObjectId,
-    files: &[FileChange],
-) -> Result<std::collections::HashMap<Vec<u8>, (u64, u64)>> {
-    let mut sizes = std::collections::HashMap::new();
-    for f in files.iter().filter(|f| f.binary) {
-        let path = f.path_bytes();
-        let old_path = f.old_path_bytes().unwrap_or_else(|| path.clone());
-        let old = changes::blob_at(repo, from, &old_path)?;
-        let new = changes::blob_at(repo, to, &path)?;
-        if old.map(|b| b.0) == new.map(|b| b.0) {
-            continue;
-        }
-        let size = |b: Option<(ObjectId, u64)>| b.map_or(0, |b| b.1);
-        sizes.insert(path.to_vec(), (size(old), size(new)));
-    }
-    Ok(sizes)
 }
 
 /// Whether the summary cache of [`cache`] holds what `how` asks for: git's
@@ -393,7 +308,7 @@ fn files_and_shown(
     if let Some(filter) = filter {
         filter.apply(&mut changes);
     }
-    let treatments = match attrs {
+    let mut treatments = match attrs {
         Some(a) => a.treatments(&changes, ignore_driver_algorithm)?,
         None => Vec::new(),
     };
@@ -431,15 +346,10 @@ fn files_and_shown(
         cache::put(repo, from.tree, to.tree, ignore_whitespace, &files);
     }
     let hidden = visible.iter().filter(|v| !**v).count();
-    let mut treatments = treatments.into_iter();
-    let (shown, treatments): (Vec<TreeChange>, Vec<_>) = changes
-        .into_iter()
-        .zip(visible)
-        .filter_map(|(c, v)| {
-            let t = treatments.next().unwrap_or_default();
-            v.then_some((c, t))
-        })
-        .unzip();
+    if format.patch && format.counts_pass() {
+        attributes::carry_stat_algorithm(&mut treatments);
+    }
+    let (shown, treatments) = listing::visible_only(changes, &visible, treatments);
     Ok(Listed {
         files,
         shown,

@@ -83,6 +83,17 @@ pub struct Formats {
 }
 
 impl Formats {
+    /// Whether git runs its stat pass (`compute_diffstat`) over the files:
+    /// for `--numstat`, `--stat`, `--shortstat` or a dirstat by lines.
+    pub fn counts_pass(&self) -> bool {
+        self.numstat
+            || self.stat
+            || self.shortstat
+            || self
+                .dirstat
+                .is_some_and(|d| d.method == crate::diff::dirstat::Method::Lines)
+    }
+
     /// Whether a format counts lines (else git lists names without looking
     /// at contents, so whitespace-only changes are listed even when
     /// whitespace is ignored).

@@ -139,6 +139,9 @@ fn write_files(r: &TestRepo, after: bool) {
         "c\nb\nc\na\nc\nx\nx\ny\nc\nc\n"
     };
     r.write("zz-later.txt", later);
+    // The same before every driver: git's stat pass leaves the last
+    // driver's algorithm set, and a patch after a stat inherits it.
+    r.write("aa-early.txt", later);
     if after {
         // An empty file added at a binary path: the header alone.
         r.write("bin/empty.dat", "");
@@ -225,6 +228,8 @@ fn drivers_binary_and_whitespace_attributes_print_what_git_prints() {
         &["--color"],
         &["--binary"],
         &["--dirstat=0"],
+        &["--stat", "-p"],
+        &["--dirstat=lines,0", "-p"],
     ];
     let cases: &[(&[&str], &[&str])] = &[
         (&[], &[]),
