@@ -188,24 +188,35 @@ pub fn write(
     old: &Prompts,
     new: &Prompts,
 ) -> Result<()> {
-    if old.pending == new.pending && old.kept == new.kept {
+    let Some(update) = update(rec, thread, old, new)? else {
         return Ok(());
+    };
+    if update.new.is_some() {
+        rec.sync()?;
+    }
+    repo::update_refs(lock, &[update], "t3: prompts")
+}
+
+/// The ref update [`write`] makes (`None`: nothing to change), its objects
+/// written through `rec` and not flushed: for a caller that moves it with
+/// other refs, after one flush of everything `rec` wrote.
+pub fn update(
+    rec: &Recorder<'_>,
+    thread: &ThreadId,
+    old: &Prompts,
+    new: &Prompts,
+) -> Result<Option<RefUpdate>> {
+    if old.pending == new.pending && old.kept == new.kept {
+        return Ok(None);
     }
     let reference = prompts_ref(thread);
     let expect = old.commit.map_or(Expect::Absent, Expect::Is);
     if new.pending.is_none() && new.kept.is_empty() {
-        if old.commit.is_none() {
-            return Ok(());
-        }
-        return repo::update_refs(
-            lock,
-            &[RefUpdate {
-                name: reference,
-                new: None,
-                expect,
-            }],
-            "t3: prompts",
-        );
+        return Ok(old.commit.map(|_| RefUpdate {
+            name: reference,
+            new: None,
+            expect,
+        }));
     }
     let mut tree = gix::objs::Tree::empty();
     for (turn, id) in &new.kept {
@@ -240,16 +251,11 @@ pub fn write(
     }
     let tree = rec.write_object(&tree)?;
     let commit = repo::write_commit(rec, tree, Vec::new(), &format!("t3 prompts ref={reference}"))?;
-    rec.sync()?;
-    repo::update_refs(
-        lock,
-        &[RefUpdate {
-            name: reference.clone(),
-            new: Some(commit),
-            expect,
-        }],
-        "t3: prompts",
-    )
+    Ok(Some(RefUpdate {
+        name: reference,
+        new: Some(commit),
+        expect,
+    }))
 }
 
 #[cfg(test)]

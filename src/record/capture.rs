@@ -116,6 +116,17 @@ pub struct CaptureOutcome {
 /// Capture the worktree as a turn of `opts.thread`, with the repository
 /// lock held.
 pub fn capture(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome> {
+    capture_then(lock, opts, |_, _| Ok(Vec::new()))
+}
+
+/// [`capture`], and the ref updates `then` returns for the turn written
+/// (their objects written through the capture's recorder) moved in the
+/// same transaction as its ref: one flush of objects and one of refs.
+pub fn capture_then(
+    lock: &Locked<'_>,
+    opts: Options,
+    then: impl FnOnce(&Recorder<'_>, u64) -> Result<Vec<crate::repo::RefUpdate>>,
+) -> Result<CaptureOutcome> {
     let repo = lock.repo();
     let Options {
         thread,
@@ -202,7 +213,8 @@ pub fn capture(lock: &Locked<'_>, opts: Options) -> Result<CaptureOutcome> {
         ..Note::new(&thread, turn)
     };
     let t = crate::trace::span("write commit, note, ref");
-    let checkpoint = store::write(lock, &rec, &thread, snapshot.tree, note, expect)?;
+    let also = then(&rec, turn)?;
+    let checkpoint = store::write_with(lock, &rec, (&thread, snapshot.tree), note, expect, also)?;
     drop(t);
     // Published, so flushed: the cache may name its objects now.
     snapshot.keep_cache(&rec)?;

@@ -40,13 +40,39 @@ pub fn begin(common_dir: &Path, locks: &[PathBuf]) -> Result<InFlight> {
         text.push_str(&l.to_string_lossy());
         text.push('\n');
     }
-    crate::atomic::write(&record, text.as_bytes(), None, crate::atomic::Durability::Cache)?;
+    // Written in place, and emptied when done rather than removed: no new
+    // file (an inode to allocate, a rename) for every ref update. A torn
+    // record only names fewer lock files.
+    if write_in_place(&record, text.as_bytes()).is_err() {
+        crate::atomic::write(&record, text.as_bytes(), None, crate::atomic::Durability::Cache)?;
+    }
     Ok(InFlight { record })
+}
+
+/// Overwrite the regular file `path` (created when missing) with `data`;
+/// anything else there (a FIFO, a symlink) is an error.
+fn write_in_place(path: &Path, data: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    if !f.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    // Emptied first: a record cut short never names an older write's locks.
+    f.set_len(0)?;
+    f.write_all(data)
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.record);
+        if write_in_place(&self.record, b"").is_err() {
+            let _ = std::fs::remove_file(&self.record);
+        }
     }
 }
 
@@ -54,9 +80,13 @@ impl Drop for InFlight {
 /// module docs); returns them. Called with the repository lock held.
 pub fn recover(common_dir: &Path) -> Vec<PathBuf> {
     let record = record_path(common_dir);
-    let Ok(meta) = std::fs::metadata(&record) else {
+    let Ok(meta) = std::fs::symlink_metadata(&record) else {
         return Vec::new();
     };
+    if meta.is_file() && meta.len() == 0 {
+        // The last write finished.
+        return Vec::new();
+    }
     let written = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
     let text = crate::fsread::read_regular(&record, false)
         .ok()
@@ -74,6 +104,33 @@ pub fn recover(common_dir: &Path) -> Vec<PathBuf> {
             removed.push(lock);
         }
     }
-    let _ = std::fs::remove_file(&record);
+    if write_in_place(&record, b"").is_err() {
+        let _ = std::fs::remove_file(&record);
+    }
     removed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_finished_write_empties_its_record_and_a_killed_one_is_recovered() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("t3")).unwrap();
+        let lock = dir.path().join("refs-x.lock");
+        let record = record_path(dir.path());
+        // Done: the record stays, empty, and names nothing.
+        drop(begin(dir.path(), std::slice::from_ref(&lock)).unwrap());
+        assert_eq!(std::fs::read(&record).unwrap(), b"");
+        std::fs::write(&lock, b"").unwrap();
+        assert!(recover(dir.path()).is_empty());
+        assert!(lock.exists(), "a lock no record names is left alone");
+        // Killed while holding the lock: the next holder removes it.
+        std::mem::forget(begin(dir.path(), std::slice::from_ref(&lock)).unwrap());
+        std::fs::write(&lock, b"").unwrap();
+        assert_eq!(recover(dir.path()).len(), 1);
+        assert!(!lock.exists());
+        assert_eq!(std::fs::read(&record).unwrap(), b"");
+    }
 }

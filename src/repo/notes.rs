@@ -113,16 +113,19 @@ pub fn commit_notes(
     message: &str,
     change: impl FnMut(Option<ObjectId>) -> Result<Option<NotesChange>>,
 ) -> Result<()> {
-    commit_notes_with(lock, &Recorder::new(lock.repo()), message, change)
+    commit_notes_with(lock, &Recorder::new(lock.repo()), message, &[], change)
 }
 
 /// [`commit_notes`], writing the notes objects through `rec`, whose flush
 /// before the notes ref moves then also covers what the caller wrote
-/// through it before (one wave of flushes instead of two).
+/// through it before (one wave of flushes instead of two); `also` are ref
+/// updates made in the same transaction, after the notes ref (see
+/// [`edit_notes_then`]).
 fn commit_notes_with(
     lock: &Locked<'_>,
     rec: &Recorder<'_>,
     message: &str,
+    also: &[RefUpdate],
     mut change: impl FnMut(Option<ObjectId>) -> Result<Option<NotesChange>>,
 ) -> Result<()> {
     let repo = lock.repo();
@@ -134,7 +137,7 @@ fn commit_notes_with(
             squash,
         }) = change(parent)?
         else {
-            return Ok(());
+            return rec.sync().and_then(|()| update_refs(lock, also, message));
         };
         let root = match parent {
             Some(commit) => commit_tree(repo, commit)?,
@@ -143,7 +146,7 @@ fn commit_notes_with(
         let tree = apply_edits(rec, root, &edits)?;
         if parent.is_some() && tree == root && extra_parents.is_empty() {
             // Nothing to commit; what the caller wrote is still flushed.
-            return rec.sync();
+            return rec.sync().and_then(|()| update_refs(lock, also, message));
         }
         ensure_tree_object(rec, tree)?;
         let parents = parent
@@ -154,16 +157,28 @@ fn commit_notes_with(
         let commit = write_commit(rec, tree, parents, message)?;
         rec.sync()?;
         crate::fault::point("after-objects");
-        let update = RefUpdate {
+        let notes = RefUpdate {
             name: NOTES_REF.into(),
             new: Some(commit),
             expect: parent.map_or(Expect::Absent, Expect::Is),
         };
-        match update_refs(lock, &[update], message) {
+        let updates: Vec<RefUpdate> = std::iter::once(notes).chain(also.iter().cloned()).collect();
+        match update_refs(lock, &updates, message) {
             Ok(()) => return Ok(()),
-            Err(Error::Conflict { .. }) if attempt + 1 < ATTEMPTS => {
-                // Someone else committed notes meanwhile: back off a little and
-                // apply our edits on top of theirs.
+            Err(Error::Conflict { .. }) => {
+                // A conflict on another ref of the transaction is the
+                // caller's: the notes ref did not move.
+                if !also.is_empty() && find_ref(repo, NOTES_REF)? == parent {
+                    let names: Vec<&str> = also.iter().map(|u| u.name.as_str()).collect();
+                    return Err(Error::Conflict {
+                        reference: names.join(", "),
+                    });
+                }
+                if attempt + 1 == ATTEMPTS {
+                    break;
+                }
+                // Someone else committed notes meanwhile: back off a little
+                // and apply our edits on top of theirs.
                 std::thread::sleep(std::time::Duration::from_millis(2 + u64::from(attempt) * 3));
             }
             Err(e) => return Err(e),
@@ -190,7 +205,28 @@ pub fn edit_notes_with(
     if edits.is_empty() {
         return rec.sync();
     }
-    commit_notes_with(lock, rec, message, |_| {
+    edit_notes_then(lock, rec, edits, message, &[])
+}
+
+/// [`edit_notes_with`], and `then` moved in the same ref transaction, after
+/// the notes ref: one lock, one flush of the refs instead of one each.
+///
+/// gix renames the lock files in the order given, so a process killed
+/// half-way leaves at most the notes moved (a note on a commit no ref
+/// names, which is harmless); the files are flushed together afterwards,
+/// as every journaling file system (ext4, xfs) commits the renames in the
+/// order they were made.
+pub fn edit_notes_then(
+    lock: &Locked<'_>,
+    rec: &Recorder<'_>,
+    edits: &[NoteEdit],
+    message: &str,
+    then: &[RefUpdate],
+) -> Result<()> {
+    if edits.is_empty() {
+        return rec.sync().and_then(|()| update_refs(lock, then, message));
+    }
+    commit_notes_with(lock, rec, message, then, |_| {
         Ok(Some(NotesChange {
             edits: edits.to_vec(),
             extra_parents: Vec::new(),

@@ -13,11 +13,11 @@
 
 use gix::ObjectId;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::repo::lock::Locked;
-use crate::repo::notes::{NoteEdit, edit_notes_with};
+use crate::repo::notes::{NoteEdit, edit_notes_then};
 use crate::repo::objects::{Recorder, ensure_tree_object, write_commit};
-use crate::repo::refs::{Expect, RefUpdate, update_refs};
+use crate::repo::refs::{Expect, RefUpdate};
 
 /// A snapshot to publish as a parentless commit under a ref, with its note.
 #[derive(Debug)]
@@ -35,6 +35,9 @@ pub struct Publication<'a> {
     /// Commits the new one keeps reachable (none for a checkpoint; a revert
     /// journal keeps the turns it will remove and the user's index).
     pub keep: Vec<ObjectId>,
+    /// Other refs moved in the same transaction, after the ref (their
+    /// objects written through the same [`Recorder`]).
+    pub also: Vec<RefUpdate>,
 }
 
 /// Publish `p`: objects, note, ref, each on disk before the next. Returns the commit.
@@ -46,25 +49,21 @@ pub fn publish(lock: &Locked<'_>, rec: &Recorder<'_>, p: Publication<'_>) -> Res
         expect,
         message,
         keep,
+        also,
     } = p;
     ensure_tree_object(rec, tree)?;
     let commit = write_commit(rec, tree, keep, &format!("t3 checkpoint ref={reference}"))?;
     // The notes objects join the checkpoint's, and one flush covers both
-    // (the fault point "after-objects" fires right after it).
-    let t = crate::trace::span("notes");
-    edit_notes_with(lock, rec, &[NoteEdit::Set(commit, note)], message)?;
-    drop(t);
-    crate::fault::point("after-note");
+    // (the fault point "after-objects" fires right after it); the notes ref
+    // and the ref move in one transaction, in that order.
     let update = RefUpdate {
         name: reference.to_owned(),
         new: Some(commit),
         expect,
     };
-    update_refs(lock, &[update], message).map_err(|e| match e {
-        Error::Conflict { .. } => Error::Conflict {
-            reference: reference.to_owned(),
-        },
-        other => other,
-    })?;
+    let t = crate::trace::span("notes and ref");
+    let refs: Vec<RefUpdate> = std::iter::once(update).chain(also).collect();
+    edit_notes_then(lock, rec, &[NoteEdit::Set(commit, note)], message, &refs)?;
+    drop(t);
     Ok(commit)
 }

@@ -83,6 +83,7 @@ impl<'l, 'r> Saga<'l, 'r> {
                 expect: Expect::Absent,
                 message: "t3: revert started",
                 keep,
+                also: Vec::new(),
             },
         )?;
         crate::fault::point("after-journal");

@@ -343,8 +343,21 @@ pub fn write(
     rec: &Recorder<'_>,
     thread: &ThreadId,
     tree: ObjectId,
+    note: Note,
+    expect: Expect,
+) -> Result<Checkpoint> {
+    write_with(lock, rec, (thread, tree), note, expect, Vec::new())
+}
+
+/// [`write`], moving the refs `also` (whose objects went through `rec`) in
+/// the same transaction, after the checkpoint's ref.
+pub fn write_with(
+    lock: &Locked<'_>,
+    rec: &Recorder<'_>,
+    (thread, tree): (&ThreadId, ObjectId),
     mut note: Note,
     expect: Expect,
+    also: Vec<crate::repo::RefUpdate>,
 ) -> Result<Checkpoint> {
     let reference = thread.checkpoint_ref(note.turn);
     // Every reader refuses notes over MAX_NOTE_BYTES: a summary too large
@@ -360,6 +373,7 @@ pub fn write(
             expect,
             message: &format!("t3: checkpoint turn {}", note.turn),
             keep: Vec::new(),
+            also,
         },
     )?;
     Ok(Checkpoint {

@@ -562,7 +562,7 @@ fn timings_show_where_a_capture_spends_its_time() {
         "open repository",
         "status walk",
         "summary",
-        "notes",
+        "notes and ref",
         "capture total (after open)",
     ] {
         let line = run

@@ -17,11 +17,14 @@ pub(super) fn submitted(
     let rec = Recorder::new(repo);
     let mut action = if created { Did::Baseline } else { Did::Prompt };
     let mut pre_turn_tree = None;
+    // The snapshot's cache is written in the background while the prompt
+    // is recorded (a capture below waits for it first: it reads the cache).
+    let mut writing_cache = None;
     if !created {
         let snapshot = crate::snapshot::snapshot(lock, &rec)?;
         snapshot.keep_cache(&rec)?;
         let tree = snapshot.tree;
-        drop(snapshot);
+        writing_cache = Some(snapshot);
         let base = base_tree(repo, thread)?;
         let mut changed = base != Some(tree);
         // The turn of a prompt still pending never ended (interrupted, or
@@ -29,6 +32,7 @@ pub(super) fn submitted(
         if let Some(stale) = old.fresh(latest(repo, thread)?).cloned() {
             let start = stale.pre_turn_tree().or(base);
             if start != Some(tree) {
+                drop(writing_cache.take());
                 let pre = stale.pre_turn_tree();
                 let out = record::capture(
                     lock,
@@ -47,6 +51,7 @@ pub(super) fn submitted(
         // A background task (a subagent) finished since the last turn:
         // what changed since is its work, a turn of its own.
         if changed && let Some(task) = prompt.background.as_deref() {
+            drop(writing_cache.take());
             let out = record::capture(
                 lock,
                 record::Options {
@@ -78,6 +83,7 @@ pub(super) fn submitted(
         pre_turn_tree: pre_turn_tree.map(|t| t.to_string()),
     });
     prompts::write(lock, &rec, thread, &old, &new)?;
+    drop(writing_cache);
     Ok((action, turn))
 }
 
@@ -173,14 +179,14 @@ pub(super) fn ended(
     };
     let pre = opts.pre_turn_tree;
     let recapture = opts.replace;
-    let out = record::capture(lock, opts)?;
-    let turn = out.checkpoint.note.turn;
-    if !recapture {
-        keep(&mut new, turn, pre);
-    }
-    // The objects are the capture's; this only moves the prompts ref.
-    prompts::write(lock, &Recorder::new(repo), thread, &old, &new)?;
-    Ok((action, turn, out.scope_notices))
+    // The prompts ref moves with the turn's ref, in one transaction.
+    let out = record::capture_then(lock, opts, |rec, turn| {
+        if !recapture {
+            keep(&mut new, turn, pre);
+        }
+        Ok(prompts::update(rec, thread, &old, &new)?.into_iter().collect())
+    })?;
+    Ok((action, out.checkpoint.note.turn, out.scope_notices))
 }
 
 /// The latest turn, when this end repeats its end (the agent went on after
