@@ -19,6 +19,7 @@
 
 pub mod atomic;
 pub mod child;
+pub mod cores;
 pub mod error;
 pub mod fault;
 pub mod fsread;

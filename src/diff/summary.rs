@@ -25,10 +25,7 @@ pub fn count_all(
 ) -> Result<Vec<Counts>> {
     let treat = |i: usize| treats.and_then(|t| t.get(i)).copied().unwrap_or_default();
     const PER_THREAD: usize = 64;
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(changes.len() / PER_THREAD)
-        .min(8);
+    let threads = crate::cores::cores().min(changes.len() / PER_THREAD).min(8);
     // Objects kept in memory (a read-only worktree diff) stay with this
     // thread's repository: `into_sync` leaves them behind.
     let threads = if repo.objects.num_objects_in_memory() > 0 {

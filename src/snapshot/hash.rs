@@ -253,9 +253,7 @@ fn hash_untracked(
     paths: Vec<(BString, Option<Known>)>,
     index: &gix::index::State,
 ) -> Result<Vec<(BString, ObjectId, EntryKind, Stat)>> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(MAX_THREADS);
+    let threads = crate::cores::cores().min(MAX_THREADS);
     let workdir = ctx.workdir;
     let sink = ctx.rec.sink();
     let stop = ctx.interrupt;

@@ -207,8 +207,7 @@ fn note_walked(w: &Walked) {
 /// wait for it (measured at 300 files on 2 cores: 10-12 % less wall time a
 /// capture, the same CPU time).
 fn cores() -> usize {
-    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *N.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
+    crate::cores::cores()
 }
 
 /// The status walk's `lstat` threads: every core but the one the untracked

@@ -18,11 +18,13 @@ pub(super) fn submitted(
     let mut action = if created { Did::Baseline } else { Did::Prompt };
     let mut pre_turn_tree = None;
     // The snapshot's cache is written in the background while the prompt
-    // is recorded (a capture below waits for it first: it reads the cache).
+    // is recorded, and kept once the prompt's objects and the snapshot's
+    // are flushed, in one wave (a capture below keeps it first: it reads
+    // the cache).
     let mut writing_cache = None;
+    let keep_cache = |s: Option<crate::snapshot::Snapshot>| s.map_or(Ok(()), |s| s.keep_cache(&rec));
     if !created {
         let snapshot = crate::snapshot::snapshot(lock, &rec)?;
-        snapshot.keep_cache(&rec)?;
         let tree = snapshot.tree;
         writing_cache = Some(snapshot);
         let base = base_tree(repo, thread)?;
@@ -32,7 +34,7 @@ pub(super) fn submitted(
         if let Some(stale) = old.fresh(latest(repo, thread)?).cloned() {
             let start = stale.pre_turn_tree().or(base);
             if start != Some(tree) {
-                drop(writing_cache.take());
+                keep_cache(writing_cache.take())?;
                 let pre = stale.pre_turn_tree();
                 let out = record::capture(
                     lock,
@@ -51,7 +53,7 @@ pub(super) fn submitted(
         // A background task (a subagent) finished since the last turn:
         // what changed since is its work, a turn of its own.
         if changed && let Some(task) = prompt.background.as_deref() {
-            drop(writing_cache.take());
+            keep_cache(writing_cache.take())?;
             let out = record::capture(
                 lock,
                 record::Options {
@@ -83,7 +85,7 @@ pub(super) fn submitted(
         pre_turn_tree: pre_turn_tree.map(|t| t.to_string()),
     });
     prompts::write(lock, &rec, thread, &old, &new)?;
-    drop(writing_cache);
+    keep_cache(writing_cache)?;
     Ok((action, turn))
 }
 
