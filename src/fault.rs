@@ -131,3 +131,26 @@ pub fn wait(name: &str, default: std::time::Duration) -> std::time::Duration {
 pub fn wait(_name: &str, default: std::time::Duration) -> std::time::Duration {
     default
 }
+
+/// Write this process's peak resident memory (`VmHWM`, KiB) to the file
+/// `T3_TEST_PEAK_FILE` names, if any: the peak of this program alone. (The
+/// `ru_maxrss` a parent gets from `wait4` also holds the parent's own peak
+/// when the child was started by `vfork`, as Rust's `Command` does.)
+#[cfg(feature = "fault-injection")]
+pub fn report_peak() {
+    let Some(path) = std::env::var_os("T3_TEST_PEAK_FILE") else {
+        return;
+    };
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let peak = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .map(|v| v.trim().trim_end_matches("kB").trim().to_owned())
+        .unwrap_or_default();
+    let _ = std::fs::write(path, peak);
+}
+
+/// Without the `fault-injection` feature this does nothing.
+#[cfg(not(feature = "fault-injection"))]
+#[inline(always)]
+pub fn report_peak() {}

@@ -31,5 +31,6 @@ fn main() -> ExitCode {
         Ok(outcome) => output::finish(&outcome, format, quiet, &env.terminal, env.interrupt),
         Err(e) => output::fail(&e, format),
     };
+    git_t3::fault::report_peak();
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 pub const THREAD: &str = "thread-7f3c";
 /// `git t3 diff` of `THREAD`'s turn 1 with whitespace changes shown (as
@@ -585,7 +586,12 @@ impl TestRepo {
     /// Linux carries a parent's peak into a child it starts, so tests keep
     /// their own memory small (no large buffers).
     pub fn peak_rss_and_code(&self, args: &[&str]) -> (i32, i64) {
-        let child = self.spawn_t3(args, &[]);
+        // The program reports its own peak (test builds: `fault::report_peak`);
+        // `ru_maxrss` below also holds this test process's peak.
+        let report = self
+            .tmp()
+            .join(format!("peak-{}", NEXT_PEAK.fetch_add(1, Ordering::Relaxed)));
+        let child = self.spawn_t3(args, &[("T3_TEST_PEAK_FILE", report.to_str().unwrap())]);
         let pid = i32::try_from(child.id()).unwrap();
         let mut status = 0;
         // SAFETY: an all-zero rusage is valid; wait4 writes into the two locals.
@@ -599,7 +605,10 @@ impl TestRepo {
         } else {
             -1
         };
-        (code, usage.ru_maxrss)
+        let own = std::fs::read_to_string(&report)
+            .ok()
+            .and_then(|s| s.trim().parse::<i64>().ok());
+        (code, own.unwrap_or(usage.ru_maxrss))
     }
 
     /// Turn `turn` of `thread` now points at a forged checkpoint commit of
@@ -840,3 +849,6 @@ pub fn turn_diff_and_git(
     let theirs = r.git_in(&r.root, &[&conf[..], &["diff"], git_args, args, &[a, b]].concat());
     (mine, theirs)
 }
+
+/// Names the peak reports of `peak_rss_and_code` apart.
+static NEXT_PEAK: AtomicU64 = AtomicU64::new(0);
