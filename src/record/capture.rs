@@ -143,22 +143,13 @@ pub fn capture_then(
         transcript,
         prompt_id,
     } = opts;
-    // A revert stopped half-way left a worktree that is neither the turn
-    // before nor the target: never recorded as a turn.
-    if let Some(j) = crate::revert::in_progress(repo, &thread)?
-        && j.step != crate::revert::Step::Done
-    {
-        return Err(Error::RevertInProgress {
-            thread: thread.to_string(),
-            to_turn: j.to_turn,
-            step: j.step.as_str().into(),
-        });
-    }
+    refuse_during_revert(repo, &thread)?;
     let t = crate::trace::span("list refs");
-    let refs = store::thread_refs(repo, &thread)?;
+    let entries = store::thread_ref_entries(repo, &thread)?;
+    let refs = store::turn_refs_of(repo, &thread, &entries);
     drop(t);
     let mut notes = NotesReader::open(repo)?;
-    let (turn, expect) = turn_and_expect(repo, &mut notes, &thread, &refs, turn, replace)?;
+    let (turn, expect) = turn_and_expect(repo, &mut notes, &thread, (&refs, &entries), turn, replace)?;
 
     // The snapshot's objects go into one pack (see `repo::pack`).
     let rec = Recorder::packing(repo);
@@ -237,13 +228,26 @@ pub fn capture_then(
     })
 }
 
+/// A revert stopped half-way left a worktree that is neither the turn
+/// before nor the target: never recorded as a turn.
+fn refuse_during_revert(repo: &gix::Repository, thread: &ThreadId) -> Result<()> {
+    match crate::revert::in_progress(repo, thread)? {
+        Some(j) if j.step != crate::revert::Step::Done => Err(Error::RevertInProgress {
+            thread: thread.to_string(),
+            to_turn: j.to_turn,
+            step: j.step.as_str().into(),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// The turn to write (`turn`, else the next) and what its ref must be
 /// now: absent, or a placeholder (or, with `replace`, any checkpoint).
 fn turn_and_expect(
     repo: &gix::Repository,
     notes: &mut NotesReader<'_>,
     thread: &ThreadId,
-    refs: &[store::TurnRef],
+    (refs, entries): (&[store::TurnRef], &[crate::repo::RefEntry]),
     turn: Option<u64>,
     replace: bool,
 ) -> Result<(u64, Expect)> {
@@ -255,7 +259,7 @@ fn turn_and_expect(
             )));
         }
         Some(t) => t,
-        None => store::next_turn(repo, notes, thread)?,
+        None => store::next_turn_of(repo, notes, thread, entries)?,
     };
     let expect = match refs.iter().find(|t| t.turn == turn) {
         None => Expect::Absent,

@@ -70,11 +70,22 @@ pub struct TurnRef {
 /// The checkpoint refs of `thread`, sorted by turn. Names that are not
 /// canonical turn numbers are skipped here (`verify` reports them).
 pub fn thread_refs(repo: &gix::Repository, thread: &ThreadId) -> Result<Vec<TurnRef>> {
+    Ok(turn_refs_of(repo, thread, &thread_ref_entries(repo, thread)?))
+}
+
+/// Every ref under the checkpoints prefix of `thread`, whatever it holds
+/// (read once, for [`turn_refs_of`] and [`next_turn_of`]).
+pub fn thread_ref_entries(repo: &gix::Repository, thread: &ThreadId) -> Result<Vec<repo::RefEntry>> {
+    repo::list_refs(repo, &thread.checkpoints_prefix())
+}
+
+/// [`thread_refs`] of the refs `entries` of `thread`.
+pub fn turn_refs_of(repo: &gix::Repository, thread: &ThreadId, entries: &[repo::RefEntry]) -> Vec<TurnRef> {
     let prefix = thread.checkpoints_prefix();
     // Symbolic refs, and refs at anything but a commit (anyone who can push
     // can make one), are not checkpoints: skipped here, reported by `verify`.
-    let mut turns: Vec<TurnRef> = repo::list_refs(repo, &prefix)?
-        .into_iter()
+    let mut turns: Vec<TurnRef> = entries
+        .iter()
         .filter_map(|r| {
             let rest = r.name.strip_prefix(prefix.as_bytes())?;
             let turn = parse_turn(rest.to_str().ok()?)?;
@@ -83,7 +94,7 @@ pub fn thread_refs(repo: &gix::Repository, thread: &ThreadId) -> Result<Vec<Turn
         })
         .collect();
     turns.sort_by_key(|t| t.turn);
-    Ok(turns)
+    turns
 }
 
 /// The turn a new checkpoint takes by default: one above the thread's
@@ -93,9 +104,19 @@ pub fn thread_refs(repo: &gix::Repository, thread: &ThreadId) -> Result<Vec<Turn
 /// (a ref at a blob, or fetched with a forged number, is in the way of its
 /// number, but never moves the count); 1 for a new thread.
 pub fn next_turn(repo: &gix::Repository, notes: &mut NotesReader<'_>, thread: &ThreadId) -> Result<u64> {
+    next_turn_of(repo, notes, thread, &thread_ref_entries(repo, thread)?)
+}
+
+/// [`next_turn`] of the refs `entries` of `thread`.
+pub fn next_turn_of(
+    repo: &gix::Repository,
+    notes: &mut NotesReader<'_>,
+    thread: &ThreadId,
+    entries: &[repo::RefEntry],
+) -> Result<u64> {
     let prefix = thread.checkpoints_prefix();
-    let mut numbered: Vec<(u64, Option<ObjectId>)> = repo::list_refs(repo, &prefix)?
-        .into_iter()
+    let mut numbered: Vec<(u64, Option<ObjectId>)> = entries
+        .iter()
         .filter_map(|r| {
             let turn = parse_turn(r.name.strip_prefix(prefix.as_bytes())?.to_str().ok()?)?;
             Some((turn, r.target))
