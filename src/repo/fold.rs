@@ -285,8 +285,10 @@ fn reencoded(repo: &gix::Repository, id: gix::ObjectId) -> Result<Entry<'static>
     let object = repo
         .find_object(id)
         .context(|| format!("could not read object {id} to fold its pack"))?;
-    let bytes =
-        pack::whole_entry(object.kind, &object.data).context(|| format!("could not compress object {id}"))?;
+    let mut bytes = pack::entry_header(object.kind, object.data.len() as u64);
+    let compressed = crate::repo::loose::zlib(gix::zlib::Compression::BEST_SPEED, &[], &object.data)
+        .context(|| format!("could not compress object {id}"))?;
+    bytes.extend_from_slice(&compressed);
     Ok(Entry {
         id,
         crc: crc32fast::hash(&bytes),

@@ -272,15 +272,8 @@ impl Drop for PackSink {
     }
 }
 
-/// Object `data` of `kind` as a whole pack entry (header and zlib stream).
-pub(crate) fn whole_entry(kind: gix::objs::Kind, data: &[u8]) -> std::io::Result<Vec<u8>> {
-    let mut bytes = entry_header(kind, data.len() as u64);
-    bytes.extend_from_slice(&zlib(Compression::BEST_SPEED, &[], data)?);
-    Ok(bytes)
-}
-
 /// A pack entry's header: the type and the size, 4 bits then 7 at a time.
-fn entry_header(kind: gix::objs::Kind, size: u64) -> Vec<u8> {
+pub(crate) fn entry_header(kind: gix::objs::Kind, size: u64) -> Vec<u8> {
     let code: u8 = match kind {
         gix::objs::Kind::Commit => 1,
         gix::objs::Kind::Tree => 2,
