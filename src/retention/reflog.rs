@@ -101,8 +101,10 @@ fn trim_one(common: &Path, name: &str) -> Result<usize> {
     let Some(_held) = Held::create(&ref_lock) else {
         return Ok(0);
     };
-    let text =
-        crate::fsread::read_regular(&log, false).context(|| format!("could not read {}", log.display()))?;
+    // Not a regular file (a link, a FIFO): not ours to rewrite.
+    let Ok(text) = crate::fsread::read_regular(&log, false) else {
+        return Ok(0);
+    };
     let lines: Vec<&[u8]> = text.split_inclusive(|b| *b == b'\n').collect();
     let Some(drop_n) = lines.len().checked_sub(KEEP).filter(|n| *n > 0) else {
         return Ok(0);
