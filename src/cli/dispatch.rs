@@ -289,7 +289,9 @@ fn upkeep(command: Command, edge: &Edge<'_>, open: &dyn Fn() -> Result<Context>)
             };
             Outcome::Prune(commands::prune::run(&open()?, opts)?)
         }
-        Command::Maintenance(a) => Outcome::Maintenance(commands::prune::maintenance(&open()?, a.prune)?),
+        Command::Maintenance(a) => {
+            Outcome::Maintenance(commands::prune::maintenance(&open()?, a.prune, a.auto)?)
+        }
         Command::Drop(a) => {
             // Always named (`@` names the current thread on purpose).
             let named = Named::given(&a.thread.thread)?;

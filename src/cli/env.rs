@@ -121,7 +121,7 @@ impl Environment {
     }
 }
 
-/// Start `git t3 maintenance [--prune]` in `dir`, detached: this program
+/// Start `git t3 maintenance --auto [--prune]` in `dir`, detached: this program
 /// again, in its own process group, with no stdin, stdout or stderr (an
 /// agent's hook waits for its pipes to close). What the binary installs as
 /// the library's [`crate::retention::maintenance::Starter`].
@@ -131,7 +131,7 @@ pub fn start_maintenance(dir: &std::path::Path, prune: bool) -> bool {
         return false;
     };
     let mut cmd = std::process::Command::new(exe);
-    cmd.arg("-C").arg(dir).args(["-q", "maintenance"]);
+    cmd.arg("-C").arg(dir).args(["-q", "maintenance", "--auto"]);
     if prune {
         cmd.arg("--prune");
     }

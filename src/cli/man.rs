@@ -371,6 +371,10 @@ Paths never captured (same syntax as .gitignore).
 .B $GIT_COMMON_DIR/t3/prune\-stamp, $GIT_COMMON_DIR/t3/maintenance.lock
 When the daily prune last ran; the lock that keeps two background
 maintenance runs from overlapping.
+.TP
+.B $GIT_COMMON_DIR/t3/packs/
+An empty file named after each pack git\-t3 wrote: the packs background
+maintenance folds (past 8), whatever gc.auto says.
 .SH "SEE ALSO"
 git(1), git-diff(1), git-notes(1), git-restore(1), git-difftool(1)
 "#;

@@ -228,6 +228,9 @@ pub struct MaintenanceArgs {
     /// Prune threads older than t3.pruneAfter first
     #[arg(long)]
     pub prune: bool,
+    /// Run git gc --auto only when due (the run a capture starts)
+    #[arg(long)]
+    pub auto: bool,
 }
 
 /// Arguments of `push` and `fetch`.

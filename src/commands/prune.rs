@@ -221,21 +221,30 @@ pub struct MaintenanceOutcome {
     /// The prune, when asked for and `t3.pruneAfter` is on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pruned: Option<PruneOutcome>,
-    /// Whether `git gc --auto` ran and succeeded.
-    pub gc: bool,
+    /// What folding git-t3's own packs did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub folded: Option<repo::fold::Folded>,
+    /// Reflog entries trimmed (see `retention::reflog`).
+    pub reflog_entries_dropped: usize,
+    /// Whether `git gc --auto` succeeded (`None`: not run, as it was not
+    /// due).
+    pub gc: Option<bool>,
 }
 
-/// Run maintenance (with the daily prune when `prune`). A failed prune
-/// does not keep git from packing: gc runs, then the prune's error is
-/// returned.
-pub fn maintenance(ctx: &Context, prune: bool) -> Result<MaintenanceOutcome> {
+/// Run maintenance (with the daily prune when `prune`): fold git-t3's
+/// packs, trim the reflogs, then `git gc --auto` — with `auto` (the run a
+/// capture starts), only when it is due. A failed prune or fold does not
+/// keep git from packing: gc runs, then the first error is returned.
+pub fn maintenance(ctx: &Context, prune: bool, auto: bool) -> Result<MaintenanceOutcome> {
     let repo = &ctx.repo;
     maintenance::lower_priority();
     let Some(_held) = maintenance::try_lock(repo)? else {
         return Ok(MaintenanceOutcome {
             already_running: true,
             pruned: None,
-            gc: false,
+            folded: None,
+            reflog_entries_dropped: 0,
+            gc: None,
         });
     };
     let pruned = if prune {
@@ -254,16 +263,26 @@ pub fn maintenance(ctx: &Context, prune: bool) -> Result<MaintenanceOutcome> {
     } else {
         None
     };
-    // A signal ends the run here, before git is started.
+    // A signal ends the run here, before anything else is written.
     if let Some(Err(e @ crate::error::Error::Interrupted { .. })) = pruned {
         return Err(e);
     }
-    maintenance::touch(repo, maintenance::Stamp::Gc)?;
-    let dir = repo.workdir().unwrap_or_else(|| repo.git_dir());
-    let gc = maintenance::git_gc_auto(dir, ctx.settings.interrupt)?;
+    let folded = repo::fold::fold(repo, repo::fold::LIMIT);
+    ctx.settings.interrupt.check()?;
+    let trimmed = retention::reflog::trim(repo);
+    ctx.settings.interrupt.check()?;
+    let gc = if !auto || maintenance::due(repo).gc {
+        maintenance::touch(repo, maintenance::Stamp::Gc)?;
+        let dir = repo.workdir().unwrap_or_else(|| repo.git_dir());
+        Some(maintenance::git_gc_auto(dir, ctx.settings.interrupt)?)
+    } else {
+        None
+    };
     Ok(MaintenanceOutcome {
         already_running: false,
         pruned: pruned.transpose()?,
+        folded: Some(folded?),
+        reflog_entries_dropped: trimmed?,
         gc,
     })
 }

@@ -90,5 +90,18 @@ pub fn maintenance(m: &MaintenanceOutcome, quiet: bool, out: &mut dyn Write) -> 
     if let Some(p) = &m.pruned {
         prune(p, false, out)?;
     }
-    writeln!(out, "git gc --auto {}", if m.gc { "ran" } else { "failed" })
+    if let Some(f) = m.folded.as_ref().filter(|f| f.packs > 0) {
+        writeln!(
+            out,
+            "folded {} of git-t3's packs ({} objects) into one; {} left",
+            f.packs, f.objects, f.left
+        )?;
+    }
+    if m.reflog_entries_dropped > 0 {
+        writeln!(out, "trimmed {} reflog entries", m.reflog_entries_dropped)?;
+    }
+    match m.gc {
+        Some(ok) => writeln!(out, "git gc --auto {}", if ok { "ran" } else { "failed" }),
+        None => Ok(()),
+    }
 }

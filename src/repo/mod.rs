@@ -13,6 +13,7 @@ pub mod alive;
 pub mod blob_stream;
 pub mod disk;
 pub mod durable;
+pub mod fold;
 pub mod index_file;
 pub mod inflight;
 pub mod lock;

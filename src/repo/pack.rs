@@ -7,6 +7,9 @@
 //! most of a small capture's time went there. A [`PackSink`] gathers them
 //! instead, compressed as they come (on the hashing threads), and writes
 //! them as one pack and its index: two files, whatever the count.
+//! Each pack written is recorded as git-t3's own (an empty file named after
+//! it in `t3/packs`, see [`record_dir`]), so that background maintenance
+//! can fold git-t3's packs, and only those (`repo::fold`).
 //!
 //! The files are git's own formats, pack version 2 (whole objects, no
 //! deltas) and index version 2, written to temporary files in
@@ -14,13 +17,15 @@
 //! last (the index makes the pack visible), as `git index-pack` does. A
 //! `.keep` file is made before, and removed once the caller has published
 //! the refs naming the objects ([`PackSink::release`]): until then nothing
-//! reaches them, and `git repack -a -d` would drop them. `git gc --auto`
-//! folds the packs together when there are more than `gc.autoPackLimit`
-//! (see `retention::maintenance`).
+//! reaches them, and `git repack -a -d` would drop them (nor does git-t3's
+//! own fold touch a kept pack). Background maintenance folds git-t3's packs
+//! past a small count, and `git gc --auto` folds all packs past
+//! `gc.autoPackLimit` (see `retention::maintenance`).
 //!
 //! Memory stays bounded: past [`SPILL_BYTES`] of compressed data, what was
 //! gathered is written as a pack at once and gathering starts anew.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -39,17 +44,26 @@ pub const SPILL_BYTES: usize = 32 << 20;
 /// pack instead of going loose.
 const COPY_BYTES: usize = 4 << 20;
 
+/// The folder, in the common git dir's `t3/`, that records which packs
+/// git-t3 wrote: an empty file named after each (`pack-<hash>`).
+pub const RECORD_DIR: &str = "packs";
+
+/// Where `repo`'s own packs are recorded (see [`RECORD_DIR`]).
+pub fn record_dir(repo: &gix::Repository) -> PathBuf {
+    crate::repo::t3_common_dir(repo).join(RECORD_DIR)
+}
+
 /// An object ready for a pack: its entry (header and zlib stream) and the
 /// entry's CRC-32, as the index keeps it.
-struct Entry {
-    id: ObjectId,
-    crc: u32,
-    bytes: Vec<u8>,
+pub(crate) struct Entry<'a> {
+    pub(crate) id: ObjectId,
+    pub(crate) crc: u32,
+    pub(crate) bytes: Cow<'a, [u8]>,
 }
 
 #[derive(Default)]
 struct Gathered {
-    entries: Vec<Entry>,
+    entries: Vec<Entry<'static>>,
     /// Every id gathered or written by this sink.
     ids: HashSet<ObjectId>,
     bytes: usize,
@@ -76,6 +90,21 @@ pub struct Written {
     keep: Option<PathBuf>,
 }
 
+impl Written {
+    /// The pack's name, `pack-<hash>` (its files without the extension).
+    pub fn name(&self) -> Option<&str> {
+        self.pack.file_stem()?.to_str()
+    }
+
+    /// Remove the `.keep` file made for it, if any (a file already gone is
+    /// fine).
+    pub fn release(&mut self) {
+        if let Some(keep) = self.keep.take() {
+            let _ = std::fs::remove_file(keep);
+        }
+    }
+}
+
 /// Objects gathered for one pack, from any thread.
 pub struct PackSink {
     pack_dir: PathBuf,
@@ -83,6 +112,8 @@ pub struct PackSink {
     /// Compressed bytes gathered before they are written ([`SPILL_BYTES`]).
     spill: usize,
     hash: gix::hash::Kind,
+    /// Where the packs written are recorded as git-t3's ([`record_dir`]).
+    record: Option<PathBuf>,
     gathered: Mutex<Gathered>,
 }
 
@@ -95,13 +126,20 @@ impl std::fmt::Debug for PackSink {
 }
 
 impl PackSink {
-    /// A sink writing into `objects/pack` of the objects folder `objects`.
-    pub fn new(objects: &Path, level: Compression, hash: gix::hash::Kind) -> Arc<PackSink> {
+    /// A sink writing into `objects/pack` of the objects folder `objects`,
+    /// recording each pack it writes in `record` (see [`record_dir`]).
+    pub fn new(
+        objects: &Path,
+        level: Compression,
+        hash: gix::hash::Kind,
+        record: Option<PathBuf>,
+    ) -> Arc<PackSink> {
         Arc::new(PackSink {
             pack_dir: objects.join("pack"),
             level,
             spill: SPILL_BYTES,
             hash,
+            record,
             gathered: Mutex::new(Gathered::default()),
         })
     }
@@ -131,7 +169,11 @@ impl PackSink {
             return Ok(());
         }
         g.bytes += bytes.len();
-        g.entries.push(Entry { id, crc, bytes });
+        g.entries.push(Entry {
+            id,
+            crc,
+            bytes: Cow::Owned(bytes),
+        });
         if !g.uncopied {
             if g.copy_bytes + data.len() <= COPY_BYTES {
                 g.copy_bytes += data.len();
@@ -187,9 +229,7 @@ impl PackSink {
     /// (or the objects are not needed). A file already gone is fine.
     pub fn release(&self) {
         for w in &mut self.lock().written {
-            if let Some(keep) = w.keep.take() {
-                let _ = std::fs::remove_file(keep);
-            }
+            w.release();
         }
     }
 
@@ -201,6 +241,9 @@ impl PackSink {
         g.bytes = 0;
         g.uncopy();
         let written = write_pack(&self.pack_dir, self.hash, &entries)?;
+        if let (Some(dir), Some(name)) = (&self.record, written.name()) {
+            record(dir, name);
+        }
         g.written.push(written);
         Ok(())
     }
@@ -230,7 +273,7 @@ impl Drop for PackSink {
 }
 
 /// A pack entry's header: the type and the size, 4 bits then 7 at a time.
-fn entry_header(kind: gix::objs::Kind, size: u64) -> Vec<u8> {
+pub(crate) fn entry_header(kind: gix::objs::Kind, size: u64) -> Vec<u8> {
     let code: u8 = match kind {
         gix::objs::Kind::Commit => 1,
         gix::objs::Kind::Tree => 2,
@@ -270,8 +313,31 @@ impl<W: std::io::Write> Hashing<W> {
     }
 }
 
-/// Write `entries` as a pack and its index into `pack_dir`.
-fn write_pack(pack_dir: &Path, hash: gix::hash::Kind, entries: &[Entry]) -> std::io::Result<Written> {
+/// Record the pack `name` (`pack-<hash>`) as git-t3's in `dir`: best
+/// effort, as a pack left unrecorded is only never folded by git-t3 (git's
+/// own gc still packs it).
+pub(crate) fn record(dir: &Path, name: &str) {
+    let path = dir.join(name);
+    let create = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+    };
+    if create().is_err() && std::fs::create_dir_all(dir).is_ok() {
+        let _ = create();
+    }
+}
+
+/// Write `entries` as a pack and its index into `pack_dir`, with a `.keep`
+/// file (see [`Written::release`]); the caller records the pack as
+/// git-t3's.
+pub(crate) fn write_pack(
+    pack_dir: &Path,
+    hash: gix::hash::Kind,
+    entries: &[Entry<'_>],
+) -> std::io::Result<Written> {
     create_dir(pack_dir)?;
     let count = u32::try_from(entries.len()).map_err(std::io::Error::other)?;
     // The pack: header, entries, checksum.

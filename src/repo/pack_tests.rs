@@ -13,6 +13,7 @@ fn gathered_objects_become_packs_git_reads_spilling_past_the_limit() {
         level: Compression::BEST_SPEED,
         spill: 4000,
         hash: gix::hash::Kind::Sha1,
+        record: None,
         gathered: Mutex::new(Gathered::default()),
     });
     let mut objs = Vec::new();
@@ -66,7 +67,7 @@ fn gathered_objects_become_packs_git_reads_spilling_past_the_limit() {
 #[test]
 fn objects_are_kept_as_they_are_while_small_and_nothing_was_written() {
     let dir = tempfile::tempdir().unwrap();
-    let sink = PackSink::new(dir.path(), Compression::BEST_SPEED, gix::hash::Kind::Sha1);
+    let sink = PackSink::new(dir.path(), Compression::BEST_SPEED, gix::hash::Kind::Sha1, None);
     let blob = |data: &[u8]| {
         let id = gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, data).unwrap();
         sink.add(gix::objs::Kind::Blob, data, id).unwrap();
@@ -85,7 +86,7 @@ fn objects_are_kept_as_they_are_while_small_and_nothing_was_written() {
     assert!(sink.copies().is_none());
     assert!(!sink.has_copies());
     // A sealed sink has none either, though what comes next is small.
-    let sealed = PackSink::new(dir.path(), Compression::BEST_SPEED, gix::hash::Kind::Sha1);
+    let sealed = PackSink::new(dir.path(), Compression::BEST_SPEED, gix::hash::Kind::Sha1, None);
     let id = gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, b"b").unwrap();
     sealed.add(gix::objs::Kind::Blob, b"b", id).unwrap();
     std::fs::create_dir_all(dir.path().join("pack")).unwrap();

@@ -1,14 +1,17 @@
-//! Housekeeping in the background: the daily prune (`t3.pruneAfter`) and
-//! git's own `gc --auto`, started by a capture when due and never running
-//! twice at once.
+//! Housekeeping in the background: the daily prune (`t3.pruneAfter`),
+//! folding git-t3's own packs, trimming the reflogs that grow with every
+//! capture, and git's own `gc --auto`, started by a capture when due and
+//! never running twice at once.
 //!
-//! A capture only makes the cheap check ([`start_if_due`]): one `stat` of
-//! the prune stamp and two directory listings (`objects/17`, git's estimate
-//! of the loose objects, and `objects/pack`, as a capture writes a pack).
-//! When something is due it starts `git t3 maintenance` detached (no
-//! terminal, no pipes the agent waits on), which takes
+//! A capture only makes the cheap check ([`start_if_due`]): a `stat` of
+//! the prune stamp, of the gc stamp and of the notes reflog, and three
+//! directory listings (`objects/17`, git's estimate of the loose objects,
+//! `objects/pack`, as a capture writes a pack, and `t3/packs`, the packs
+//! git-t3 wrote). When something is due it starts `git t3 maintenance
+//! --auto` detached (no terminal, no pipes the agent waits on), which takes
 //! `t3/maintenance.lock` without waiting — a second one finding it taken
-//! leaves at once — and runs the prune, then `git gc --auto` in the
+//! leaves at once — and runs the prune, the fold (`repo::fold`), the
+//! reflog trim ([`super::reflog`]), then, when due, `git gc --auto` in the
 //! foreground (git itself packs only when `gc.auto` or `gc.autoPackLimit`
 //! say so).
 
@@ -69,6 +72,18 @@ pub struct Due {
     /// `gc.autoPackLimit` (a capture writes one), and no gc started within
     /// the hour.
     pub gc: bool,
+    /// Folding git-t3's own packs: more than [`repo::fold::LIMIT`] are
+    /// recorded (whatever `gc.auto` says).
+    pub fold: bool,
+    /// Trimming the notes reflog: it is over [`super::reflog::DUE_BYTES`].
+    pub trim: bool,
+}
+
+impl Due {
+    /// Whether anything is due.
+    pub fn any(&self) -> bool {
+        self.prune || self.gc || self.fold || self.trim
+    }
 }
 
 /// Mark `stamp` as run now.
@@ -80,9 +95,9 @@ pub fn touch(repo: &gix::Repository, stamp: Stamp) -> Result<()> {
     crate::atomic::write(&path, b"", None, crate::atomic::Durability::Cache)
 }
 
-/// What is due, from two `stat`s and a directory listing. A repository
-/// without a prune stamp starts the clock now (its first day prunes
-/// nothing).
+/// What is due, from three `stat`s and three directory listings. A
+/// repository without a prune stamp starts the clock now (its first day
+/// prunes nothing).
 pub fn due(repo: &gix::Repository) -> Due {
     let prune = matches!(super::prune_after(repo), Ok(Some(_)))
         && match Stamp::Prune.age(repo) {
@@ -96,7 +111,14 @@ pub fn due(repo: &gix::Repository) -> Due {
         repo::disk::loose_estimate(repo) > limit
             || auto_pack_limit(repo).is_some_and(|packs| repo::disk::pack_count(repo) > packs)
     }) && Stamp::Gc.age(repo).is_none_or(|age| age >= GC_INTERVAL);
-    Due { prune, gc }
+    let fold = repo::fold::recorded(repo) > repo::fold::LIMIT;
+    let trim = super::reflog::due(repo);
+    Due {
+        prune,
+        gc,
+        fold,
+        trim,
+    }
 }
 
 /// `gc.auto`: the loose objects git tolerates before packing (`None`: off).
@@ -125,14 +147,24 @@ fn limit(repo: &gix::Repository, key: &str, default: u64) -> Option<u64> {
 /// run that finds another one busy leaves the work due.
 pub fn start_if_due(repo: &gix::Repository) -> Option<Due> {
     let due = due(repo);
-    if !due.prune && !due.gc {
+    if !due.any() {
         return None;
     }
-    spawn(repo, due.prune).then_some(due)
+    let what = if due.prune {
+        "prune"
+    } else if due.gc {
+        "gc"
+    } else if due.fold {
+        "fold"
+    } else {
+        "trim"
+    };
+    start(repo, due.prune, what).then_some(due)
 }
 
 /// How a background maintenance run is started for a worktree or git
-/// directory (`prune`: the prune too); returns whether it started.
+/// directory (`prune`: the prune too); returns whether it started. The run
+/// does what is due then (`git t3 maintenance --auto`).
 pub type Starter = fn(&std::path::Path, bool) -> bool;
 
 static STARTER: std::sync::OnceLock<Starter> = std::sync::OnceLock::new();
@@ -148,10 +180,15 @@ pub fn install_starter(starter: Starter) {
 /// Start `git t3 maintenance [--prune]` for `repo` through the installed
 /// [`Starter`]. Returns whether it started (never without a starter).
 pub fn spawn(repo: &gix::Repository, prune: bool) -> bool {
+    start(repo, prune, if prune { "prune" } else { "gc" })
+}
+
+/// [`spawn`], saying `what` it was started for (fault injection's record).
+fn start(repo: &gix::Repository, prune: bool, what: &str) -> bool {
     let dir = repo.workdir().unwrap_or_else(|| repo.git_dir());
     let started = STARTER.get().is_some_and(|start| start(dir, prune));
     if started {
-        crate::fault::record("maintenance-started", if prune { "prune" } else { "gc" });
+        crate::fault::record("maintenance-started", what);
     }
     started
 }

@@ -3,7 +3,9 @@
 //! - [`usage`]: `du`'s figures, bytes each thread alone holds.
 //! - [`kept`]: what refs and the operation log still keep; orphaned notes.
 //! - [`maintenance`]: the cheap check a capture makes, and the background
-//!   run (the daily prune, git's own `gc --auto`) that never runs twice.
+//!   run (the daily prune, folding git-t3's packs, trimming the reflogs,
+//!   git's own `gc --auto`) that never runs twice.
+//! - [`reflog`]: trimming the reflogs that grow with every capture.
 //!
 //! The policy: `prune` removes whole threads whose latest checkpoint is
 //! older than an age, or that are beyond the N most recently used, with
@@ -12,6 +14,7 @@
 
 pub mod kept;
 pub mod maintenance;
+pub mod reflog;
 pub mod usage;
 
 use crate::error::{Error, Result};

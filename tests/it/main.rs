@@ -21,6 +21,7 @@ mod install;
 mod layers;
 mod lossless;
 mod moved;
+mod own_packs;
 mod parity;
 mod property;
 mod providers;

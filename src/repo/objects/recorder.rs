@@ -46,9 +46,10 @@ impl<'r> Recorder<'r> {
     /// does not do (see [`LooseWriter::of`]).
     pub fn packing(repo: &'r gix::Repository) -> Self {
         let loose = LooseWriter::of(repo);
-        let pack = loose
-            .as_ref()
-            .map(|l| PackSink::new(l.objects_dir(), l.level(), repo.object_hash()));
+        let pack = loose.as_ref().map(|l| {
+            let record = Some(crate::repo::pack::record_dir(repo));
+            PackSink::new(l.objects_dir(), l.level(), repo.object_hash(), record)
+        });
         Self::with_sink(
             repo,
             ObjectSink {
