@@ -226,6 +226,9 @@ pub struct MaintenanceOutcome {
     pub folded: Option<repo::fold::Folded>,
     /// Reflog entries trimmed (see `retention::reflog`).
     pub reflog_entries_dropped: usize,
+    /// Whether the refs under `refs/t3/` were packed (see
+    /// `retention::packrefs`).
+    pub refs_packed: bool,
     /// Whether `git gc --auto` succeeded (`None`: not run, as it was not
     /// due).
     pub gc: Option<bool>,
@@ -244,6 +247,7 @@ pub fn maintenance(ctx: &Context, prune: bool, auto: bool) -> Result<Maintenance
             pruned: None,
             folded: None,
             reflog_entries_dropped: 0,
+            refs_packed: false,
             gc: None,
         });
     };
@@ -271,6 +275,8 @@ pub fn maintenance(ctx: &Context, prune: bool, auto: bool) -> Result<Maintenance
     ctx.settings.interrupt.check()?;
     let trimmed = retention::reflog::trim(repo);
     ctx.settings.interrupt.check()?;
+    let refs_packed = retention::packrefs::pack(repo, ctx.settings.interrupt);
+    ctx.settings.interrupt.check()?;
     let gc = if !auto || maintenance::due(repo).gc {
         maintenance::touch(repo, maintenance::Stamp::Gc)?;
         let dir = repo.workdir().unwrap_or_else(|| repo.git_dir());
@@ -283,6 +289,7 @@ pub fn maintenance(ctx: &Context, prune: bool, auto: bool) -> Result<Maintenance
         pruned: pruned.transpose()?,
         folded: Some(folded?),
         reflog_entries_dropped: trimmed?,
+        refs_packed: refs_packed?,
         gc,
     })
 }

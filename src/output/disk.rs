@@ -100,6 +100,9 @@ pub fn maintenance(m: &MaintenanceOutcome, quiet: bool, out: &mut dyn Write) -> 
     if m.reflog_entries_dropped > 0 {
         writeln!(out, "trimmed {} reflog entries", m.reflog_entries_dropped)?;
     }
+    if m.refs_packed {
+        writeln!(out, "packed the refs under refs/t3/")?;
+    }
     match m.gc {
         Some(ok) => writeln!(out, "git gc --auto {}", if ok { "ran" } else { "failed" }),
         None => Ok(()),

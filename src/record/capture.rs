@@ -213,7 +213,8 @@ pub fn capture_then(
     store::captured_here(repo, &thread);
     // The daily prune and git's packing, in the background when due (a
     // stat and a directory listing when not).
-    crate::retention::maintenance::start_if_due(repo);
+    let refs_due = crate::retention::packrefs::due_for(repo, &thread, turn);
+    crate::retention::maintenance::start_if_due(repo, refs_due);
     if let Some(o) = checkpoint.note.files_omitted {
         notices.push(format!(
             "the summary of turn {turn} is too large to store whole: {} of its files are counted but not listed",

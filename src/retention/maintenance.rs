@@ -77,12 +77,15 @@ pub struct Due {
     pub fold: bool,
     /// Trimming the notes reflog: it is over [`super::reflog::DUE_BYTES`].
     pub trim: bool,
+    /// Packing the refs under `refs/t3/` (see [`super::packrefs`]): the
+    /// capture that starts the run found many loose.
+    pub refs: bool,
 }
 
 impl Due {
     /// Whether anything is due.
     pub fn any(&self) -> bool {
-        self.prune || self.gc || self.fold || self.trim
+        self.prune || self.gc || self.fold || self.trim || self.refs
     }
 }
 
@@ -118,6 +121,7 @@ pub fn due(repo: &gix::Repository) -> Due {
         gc,
         fold,
         trim,
+        refs: false,
     }
 }
 
@@ -145,8 +149,8 @@ fn limit(repo: &gix::Repository, key: &str, default: u64) -> Option<u64> {
 /// Returns what was due when a run was started. Never fails the capture.
 /// The stamps are renewed by the run itself, once it holds the lock, so a
 /// run that finds another one busy leaves the work due.
-pub fn start_if_due(repo: &gix::Repository) -> Option<Due> {
-    let due = due(repo);
+pub fn start_if_due(repo: &gix::Repository, refs: bool) -> Option<Due> {
+    let due = Due { refs, ..due(repo) };
     if !due.any() {
         return None;
     }
@@ -156,8 +160,10 @@ pub fn start_if_due(repo: &gix::Repository) -> Option<Due> {
         "gc"
     } else if due.fold {
         "fold"
-    } else {
+    } else if due.trim {
         "trim"
+    } else {
+        "refs"
     };
     start(repo, due.prune, what).then_some(due)
 }

@@ -14,6 +14,7 @@
 
 pub mod kept;
 pub mod maintenance;
+pub mod packrefs;
 pub mod reflog;
 pub mod usage;
 

@@ -21,6 +21,19 @@ fn own_packs(r: &TestRepo) -> Vec<String> {
     names
 }
 
+/// The regular files under `dir`, at any depth.
+fn loose_files(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |d| {
+        d.filter_map(|e| e.ok())
+            .map(|e| match e.file_type() {
+                Ok(t) if t.is_dir() => loose_files(&e.path()),
+                Ok(t) if t.is_file() => 1,
+                _ => 0,
+            })
+            .sum()
+    })
+}
+
 /// Wait until no maintenance run holds its lock.
 fn wait_idle(r: &TestRepo) {
     let path = r.root.join(".git/t3/maintenance.lock");
@@ -109,6 +122,18 @@ fn many_captures_with_gc_auto_off_leave_few_packs_of_git_t3s_and_every_tree_read
     );
     assert!(!own.contains(&user));
     assert!(r.packs().len() <= 12, "packs: {:?}", r.packs());
+    // The turns' refs are packed (git's pack-refs), the branch left loose.
+    let loose = loose_files(&r.root.join(".git/refs/t3"));
+    assert!(
+        loose <= 64,
+        "{loose} loose refs under refs/t3 after {turns} turns"
+    );
+    let branch = r.git(&["symbolic-ref", "HEAD"]);
+    assert!(r.root.join(".git").join(&branch).is_file(), "{branch} was packed");
+    assert!(
+        std::fs::read_to_string(r.root.join(".git/packed-refs")).is_ok_and(|p| p.contains(&ref_for("t", 1))),
+        "turn 1's ref is not packed"
+    );
     r.git(&["fsck", "--full", "--strict", "--no-dangling"]);
     for turn in 0..=turns {
         let commit = ref_for("t", turn);
