@@ -7,11 +7,66 @@ use gix::bstr::BString;
 use super::Formats;
 use crate::diff::attributes::Treatment;
 use crate::diff::changes::{self, TreeChange};
-use crate::diff::patch::FilePatch;
+use crate::diff::patch::{self, FilePatch};
+use crate::diff::summary;
 use crate::error::Result;
 use crate::model::note::FileChange;
 
 type Sizes = std::collections::HashMap<Vec<u8>, (u64, u64)>;
+
+/// A patch alone: each change's patch built once, and the listed files
+/// counted from it (what whitespace hid is what shows no hunk).
+pub(super) fn patch_alone(
+    repo: &gix::Repository,
+    changes: Vec<TreeChange>,
+    treatments: Vec<Treatment>,
+    how: patch::Options,
+    ignore_whitespace: bool,
+) -> Result<super::Listed> {
+    let patches = patch::build_each(repo, &changes, &treatments, how)?;
+    let counts: Vec<_> = patches.iter().map(|p| patch::counts_of(p)).collect();
+    let visible: Vec<bool> = changes
+        .iter()
+        .zip(&counts)
+        .map(|(c, n)| summary::is_visible(c, n, ignore_whitespace))
+        .collect();
+    let files = summary::files(&changes, counts, ignore_whitespace);
+    let hidden = visible.iter().filter(|v| !**v).count();
+    let patch = patches
+        .into_iter()
+        .zip(&visible)
+        .filter(|(_, v)| **v)
+        .flat_map(|(p, _)| p)
+        .collect();
+    let (shown, treatments) = visible_only(changes, &visible, treatments);
+    Ok(super::Listed {
+        files,
+        shown,
+        treatments,
+        hidden,
+        dirstat: Vec::new(),
+        patch: Some(patch),
+    })
+}
+
+/// The patches of `shown`: those already `built`, else built now when the
+/// format is a patch (else none).
+pub(super) fn patches(
+    built: Option<Vec<FilePatch>>,
+    wanted: bool,
+    repo: &gix::Repository,
+    (shown, treatments): (&[TreeChange], &[Treatment]),
+    how: patch::Options,
+) -> Result<Vec<FilePatch>> {
+    Ok(match built {
+        Some(patch) => patch,
+        None if wanted => {
+            let _t = crate::trace::span("patches");
+            patch::build(repo, shown, treatments, how)?
+        }
+        None => Vec::new(),
+    })
+}
 
 /// The changes whose `visible` entry is set, each with its treatment.
 pub(super) fn visible_only(

@@ -35,6 +35,8 @@ struct Side {
     label: String,
     turn: Option<u64>,
     tree: ObjectId,
+    /// The checkpoint's commit, when the side is a checkpoint.
+    commit: Option<ObjectId>,
 }
 
 /// `diff.relative`: `prefix` (the current directory) when it is on, else
@@ -76,7 +78,9 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
         repo,
         thread.as_ref(),
         &mut from,
-        to.turn,
+        to.turn
+            .zip(to.commit)
+            .map(|(turn, commit)| store::TurnRef { turn, commit }),
         (limit.as_mut(), rel),
         &mut notices,
     )?;
@@ -101,7 +105,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
     };
     let mut attrs = attributes::for_format(format, repo, live, ctx.settings.multibyte)?;
     #[rustfmt::skip]
-    let Listed { files, shown, treatments, hidden, dirstat } = files_and_shown(
+    let Listed { files, shown, treatments, hidden, dirstat, patch: built } = files_and_shown(
         repo,
         &from,
         &to,
@@ -112,6 +116,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
             filter: shape.filter,
             modes: shape.summary,
             recount: shape.ignore_blank_lines.then_some(how),
+            patch: how,
             detection: changes::Detection::resolve(repo, &shape.renames)?,
             interrupt: ctx.settings.interrupt,
             keep_summary: !ctx.settings.read_only,
@@ -123,11 +128,7 @@ pub fn run(ctx: &Context, opts: Options) -> Result<DiffOutcome> {
     notices.extend(whitespace_notice(hidden));
     let totals = Totals::of(&files);
     let programs = attributes::programs(&shown, &treatments);
-    let patch = if format.patch {
-        patch::build(repo, &shown, &treatments, how)?
-    } else {
-        Vec::new()
-    };
+    let patch = listing::patches(built, format.patch, repo, (&shown, &treatments), how)?;
     let mut sizes = listing::binary_sizes_for(format, repo, (from.tree, to.tree), &files)?;
     let (mut files, mut patch) = (files, patch);
     let whole = listing::relative(relative.as_ref(), format, &mut files, &mut patch, &mut sizes);
@@ -217,6 +218,8 @@ struct Compare<'a> {
     /// Count the lines the patch shows, built this way (with
     /// `--ignore-blank-lines`, git's stat counts what its patch shows).
     recount: Option<patch::Options>,
+    /// How a patch is built (used when the format is a patch).
+    patch: patch::Options,
     /// How renames and copies are found (`diff.renames`, `-M`, `-C`, ...).
     detection: changes::Detection,
     /// Stop between files when this fires.
@@ -241,6 +244,40 @@ fn cache_fits(repo: &gix::Repository, how: &Compare<'_>, space: Space, limited: 
         && matches!(space, Space::Exact | Space::All)
 }
 
+/// The listing a summary computed before (by a capture, or an earlier
+/// diff of the same trees) gives, when there is one and the files'
+/// attributes change none of its counts.
+fn cached(
+    repo: &gix::Repository,
+    (from, to): (ObjectId, ObjectId),
+    ignore_whitespace: bool,
+    attrs: Option<&mut crate::diff::attributes::Attributes<'_>>,
+) -> Result<Option<Listed>> {
+    let Some(files) = cache::get(repo, from, to, ignore_whitespace) else {
+        return Ok(None);
+    };
+    // The exact summary, when known too, tells what whitespace hides.
+    let all = ignore_whitespace
+        .then(|| cache::get(repo, from, to, false))
+        .flatten();
+    let hidden = all
+        .as_ref()
+        .map_or(0, |all| all.len().saturating_sub(files.len()));
+    // The cache holds summaries without attributes: good only for files
+    // whose attributes change no count.
+    if !attributes::summary_holds(attrs, &files, all.as_deref())? {
+        return Ok(None);
+    }
+    Ok(Some(Listed {
+        files,
+        shown: Vec::new(),
+        treatments: Vec::new(),
+        hidden,
+        dirstat: Vec::new(),
+        patch: None,
+    }))
+}
+
 /// The listed files with their counts, the changes whose patches git
 /// would show (only computed for a patch) with how their attributes treat
 /// them, and the dirstat.
@@ -262,6 +299,7 @@ fn files_and_shown(
         filter,
         modes,
         recount,
+        patch: patch_how,
         detection,
         interrupt,
         keep_summary,
@@ -279,32 +317,25 @@ fn files_and_shown(
         && format.names != Some(Names::Status)
         && format.dirstat.is_none()
         && !modes;
-    if cacheable && let Some(files) = cache::get(repo, from.tree, to.tree, ignore_whitespace) {
-        // The exact summary, when known too, tells what whitespace hides.
-        let all = ignore_whitespace
-            .then(|| cache::get(repo, from.tree, to.tree, false))
-            .flatten();
-        let hidden = all
-            .as_ref()
-            .map_or(0, |all| all.len().saturating_sub(files.len()));
-        // The cache holds summaries without attributes: good only for files
-        // whose attributes change no count.
-        if attributes::summary_holds(attrs.as_deref_mut(), &files, all.as_deref())? {
-            return Ok(Listed {
-                files,
-                shown: Vec::new(),
-                treatments: Vec::new(),
-                hidden,
-                dirstat: Vec::new(),
-            });
-        }
+    if cacheable
+        && let Some(listed) = cached(
+            repo,
+            (from.tree, to.tree),
+            ignore_whitespace,
+            attrs.as_deref_mut(),
+        )?
+    {
+        return Ok(listed);
     }
     // Pathspecs and `--relative` limit what git looks at before it pairs
     // renames and copies.
     let mut keep = |path: &[u8]| {
         relative.is_none_or(|rel| path.starts_with(rel)) && limit.as_mut().is_none_or(|l| l.includes(path))
     };
-    let mut changes = changes::tree_changes_found(repo, from.tree, to.tree, &detection, &mut keep)?;
+    let mut changes = {
+        let _t = crate::trace::span("changed files (tree diff, renames)");
+        changes::tree_changes_found(repo, from.tree, to.tree, &detection, &mut keep)?
+    };
     if let Some(filter) = filter {
         filter.apply(&mut changes);
     }
@@ -312,9 +343,19 @@ fn files_and_shown(
         Some(a) => a.treatments(&changes, ignore_driver_algorithm)?,
         None => Vec::new(),
     };
+    if format.patch_alone() && recount.is_none() {
+        // The patch's own comparison counts the files and says which
+        // whitespace hid: each file is read and compared once.
+        let _t = crate::trace::span("patches (counted)");
+        let space = patch::Options { space, ..patch_how };
+        return listing::patch_alone(repo, changes, treatments, space, ignore_whitespace);
+    }
     let treats: Vec<_> = treatments.iter().map(|t| t.counts).collect();
     let algorithm = crate::diff::lines::algorithm(repo);
-    let mut counts = summary::count_all(repo, &changes, Some(&treats), space, algorithm, interrupt)?;
+    let mut counts = {
+        let _t = crate::trace::span("counts");
+        summary::count_all(repo, &changes, Some(&treats), space, algorithm, interrupt)?
+    };
     if let Some(how) = recount {
         for (n, shown) in counts
             .iter_mut()
@@ -356,5 +397,6 @@ fn files_and_shown(
         treatments,
         hidden,
         dirstat,
+        patch: None,
     })
 }

@@ -40,36 +40,40 @@ pub(super) fn checkpoints(
     let to_side = checkpoint(repo, &mut notes, thread, to)?;
     // A turn whose turn before is missing (a thread started without a
     // baseline, turns pruned) is compared from the nearest checkpoint
-    // below it, else from HEAD: said, never a dead end.
+    // below it, else from HEAD: said, never a dead end. The turn before is
+    // looked up once: its ref, then its side.
     let from = match (mode, from) {
-        (Mode::Turn(_), Some(f)) if store::turn_ref(repo, thread, f)?.is_none() => {
-            let below = store::thread_refs(repo, thread)?
-                .into_iter()
-                .filter(|t| t.turn < f)
-                .map(|t| t.turn)
-                .max();
-            match below {
-                Some(b) => {
-                    notices.push(format!(
-                        "thread '{thread}' has no turn {f}: comparing turn {to} from turn {b}"
-                    ));
-                    Some(b)
-                }
-                None => {
-                    notices.push(format!(
-                        "thread '{thread}' has no checkpoint before turn {to} (it was started without \
-                         `git t3 baseline`): comparing from HEAD"
-                    ));
-                    return Ok((head_side(repo)?, to_side));
+        (Mode::Turn(_), Some(f)) => match store::turn_ref(repo, thread, f)? {
+            Some(found) => return Ok((checkpoint_at(repo, &mut notes, thread, found)?, to_side)),
+            None => {
+                let below = store::thread_refs(repo, thread)?
+                    .into_iter()
+                    .filter(|t| t.turn < f)
+                    .map(|t| t.turn)
+                    .max();
+                match below {
+                    Some(b) => {
+                        notices.push(format!(
+                            "thread '{thread}' has no turn {f}: comparing turn {to} from turn {b}"
+                        ));
+                        Some(b)
+                    }
+                    None => {
+                        notices.push(format!(
+                            "thread '{thread}' has no checkpoint before turn {to} (it was started without \
+                             `git t3 baseline`): comparing from HEAD"
+                        ));
+                        return Ok((head_side(repo)?, to_side));
+                    }
                 }
             }
-        }
+        },
         (_, from) => from,
     };
     let from_side = match from {
         Some(f) => checkpoint(repo, &mut notes, thread, f)?,
         None => match store::turn_ref(repo, thread, 0)? {
-            Some(_) => checkpoint(repo, &mut notes, thread, 0)?,
+            Some(found) => checkpoint_at(repo, &mut notes, thread, found)?,
             None => {
                 notices.push(format!(
                     "turn 0 of thread '{thread}' is gone ({}): comparing from HEAD instead",
@@ -88,21 +92,22 @@ fn head_side(repo: &gix::Repository) -> Result<Side> {
         label: "HEAD".into(),
         turn: None,
         tree: head_tree(repo)?,
+        commit: None,
     })
 }
 
-/// The `pre_turn_tree` of turn `turn`'s note, when it has one and the tree
-/// is here (a fetched turn's is not: it is said, and the turn is compared
-/// from the turn before).
+/// The `pre_turn_tree` of the note of checkpoint `to`, when it has one and
+/// the tree is here (a fetched turn's is not: it is said, and the turn is
+/// compared from the turn before).
 pub(super) fn pre_turn_tree(
     repo: &gix::Repository,
     thread: &ThreadId,
-    turn: u64,
+    to: store::TurnRef,
     notices: &mut Vec<String>,
 ) -> Option<ObjectId> {
-    let found = store::turn_ref(repo, thread, turn).ok()??;
+    let turn = to.turn;
     let mut notes = NotesReader::open(repo).ok()?;
-    let note = store::load(repo, &mut notes, thread, found).ok()?.note;
+    let note = store::load(repo, &mut notes, thread, to).ok()?.note;
     let named = note.pre_turn_tree?;
     let tree = ObjectId::from_hex(named.as_bytes()).ok().filter(|id| {
         repo.find_header(*id)
@@ -136,6 +141,17 @@ pub(super) fn checkpoint<'r>(
             },
         });
     };
+    checkpoint_at(repo, notes, thread, found)
+}
+
+/// The side of the checkpoint `found` (its ref already read).
+fn checkpoint_at<'r>(
+    repo: &'r gix::Repository,
+    notes: &mut Option<NotesReader<'r>>,
+    thread: &ThreadId,
+    found: store::TurnRef,
+) -> Result<Side> {
+    let turn = found.turn;
     let reference = thread.checkpoint_ref(turn);
     let tree = repo::commit_tree(repo, found.commit).map_err(|_| Error::BadMetadata {
         reference: reference.clone(),
@@ -157,6 +173,7 @@ pub(super) fn checkpoint<'r>(
         label: reference,
         turn: Some(turn),
         tree,
+        commit: Some(found.commit),
     })
 }
 
@@ -198,11 +215,13 @@ pub(super) fn worktree(ctx: &Context, in_memory: &mut Option<gix::Repository>) -
             label: "HEAD".into(),
             turn: None,
             tree: head_tree(repo)?,
+            commit: None,
         },
         Side {
             label: "worktree".into(),
             turn: None,
             tree,
+            commit: None,
         },
     ))
 }
@@ -231,11 +250,13 @@ pub(super) fn branch(repo: &gix::Repository, base: Option<&str>) -> Result<(Side
             label: merge_base.to_string(),
             turn: None,
             tree: repo::commit_tree(repo, merge_base)?,
+            commit: None,
         },
         Side {
             label: "HEAD".into(),
             turn: None,
             tree: head_tree(repo)?,
+            commit: None,
         },
     ))
 }
@@ -280,14 +301,15 @@ pub(super) fn from_pre_turn(
     repo: &gix::Repository,
     thread: Option<&ThreadId>,
     from: &mut Side,
-    turn: Option<u64>,
+    to: Option<store::TurnRef>,
     (limit, relative): (Option<&mut changes::Pathspecs<'_>>, Option<&[u8]>),
     notices: &mut Vec<String>,
 ) -> Result<Option<usize>> {
-    let (Some(thread), Some(turn)) = (thread, turn) else {
+    let (Some(thread), Some(to)) = (thread, to) else {
         return Ok(None);
     };
-    let Some(pre) = pre_turn_tree(repo, thread, turn, notices) else {
+    let turn = to.turn;
+    let Some(pre) = pre_turn_tree(repo, thread, to, notices) else {
         return Ok(None);
     };
     let n = user_edits_left_out(repo, from, pre, turn, limit, relative, notices)?;
@@ -295,6 +317,7 @@ pub(super) fn from_pre_turn(
         label: pre.to_string(),
         turn: None,
         tree: pre,
+        commit: None,
     };
     Ok(Some(n))
 }

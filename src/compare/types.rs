@@ -94,6 +94,16 @@ impl Formats {
                 .is_some_and(|d| d.method == crate::diff::dirstat::Method::Lines)
     }
 
+    /// The patch and nothing else: the listed files and their counts are
+    /// then what the patch's own comparison finds (no stat pass).
+    pub fn patch_alone(&self) -> bool {
+        *self
+            == Formats {
+                patch: true,
+                ..Formats::default()
+            }
+    }
+
     /// Whether a format counts lines (else git lists names without looking
     /// at contents, so whitespace-only changes are listed even when
     /// whitespace is ignored).
@@ -372,4 +382,7 @@ pub(super) struct Listed {
     pub(super) hidden: usize,
     /// `--dirstat`'s lines, when asked for.
     pub(super) dirstat: Vec<String>,
+    /// The patches of `shown`, when they were built to count the files
+    /// (a patch alone: one comparison of each file, not two).
+    pub(super) patch: Option<Vec<crate::diff::patch::FilePatch>>,
 }

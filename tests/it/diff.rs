@@ -421,6 +421,38 @@ fn summary_cache_is_filled_by_capture_and_never_changes_answers() {
     assert_eq!(rows(&cold["files"]), r.numstat(&a, &b, true));
 }
 
+/// A patch alone is counted by its own comparison (one read and one diff
+/// of each file): it writes no summary into the cache, and the files
+/// whitespace hides are the ones `git diff -w` leaves out.
+#[test]
+fn a_patch_writes_no_summary_and_hides_what_git_w_hides() {
+    let r = one_turn(mixed_edits);
+    let cache = r.root.join(".git/t3/summaries-v3");
+    std::fs::remove_dir_all(&cache).unwrap();
+    let (a, b) = (ref_for(THREAD, 0), ref_for(THREAD, 1));
+    for (ours, theirs) in [
+        (vec![], vec!["-M", "-w"]),
+        (vec!["--keep-whitespace"], vec!["-M"]),
+        (vec!["--exit-code"], vec!["-M", "-w", "--exit-code"]),
+    ] {
+        let mut args = vec!["diff", "--thread", THREAD, "--turn", "1"];
+        args.extend(&ours);
+        let mine = r.t3(&args);
+        let mut gargs = vec!["diff"];
+        gargs.extend(&theirs);
+        gargs.extend([a.as_str(), b.as_str()]);
+        let git = r.git_in(&r.root, &gargs);
+        assert_eq!(
+            String::from_utf8_lossy(&mine.stdout),
+            String::from_utf8_lossy(&git.stdout),
+            "{ours:?} vs git {theirs:?}"
+        );
+        assert_eq!(mine.code, git.code, "{ours:?}: exit status");
+    }
+    let written = std::fs::read_dir(&cache).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(written, 0, "a patch wrote summaries into the cache");
+}
+
 /// The corners of the patch format: gitlinks, type changes both ways, an
 /// emptied file, odd names, missing final newlines, a mode change whose
 /// content differs only in whitespace, and a file that becomes binary.

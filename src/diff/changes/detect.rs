@@ -20,7 +20,7 @@ use gix::bstr::{BStr, BString};
 use gix::diff::rewrites::{Copies, CopySource, Tracker, tracker};
 use gix::objs::tree::EntryMode;
 
-use super::{Side, TreeChange, percent, read_tree, resource_cache};
+use super::{Side, TreeChange, percent, read_tree};
 use crate::error::{Error, Result};
 use crate::model::note::ChangeKind;
 
@@ -267,6 +267,7 @@ pub fn pair(
     from: ObjectId,
     how: &Detection,
     keep: &mut dyn FnMut(&[u8]) -> bool,
+    cache: &mut gix::diff::blob::Platform,
 ) -> Result<Vec<TreeChange>> {
     if how.find == Find::Off || !changes.iter().any(|c| c.old.is_none()) {
         return Ok(changes);
@@ -297,14 +298,13 @@ pub fn pair(
     } else {
         Vec::new()
     };
-    let mut cache = resource_cache(repo)?;
     tracker
         .emit(
             |dst, src| {
                 out.push(paired(dst, src));
                 ControlFlow::Continue(())
             },
-            &mut cache,
+            cache,
             &repo.objects,
             |push: &mut dyn FnMut(TreeChange, &BStr)| {
                 for c in unchanged.drain(..) {

@@ -85,9 +85,12 @@ pub fn tree_changes_found(
             "trees {from} and {to} differ in more than {MAX_CHANGES} paths; not compared"
         )));
     }
-    let mut changes = raw::changes(repo, from, to)?;
+    // One blob cache (and one read of the attribute files) for the tree
+    // diff and the pairing of renames.
+    let mut cache = resource_cache(repo)?;
+    let mut changes = raw::changes(repo, from, to, &mut cache)?;
     changes.retain(|c| keep(&c.path));
-    let mut out = detect::pair(repo, changes, from, how, keep)?;
+    let mut out = detect::pair(repo, changes, from, how, keep, &mut cache)?;
     out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)
 }

@@ -5,22 +5,26 @@ use gix::ObjectId;
 use gix::object::tree::diff::ChangeDetached;
 use gix::objs::tree::{EntryKind, EntryMode};
 
-use super::{MAX_CHANGES, Side, TreeChange, added, deleted, modified, read_tree, resource_cache};
+use super::{MAX_CHANGES, Side, TreeChange, added, deleted, modified, read_tree};
 use crate::error::Result;
 
 /// The files that differ between trees `from` and `to`: additions,
 /// deletions and changes in place, in gix's order.
-pub(super) fn changes(repo: &gix::Repository, from: ObjectId, to: ObjectId) -> Result<Vec<TreeChange>> {
+pub(super) fn changes(
+    repo: &gix::Repository,
+    from: ObjectId,
+    to: ObjectId,
+    cache: &mut gix::diff::blob::Platform,
+) -> Result<Vec<TreeChange>> {
     let old = read_tree(repo, from)?;
     let new = read_tree(repo, to)?;
-    let mut cache = resource_cache(repo)?;
     let mut changes = Vec::new();
     let mut too_many = false;
     let interrupt = crate::interrupt::process();
     gix::diff::tree_with_rewrites(
         gix::objs::TreeRefIter::from_bytes(&old.data, from.kind()),
         gix::objs::TreeRefIter::from_bytes(&new.data, to.kind()),
-        &mut cache,
+        cache,
         &mut Default::default(),
         &repo.objects,
         |change: gix::diff::tree_with_rewrites::ChangeRef<'_>| -> gix::Result<_> {

@@ -117,6 +117,20 @@ pub fn build(
     treatments: &[Treatment],
     opts: Options,
 ) -> Result<Vec<FilePatch>> {
+    Ok(build_each(repo, changes, treatments, opts)?
+        .into_iter()
+        .flatten()
+        .collect())
+}
+
+/// [`build`], each change's patches apart: none when git shows nothing
+/// for it, two for a type change.
+pub fn build_each(
+    repo: &gix::Repository,
+    changes: &[TreeChange],
+    treatments: &[Treatment],
+    opts: Options,
+) -> Result<Vec<Vec<FilePatch>>> {
     let opts = settings(repo, opts)?;
     let opts = &opts;
     let mut out = Vec::with_capacity(changes.len());
@@ -135,13 +149,36 @@ pub fn build(
                 old: None,
                 ..change.clone()
             };
-            out.extend(file_patch(repo, &deletion, treat, opts)?);
-            out.extend(file_patch(repo, &addition, treat, opts)?);
+            let mut both: Vec<FilePatch> = file_patch(repo, &deletion, treat, opts)?.into_iter().collect();
+            both.extend(file_patch(repo, &addition, treat, opts)?);
+            out.push(both);
         } else {
-            out.extend(file_patch(repo, change, treat, opts)?);
+            out.push(file_patch(repo, change, treat, opts)?.into_iter().collect());
         }
     }
     Ok(out)
+}
+
+/// The lines one change's patches (from [`build_each`]) add and delete:
+/// the counts of the same comparison, so a patch needs no counting pass
+/// of its own; binary when a patch is.
+pub fn counts_of(patches: &[FilePatch]) -> lines::Counts {
+    let mut counts = lines::Counts::default();
+    for p in patches {
+        match &p.body {
+            Body::Text(hunks) => {
+                for line in hunks.iter().flat_map(|h| &h.lines) {
+                    match line.kind {
+                        LineKind::Added => counts.additions += 1,
+                        LineKind::Removed => counts.deletions += 1,
+                        LineKind::Context => {}
+                    }
+                }
+            }
+            Body::Binary(_) => counts.binary = true,
+        }
+    }
+    counts
 }
 
 /// The patch of one change; `None` when git shows nothing for it.
@@ -166,8 +203,8 @@ fn file_patch(
         abbrev: [7, 7],
     };
     header.abbrev = [
-        short_len(repo, header.old_id, settings.abbrev),
-        short_len(repo, header.new_id, settings.abbrev),
+        short_len(&settings.lookup, header.old_id, settings.abbrev),
+        short_len(&settings.lookup, header.new_id, settings.abbrev),
     ];
     if header.old_id != header.new_id
         && (lines::is_large(repo, change.old)? || lines::is_large(repo, change.new)?)

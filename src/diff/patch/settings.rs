@@ -28,6 +28,13 @@ pub(super) fn settings(repo: &gix::Repository, opts: Options) -> Result<Settings
             .config_snapshot()
             .string("core.whitespace")
             .map_or_else(Default::default, |v| Rule::parse(&v.to_string()).0),
+        lookup: {
+            // Abbreviating an id that exists never needs the pack folder
+            // read again (gix rescans it after every prefix search).
+            let mut odb = repo.objects.clone();
+            odb.refresh_never();
+            odb
+        },
     })
 }
 
@@ -51,15 +58,17 @@ fn abbrev_len(repo: &gix::Repository) -> usize {
 }
 
 /// Hex digits git shows for `id`: `abbrev` ([`abbrev_len`]), longer when
-/// that is ambiguous (gix's disambiguation); the null id at the plain length.
-pub(super) fn short_len(repo: &gix::Repository, id: ObjectId, abbrev: usize) -> usize {
+/// that is ambiguous (gix's disambiguation, through `lookup`); the null id
+/// at the plain length.
+pub(super) fn short_len(lookup: &gix::OdbHandle, id: ObjectId, abbrev: usize) -> usize {
     // The whole id needs no disambiguation (and gix would not know a
     // `core.abbrev` beyond it, which git takes as the whole id).
     if id.is_null() || abbrev >= id.kind().len_in_hex() {
         return abbrev;
     }
-    gix::prelude::ObjectIdExt::attach(id, repo)
-        .shorten()
+    gix::odb::store::prefix::disambiguate::Candidate::new(id, abbrev)
+        .ok()
+        .and_then(|candidate| lookup.disambiguate_prefix(candidate).ok().flatten())
         .map_or(abbrev, |p| p.hex_len())
 }
 
@@ -100,4 +109,6 @@ pub(super) struct Settings {
     pub(super) compression: flate2::Compression,
     /// `core.whitespace` (a file's `whitespace` attribute starts from it).
     pub(super) whitespace: Rule,
+    /// The object database, never rescanning the pack folder on a miss.
+    pub(super) lookup: gix::OdbHandle,
 }
