@@ -13,6 +13,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("fsread", 0),
     ("testing", 0),
     ("trace", 0),
+    ("cores", 0),
     ("atomic", 1),
     ("interrupt", 1),
     ("model", 1),
