@@ -25,11 +25,7 @@ pub(super) fn patch_alone(
 ) -> Result<super::Listed> {
     let patches = patch::build_each(repo, &changes, &treatments, how)?;
     let counts: Vec<_> = patches.iter().map(|p| patch::counts_of(p)).collect();
-    let visible: Vec<bool> = changes
-        .iter()
-        .zip(&counts)
-        .map(|(c, n)| summary::is_visible(c, n, ignore_whitespace))
-        .collect();
+    let visible = summary::visibility(&changes, &counts, ignore_whitespace);
     let files = summary::files(&changes, counts, ignore_whitespace);
     let hidden = visible.iter().filter(|v| !**v).count();
     let patch = patches

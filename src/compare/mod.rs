@@ -377,11 +377,7 @@ fn files_and_shown(
         None => Vec::new(),
     };
     let ignore_whitespace = ignore_whitespace || recount.is_some();
-    let visible: Vec<bool> = changes
-        .iter()
-        .zip(&counts)
-        .map(|(c, n)| summary::is_visible(c, n, ignore_whitespace))
-        .collect();
+    let visible = summary::visibility(&changes, &counts, ignore_whitespace);
     let files = summary::files(&changes, counts, ignore_whitespace);
     if keep_summary && default_counts && treats.iter().all(|t| *t == Default::default()) {
         cache::put(repo, from.tree, to.tree, ignore_whitespace, &files);

@@ -88,6 +88,15 @@ pub fn is_visible(change: &TreeChange, counts: &Counts, ignore_whitespace: bool)
     mode_changed || (content_changed && change.old.is_some_and(|s| s.kind == EntryKind::Commit))
 }
 
+/// [`is_visible`] of each of `changes` with its `counts`.
+pub fn visibility(changes: &[TreeChange], counts: &[Counts], ignore_whitespace: bool) -> Vec<bool> {
+    changes
+        .iter()
+        .zip(counts)
+        .map(|(c, n)| is_visible(c, n, ignore_whitespace))
+        .collect()
+}
+
 /// The listed files of `changes` with their counts: what git shows.
 pub fn files(
     changes: &[TreeChange],

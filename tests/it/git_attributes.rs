@@ -169,16 +169,7 @@ fn fixture() -> (TestRepo, String, String) {
 /// `config` (`-c` pairs) and `args`; git-t3 must succeed.
 fn both(r: &TestRepo, (a, b): (&str, &str), config: &[&str], args: &[&str]) -> (String, String) {
     let conf: Vec<&str> = config.iter().flat_map(|c| ["-c", *c]).collect();
-    let turn = [
-        "t3",
-        "diff",
-        "--thread",
-        THREAD,
-        "--turn",
-        "1",
-        "--keep-whitespace",
-    ];
-    let mine = r.git_in(&r.root, &[&conf[..], &turn, args].concat());
+    let mine = r.git_in(&r.root, &[&conf[..], &crate::util::TURN_1_DIFF, args].concat());
     let theirs = r
         .git_in(&r.root, &[&conf[..], &["diff", "-M"], args, &[a, b]].concat())
         .ok();
