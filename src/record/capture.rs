@@ -146,7 +146,8 @@ pub fn capture_then(
     refuse_during_revert(repo, &thread)?;
     let t = crate::trace::span("list refs");
     let entries = store::thread_ref_entries(repo, &thread)?;
-    let refs = store::turn_refs_of(repo, &thread, &entries);
+    // Each object is looked up only where it is read (see `numbered_refs`).
+    let refs = store::numbered_refs(&thread, &entries);
     drop(t);
     let mut notes = NotesReader::open(repo)?;
     let (turn, expect) = turn_and_expect(repo, &mut notes, &thread, (&refs, &entries), turn, replace)?;
@@ -173,7 +174,7 @@ pub fn capture_then(
     if !snapshot.secrets.is_empty() {
         let warning = secrets::warning(&snapshot.secrets);
         // Said once per thread: a checkpoint of it that warned already says so.
-        if !warned_before(&mut notes, &refs) {
+        if !warned_before(repo, &mut notes, &refs) {
             scope_notices.push(format!(
                 "turn {turn} {warning}; leave them out with .t3ignore (or .gitignore) — \
                  `git t3 push` refuses to send them unless --allow-secrets (said once per thread)"
@@ -262,7 +263,10 @@ fn turn_and_expect(
         Some(t) => t,
         None => store::next_turn_of(repo, notes, thread, entries)?,
     };
-    let expect = match refs.iter().find(|t| t.turn == turn) {
+    let expect = match refs
+        .iter()
+        .find(|t| t.turn == turn && store::is_commit(repo, t.commit))
+    {
         None => Expect::Absent,
         Some(existing) => {
             let placeholder = store::load(repo, notes, thread, *existing)
@@ -395,13 +399,14 @@ fn skipped_notice(skipped: &[Skipped], cap: Option<u64>) -> Option<String> {
 /// warned about secret-looking paths. Only stored notes are read (a
 /// checkpoint without one never warned); one that does not parse counts as
 /// not.
-fn warned_before(notes: &mut NotesReader<'_>, refs: &[store::TurnRef]) -> bool {
+fn warned_before(repo: &gix::Repository, notes: &mut NotesReader<'_>, refs: &[store::TurnRef]) -> bool {
     refs.iter().rev().any(|t| {
-        notes
-            .get(t.commit)
-            .ok()
-            .flatten()
-            .and_then(|data| Note::parse(&data).ok())
-            .is_some_and(|n| n.warnings.iter().any(|w| w.starts_with(secrets::WARNING_PREFIX)))
+        store::is_commit(repo, t.commit)
+            && notes
+                .get(t.commit)
+                .ok()
+                .flatten()
+                .and_then(|data| Note::parse(&data).ok())
+                .is_some_and(|n| n.warnings.iter().any(|w| w.starts_with(secrets::WARNING_PREFIX)))
     })
 }

@@ -81,15 +81,25 @@ pub fn thread_ref_entries(repo: &gix::Repository, thread: &ThreadId) -> Result<V
 
 /// [`thread_refs`] of the refs `entries` of `thread`.
 pub fn turn_refs_of(repo: &gix::Repository, thread: &ThreadId, entries: &[repo::RefEntry]) -> Vec<TurnRef> {
-    let prefix = thread.checkpoints_prefix();
     // Symbolic refs, and refs at anything but a commit (anyone who can push
     // can make one), are not checkpoints: skipped here, reported by `verify`.
+    let mut turns = numbered_refs(thread, entries);
+    turns.retain(|t| is_commit(repo, t.commit));
+    turns
+}
+
+/// The refs `entries` of `thread` that hold an object at a turn number,
+/// by turn, whatever that object is: what a caller that reads only a few
+/// of them checks one by one ([`is_commit`]) instead of looking up every
+/// object (a lookup each, thousands for a long thread).
+pub fn numbered_refs(thread: &ThreadId, entries: &[repo::RefEntry]) -> Vec<TurnRef> {
+    let prefix = thread.checkpoints_prefix();
     let mut turns: Vec<TurnRef> = entries
         .iter()
         .filter_map(|r| {
             let rest = r.name.strip_prefix(prefix.as_bytes())?;
             let turn = parse_turn(rest.to_str().ok()?)?;
-            let commit = r.target.filter(|id| is_commit(repo, *id))?;
+            let commit = r.target?;
             Some(TurnRef { turn, commit })
         })
         .collect();
@@ -151,7 +161,7 @@ pub fn next_turn_of(
 }
 
 /// Whether `id` names a commit object.
-fn is_commit(repo: &gix::Repository, id: gix::ObjectId) -> bool {
+pub fn is_commit(repo: &gix::Repository, id: gix::ObjectId) -> bool {
     repo.find_header(id)
         .is_ok_and(|h| h.kind() == gix::objs::Kind::Commit)
 }
@@ -206,7 +216,16 @@ pub fn snapshot_tree(repo: &gix::Repository, thread: &ThreadId, found: TurnRef) 
 
 /// The highest turn of `thread`, if it has any checkpoint.
 pub fn latest_turn(repo: &gix::Repository, thread: &ThreadId) -> Result<Option<u64>> {
-    Ok(thread_refs(repo, thread)?.last().map(|t| t.turn))
+    Ok(latest_ref(repo, thread)?.map(|t| t.turn))
+}
+
+/// The last of [`thread_refs`], looking up objects from the top down only
+/// until one is a commit.
+pub fn latest_ref(repo: &gix::Repository, thread: &ThreadId) -> Result<Option<TurnRef>> {
+    Ok(numbered_refs(thread, &thread_ref_entries(repo, thread)?)
+        .into_iter()
+        .rev()
+        .find(|t| is_commit(repo, t.commit)))
 }
 
 /// What a note written by T3 Code's checkpoints would say: the same refs
@@ -336,7 +355,13 @@ pub fn real_checkpoint_below(
     refs: &[TurnRef],
     turn: u64,
 ) -> Result<Option<Checkpoint>> {
-    for t in refs.iter().rev().filter(|t| t.turn < turn) {
+    // (A ref at something else than a commit is no checkpoint: skipped
+    // here for callers that did not filter them out.)
+    for t in refs
+        .iter()
+        .rev()
+        .filter(|t| t.turn < turn && is_commit(repo, t.commit))
+    {
         match load(repo, notes, thread, *t) {
             Ok(cp) if !cp.note.placeholder => return Ok(Some(cp)),
             Ok(_) => continue,

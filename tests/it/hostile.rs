@@ -80,6 +80,9 @@ fn refs_that_are_not_checkpoints_are_skipped_and_reported() {
     r.write("b.txt", "2\n");
     let s = r.t3_json(&["capture", "--thread", THREAD]);
     assert_eq!(s["turn"], 6, "the next turn skips the planted numbers");
+    // Its summary is against turn 1, the real checkpoint below the planted
+    // refs (each object is looked up only as the capture reaches it).
+    assert_eq!(s["from_turn"], 1, "{s}");
     let turns = r.t3_json(&["list", "--thread", THREAD]);
     let listed: Vec<u64> = turns["turns"]
         .as_array()

@@ -370,16 +370,20 @@ fn baseline_if_new(lock: &Locked<'_>, agent: Agent, thread: &ThreadId) -> Result
 
 /// The latest checkpoint ref of `thread` as (turn, commit).
 fn latest(repo: &gix::Repository, thread: &ThreadId) -> Result<Option<(u64, ObjectId)>> {
-    Ok(store::thread_refs(repo, thread)?
-        .last()
-        .map(|t| (t.turn, t.commit)))
+    Ok(store::latest_ref(repo, thread)?.map(|t| (t.turn, t.commit)))
 }
 
 /// The tree a turn after `latest` is counted against: the closest real
 /// checkpoint's (`None`: there is none).
 fn base_tree(repo: &gix::Repository, thread: &ThreadId) -> Result<Option<ObjectId>> {
-    let refs = store::thread_refs(repo, thread)?;
-    let next = refs.last().map_or(0, |t| t.turn.saturating_add(1));
+    // The objects are looked up from the top down only (see
+    // `store::numbered_refs`), here and in `real_checkpoint_below`.
+    let refs = store::numbered_refs(thread, &store::thread_ref_entries(repo, thread)?);
+    let next = refs
+        .iter()
+        .rev()
+        .find(|t| store::is_commit(repo, t.commit))
+        .map_or(0, |t| t.turn.saturating_add(1));
     let mut notes = NotesReader::open(repo)?;
     Ok(store::real_checkpoint_below(repo, &mut notes, thread, &refs, next)?.map(|c| c.tree))
 }
