@@ -129,6 +129,9 @@ fn commit_notes_with(
     mut change: impl FnMut(Option<ObjectId>) -> Result<Option<NotesChange>>,
 ) -> Result<()> {
     let repo = lock.repo();
+    // No notes commit: what the caller wrote is still flushed, and `also`
+    // moved.
+    let without_notes = || rec.sync().and_then(|()| update_refs(lock, also, message));
     for attempt in 0..ATTEMPTS {
         let parent = find_ref(repo, NOTES_REF)?;
         let Some(NotesChange {
@@ -137,7 +140,7 @@ fn commit_notes_with(
             squash,
         }) = change(parent)?
         else {
-            return rec.sync().and_then(|()| update_refs(lock, also, message));
+            return without_notes();
         };
         let root = match parent {
             Some(commit) => commit_tree(repo, commit)?,
@@ -145,8 +148,7 @@ fn commit_notes_with(
         };
         let tree = apply_edits(rec, root, &edits)?;
         if parent.is_some() && tree == root && extra_parents.is_empty() {
-            // Nothing to commit; what the caller wrote is still flushed.
-            return rec.sync().and_then(|()| update_refs(lock, also, message));
+            return without_notes();
         }
         ensure_tree_object(rec, tree)?;
         let parents = parent
@@ -202,9 +204,6 @@ pub fn edit_notes_with(
     edits: &[NoteEdit],
     message: &str,
 ) -> Result<()> {
-    if edits.is_empty() {
-        return rec.sync();
-    }
     edit_notes_then(lock, rec, edits, message, &[])
 }
 

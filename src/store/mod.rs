@@ -222,10 +222,15 @@ pub fn latest_turn(repo: &gix::Repository, thread: &ThreadId) -> Result<Option<u
 /// The last of [`thread_refs`], looking up objects from the top down only
 /// until one is a commit.
 pub fn latest_ref(repo: &gix::Repository, thread: &ThreadId) -> Result<Option<TurnRef>> {
-    Ok(numbered_refs(thread, &thread_ref_entries(repo, thread)?)
-        .into_iter()
-        .rev()
-        .find(|t| is_commit(repo, t.commit)))
+    Ok(latest_of(
+        repo,
+        &numbered_refs(thread, &thread_ref_entries(repo, thread)?),
+    ))
+}
+
+/// The highest of [`numbered_refs`] `refs` at a commit.
+pub fn latest_of(repo: &gix::Repository, refs: &[TurnRef]) -> Option<TurnRef> {
+    refs.iter().rev().find(|t| is_commit(repo, t.commit)).copied()
 }
 
 /// What a note written by T3 Code's checkpoints would say: the same refs

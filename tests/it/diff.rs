@@ -685,15 +685,7 @@ fn stat_layout_follows_git() {
     for (args, env, config) in cases {
         let mut ours = vec![];
         ours.extend_from_slice(config);
-        ours.extend([
-            "t3",
-            "diff",
-            "--thread",
-            THREAD,
-            "--turn",
-            "1",
-            "--keep-whitespace",
-        ]);
+        ours.extend(crate::util::TURN_1_DIFF);
         ours.extend_from_slice(args);
         let mut theirs = vec![];
         theirs.extend_from_slice(config);

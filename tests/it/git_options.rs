@@ -296,14 +296,10 @@ fn output_writes_the_diff_to_a_file_like_git() {
     let theirs = r.tmp().join("theirs.patch");
     let out = r
         .t3(&[
-            "diff",
-            "--thread",
-            THREAD,
-            "--turn",
-            "1",
-            "--keep-whitespace",
-            &format!("--output={}", mine.display()),
-        ])
+            &crate::util::TURN_1_DIFF[1..],
+            &[format!("--output={}", mine.display()).as_str()],
+        ]
+        .concat())
         .ok();
     assert!(out.stdout.is_empty(), "nothing on stdout");
     r.git_in(

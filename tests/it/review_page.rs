@@ -288,15 +288,7 @@ fn the_page_marks_the_words_git_word_diff_marks() {
         }
     }
     let porcelain = r
-        .t3(&[
-            "diff",
-            "--thread",
-            THREAD,
-            "--turn",
-            "1",
-            "--keep-whitespace",
-            "--word-diff=porcelain",
-        ])
+        .t3(&[&crate::util::TURN_1_DIFF[1..], &["--word-diff=porcelain"]].concat())
         .out();
     let git: Vec<String> = porcelain
         .lines()

@@ -368,22 +368,23 @@ fn baseline_if_new(lock: &Locked<'_>, agent: Agent, thread: &ThreadId) -> Result
     Ok((out.checkpoint.note.turn, true))
 }
 
+/// A turn and its commit.
+type Turn = (u64, ObjectId);
+
 /// The latest checkpoint ref of `thread` as (turn, commit).
-fn latest(repo: &gix::Repository, thread: &ThreadId) -> Result<Option<(u64, ObjectId)>> {
+fn latest(repo: &gix::Repository, thread: &ThreadId) -> Result<Option<Turn>> {
     Ok(store::latest_ref(repo, thread)?.map(|t| (t.turn, t.commit)))
 }
 
-/// The tree a turn after `latest` is counted against: the closest real
-/// checkpoint's (`None`: there is none).
-fn base_tree(repo: &gix::Repository, thread: &ThreadId) -> Result<Option<ObjectId>> {
+/// [`latest`], and the tree a turn after it is counted against: the
+/// closest real checkpoint's (`None`: there is none), from one listing.
+fn latest_and_base(repo: &gix::Repository, thread: &ThreadId) -> Result<(Option<Turn>, Option<ObjectId>)> {
     // The objects are looked up from the top down only (see
     // `store::numbered_refs`), here and in `real_checkpoint_below`.
     let refs = store::numbered_refs(thread, &store::thread_ref_entries(repo, thread)?);
-    let next = refs
-        .iter()
-        .rev()
-        .find(|t| store::is_commit(repo, t.commit))
-        .map_or(0, |t| t.turn.saturating_add(1));
+    let latest = store::latest_of(repo, &refs);
+    let next = latest.map_or(0, |t| t.turn.saturating_add(1));
     let mut notes = NotesReader::open(repo)?;
-    Ok(store::real_checkpoint_below(repo, &mut notes, thread, &refs, next)?.map(|c| c.tree))
+    let base = store::real_checkpoint_below(repo, &mut notes, thread, &refs, next)?.map(|c| c.tree);
+    Ok((latest.map(|t| (t.turn, t.commit)), base))
 }

@@ -27,11 +27,11 @@ pub(super) fn submitted(
         let snapshot = crate::snapshot::snapshot(lock, &rec)?;
         let tree = snapshot.tree;
         writing_cache = Some(snapshot);
-        let base = base_tree(repo, thread)?;
+        let (top, base) = latest_and_base(repo, thread)?;
         let mut changed = base != Some(tree);
         // The turn of a prompt still pending never ended (interrupted, or
         // its end hook failed): capture it now, if anything changed since.
-        if let Some(stale) = old.fresh(latest(repo, thread)?).cloned() {
+        if let Some(stale) = old.fresh(top).cloned() {
             let start = stale.pre_turn_tree().or(base);
             if start != Some(tree) {
                 keep_cache(writing_cache.take())?;
