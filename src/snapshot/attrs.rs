@@ -12,17 +12,6 @@ use gix::bstr::{BStr, BString, ByteSlice as _};
 
 use crate::model::path::parent;
 
-/// The fingerprint of the attribute sources and settings, with the
-/// `.gitattributes` files of every folder on the way to `paths` read from
-/// the worktree.
-pub(super) fn fingerprint<'a>(
-    repo: &gix::Repository,
-    workdir: &Path,
-    paths: impl Iterator<Item = &'a BStr>,
-) -> String {
-    read(repo, workdir, paths).id
-}
-
 /// What the attribute sources and settings say, as far as a capture cares.
 pub(super) struct Attributes {
     /// Their fingerprint.
@@ -41,10 +30,35 @@ pub(super) struct Attributes {
 }
 
 impl Attributes {
-    /// Whether the `.gitattributes` of every folder on the way to `path`
-    /// were read.
-    pub(super) fn covers(&self, path: &BStr) -> bool {
-        self.folders.contains(parent(path))
+    /// The fingerprint over the folders read and those on the way to
+    /// `paths`: the same as [`read`] over all of them gives. Only the
+    /// folders not read yet are looked at; when none of them holds a
+    /// `.gitattributes` (an absent file counts for nothing), the
+    /// fingerprint is this one, else everything is read again.
+    pub(super) fn extended<'a>(
+        self,
+        repo: &gix::Repository,
+        workdir: &Path,
+        paths: impl Iterator<Item = &'a BStr>,
+    ) -> String {
+        let mut new: HashSet<BString> = HashSet::new();
+        for p in paths {
+            let mut dir = parent(p);
+            while !self.folders.contains(dir) && new.insert(dir.to_owned()) && !dir.is_empty() {
+                dir = parent(dir);
+            }
+        }
+        let unchanged = new.iter().all(|dir| {
+            gix::path::from_bstr(dir.as_bstr()).map_or(true, |rel| {
+                crate::fsread::read_regular(&workdir.join(rel).join(".gitattributes"), true).is_err()
+            })
+        });
+        if unchanged {
+            return self.id;
+        }
+        let mut folders = self.folders;
+        folders.extend(new);
+        of_folders(repo, workdir, folders).id
     }
 }
 
@@ -60,20 +74,6 @@ pub(super) fn read<'a>(
     workdir: &Path,
     paths: impl Iterator<Item = &'a BStr>,
 ) -> Attributes {
-    let keys = [
-        "core.autocrlf",
-        "core.eol",
-        "core.safecrlf",
-        "core.attributesFile",
-        "core.checkRoundtripEncoding",
-    ];
-    let mut files: Vec<PathBuf> = [
-        Some(repo.common_dir().join("info").join("attributes")),
-        super::fingerprint::global_file(repo, "core.attributesFile", "attributes"),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
     let mut folders: HashSet<BString> = HashSet::new();
     let mut last: Option<&BStr> = None;
     for p in paths {
@@ -90,6 +90,25 @@ pub(super) fn read<'a>(
             dir = parent(dir);
         }
     }
+    of_folders(repo, workdir, folders)
+}
+
+/// [`read`], given the folders whose `.gitattributes` count.
+fn of_folders(repo: &gix::Repository, workdir: &Path, folders: HashSet<BString>) -> Attributes {
+    let keys = [
+        "core.autocrlf",
+        "core.eol",
+        "core.safecrlf",
+        "core.attributesFile",
+        "core.checkRoundtripEncoding",
+    ];
+    let mut files: Vec<PathBuf> = [
+        Some(repo.common_dir().join("info").join("attributes")),
+        super::fingerprint::global_file(repo, "core.attributesFile", "attributes"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     let mut sorted: Vec<&BString> = folders.iter().collect();
     sorted.sort();
     for dir in sorted {

@@ -160,20 +160,9 @@ impl Ctx<'_, '_> {
     ) -> CacheWrite {
         let t = crate::trace::span("save cache");
         let dir = self.dir.to_owned();
-        // The fingerprint taken before the walk holds unless a file was
-        // found in a folder it did not look at.
-        let attrs = match now {
-            fp if untracked.iter().all(|f| fp.covers(f.path.as_ref())) => fp.id,
-            _ => attrs::fingerprint(
-                self.repo,
-                self.workdir,
-                tracked
-                    .entries()
-                    .iter()
-                    .map(|e| e.path(&tracked))
-                    .chain(untracked.iter().map(|f| f.path.as_ref())),
-            ),
-        };
+        // The fingerprint taken before the walk, extended to the folders of
+        // files found where it did not look.
+        let attrs = now.extended(self.repo, self.workdir, untracked.iter().map(|f| f.path.as_ref()));
         let cache_write = CacheWrite::spawn(
             dir,
             self.walk_started,

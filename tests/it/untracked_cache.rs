@@ -646,3 +646,31 @@ fn a_nested_repository_losing_its_git_dir_is_captured_as_files() {
         }
     }
 }
+
+#[test]
+fn attribute_files_in_folders_first_seen_untracked_count_like_any_other() {
+    let r = settled();
+    r.git(&["config", "filter.up.clean", "tr a-z A-Z"]);
+    r.git(&["config", "filter.up.smudge", "cat"]);
+    // A new folder that brings its rule, captured with nothing racy (so
+    // the next capture trusts what this one hashed), then that rule
+    // removed, or changed in place with the same size. The filter keeps
+    // the size, so only the attributes' fingerprint can tell.
+    for (folder, change) in [("gone", None), ("changed", Some("*.txt filter=no\n"))] {
+        r.write(&format!("{folder}/deep/b.txt"), "lower\n");
+        r.write(&format!("{folder}/.gitattributes"), "*.txt filter=up\n");
+        settle(&r);
+        capture_checked(&r, &format!("{folder}: a new folder with its rule"));
+        match change {
+            Some(rule) => r.write(&format!("{folder}/.gitattributes"), rule),
+            None => r.remove(&format!("{folder}/.gitattributes")),
+        }
+        capture_checked(&r, &format!("{folder}: its rule {change:?}"));
+    }
+    // A new folder with a file and no rule, then a rule added there.
+    r.write_bytes("plain/a.txt", b"a\r\n");
+    settle(&r);
+    capture_checked(&r, "a new folder without rules");
+    r.write("plain/.gitattributes", "* text eol=lf\n");
+    capture_checked(&r, "a rule added to it");
+}
