@@ -6,6 +6,7 @@ use git_t3::cli::{self, Environment};
 use git_t3::output::{self, Format};
 
 fn main() -> ExitCode {
+    git_t3::trace::start_clock();
     // `GIT_T3_COMPLETE=<shell>`: the shell asks for completions.
     cli::complete_if_asked();
     // `--help` opens the man page when it is installed, as git's do;
@@ -32,5 +33,6 @@ fn main() -> ExitCode {
         Err(e) => output::fail(&e, format),
     };
     git_t3::fault::report_peak();
+    git_t3::trace::mark("done");
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }

@@ -154,11 +154,11 @@ pub fn capture_then(
 
     // The snapshot's objects go into one pack (see `repo::pack`).
     let rec = Recorder::packing(repo);
-    let t = crate::trace::span("snapshot");
-    let snapshot = capture::snapshot(lock, &rec)?;
-    drop(t);
     let t = crate::trace::span("load base");
     let base = store::real_checkpoint_below(repo, &mut notes, &thread, &refs, turn)?;
+    drop(t);
+    let t = crate::trace::span("snapshot");
+    let snapshot = capture::snapshot_beside(lock, &rec, base.as_ref().map(|b| b.tree))?;
     drop(t);
     let mut notices = Vec::new();
     let (files, from_turn, mut warnings) = summarize(

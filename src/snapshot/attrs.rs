@@ -95,6 +95,7 @@ pub(super) fn read<'a>(
 
 /// [`read`], given the folders whose `.gitattributes` count.
 fn of_folders(repo: &gix::Repository, workdir: &Path, folders: HashSet<BString>) -> Attributes {
+    let _t = crate::trace::span("attributes");
     let keys = [
         "core.autocrlf",
         "core.eol",

@@ -132,7 +132,16 @@ impl Snapshot {
 /// blobs and trees through `rec`. The racy-git timestamp is the lock's: the
 /// file-system time before the walk (see the module docs).
 pub fn snapshot(lock: &Locked<'_>, rec: &Recorder<'_>) -> Result<Snapshot> {
-    take(lock.repo(), rec, lock.racy_timestamp(), lock.interrupt(), true)
+    snapshot_beside(lock, rec, None)
+}
+
+/// [`snapshot`], given a tree a ref keeps reachable (`alive`: the thread's
+/// latest checkpoint), to which the new tree is likely closer than to
+/// HEAD's: what it shares with it exists, and is not looked up again.
+pub fn snapshot_beside(lock: &Locked<'_>, rec: &Recorder<'_>, alive: Option<ObjectId>) -> Result<Snapshot> {
+    let repo = lock.repo();
+    let alive = alive.filter(|t| repo.has_object(t));
+    take(repo, rec, lock.racy_timestamp(), lock.interrupt(), true, alive)
 }
 
 /// The worktree as [`snapshot`] would capture it, computed without writing
@@ -153,7 +162,7 @@ pub struct Preview {
 pub fn preview(repo: &gix::Repository, interrupt: crate::interrupt::Interrupt) -> Result<Preview> {
     let rec = Recorder::in_memory(repo);
     // The racy-git timestamp only goes into a cache written: none is.
-    let tree = take(repo, &rec, SystemTime::now(), interrupt, false)?.tree;
+    let tree = take(repo, &rec, SystemTime::now(), interrupt, false, None)?.tree;
     Ok(Preview {
         tree,
         repo: rec.into_reader(),
@@ -162,13 +171,14 @@ pub fn preview(repo: &gix::Repository, interrupt: crate::interrupt::Interrupt) -
 
 /// A capture of the worktree of `repo` through `rec`; `keep`: write the
 /// cache and freshen the loose objects reused (a capture), or write
-/// nothing (a [`preview`]).
+/// nothing (a [`preview`]); `alive`: a tree a ref keeps reachable.
 fn take(
     repo: &gix::Repository,
     rec: &Recorder<'_>,
     walk_started: SystemTime,
     interrupt: crate::interrupt::Interrupt,
     keep: bool,
+    alive: Option<ObjectId>,
 ) -> Result<Snapshot> {
     let workdir = repo::workdir(repo)?;
     let dir = repo::t3_worktree_dir(repo);
@@ -204,6 +214,7 @@ fn take(
         dir: &dir,
         walk_started,
         keep,
+        alive,
         interrupt,
         max_file_size: scope::max_file_size(repo)?,
         excludes: scope::Excludes::of_worktree(repo, &workdir)?,
@@ -264,6 +275,8 @@ struct Ctx<'a, 'r> {
     /// Write the cache and freshen reused loose objects (a capture), or
     /// write nothing (a [`preview`]).
     keep: bool,
+    /// A tree a ref keeps reachable, besides HEAD's (see [`snapshot_beside`]).
+    alive: Option<ObjectId>,
     /// When to stop walking (SIGINT, SIGTERM).
     interrupt: crate::interrupt::Interrupt,
     /// The largest untracked file captured (`None`: no cap).

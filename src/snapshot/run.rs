@@ -119,9 +119,10 @@ impl Ctx<'_, '_> {
         secrets
     }
 
-    /// Fail unless every object `tree` names beyond HEAD's (`head`)
-    /// exists (a cached id may name one gc removed); loose ones reused are
-    /// freshened.
+    /// Fail unless every object `tree` names beyond HEAD's (`head`), or
+    /// beyond the tree a ref keeps alive when there is one (closer: the
+    /// thread's last checkpoint), exists (a cached id may name one gc
+    /// removed); loose ones reused are freshened.
     fn objects_exist(&self, head: ObjectId, tree: ObjectId) -> Result<()> {
         let t = crate::trace::span("objects exist");
         self.interrupt.check()?;
@@ -129,7 +130,7 @@ impl Ctx<'_, '_> {
         let missing = repo::alive::missing_beyond(
             reader.as_ref().unwrap_or(self.repo),
             &self.repo.objects,
-            Some(head),
+            Some(self.alive.unwrap_or(head)),
             tree,
             |id| self.rec.is_known(id),
             self.keep,

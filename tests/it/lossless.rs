@@ -83,6 +83,43 @@ fn a_capture_after_gc_names_only_objects_that_exist() {
 }
 
 #[test]
+fn a_thread_with_checkpoints_still_checks_what_its_last_one_does_not_hold() {
+    // The thread's last checkpoint keeps its objects alive, so only what a
+    // capture adds beyond it is looked up: a cached id from a thread since
+    // dropped and collected is still found missing.
+    let r = TestRepo::seeded();
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    r.write("notes/untracked.txt", "only the other thread held this\n");
+    age(&r.root.join("notes/untracked.txt"), Duration::from_secs(3600));
+    r.t3(&["baseline", "--thread", "other"]).ok();
+    r.t3(&["drop", "--thread", "other"]).ok();
+    r.git(&["config", "gc.auto", "0"]);
+    r.t3_env(
+        &["prune", "--older-than", "1s", "--keep-last", "1"],
+        &[("T3_TEST_CLOCK_AHEAD", "5")],
+    )
+    .ok();
+    r.git(&["reflog", "expire", "--expire=now", "--all"]);
+    r.git(&["gc", "-q", "--prune=now"]);
+    let blob = r.blob_id(b"only the other thread held this\n");
+    assert_ne!(
+        r.git_in(&r.root, &["cat-file", "-e", &blob]).code,
+        0,
+        "setup: gc kept the dropped thread's blob"
+    );
+    assert_eq!(
+        r.refs("refs/t3/checkpoints/").len(),
+        1,
+        "setup: the thread's turn is gone"
+    );
+    // HEAD moved since: the cache is not edited in place, its ids are reused.
+    r.git(&["commit", "-q", "--allow-empty", "-m", "moved"]);
+    r.t3(&["capture", "--thread", THREAD]).ok();
+    every_object_exists(&r, &ref_for(THREAD, 1));
+    r.t3(&["verify"]).ok();
+}
+
+#[test]
 fn verify_names_the_path_of_a_missing_object() {
     let r = TestRepo::seeded();
     r.t3(&["baseline", "--thread", THREAD]).ok();

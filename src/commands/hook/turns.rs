@@ -24,10 +24,10 @@ pub(super) fn submitted(
     let mut writing_cache = None;
     let keep_cache = |s: Option<crate::snapshot::Snapshot>| s.map_or(Ok(()), |s| s.keep_cache(&rec));
     if !created {
-        let snapshot = crate::snapshot::snapshot(lock, &rec)?;
+        let (top, base) = latest_and_base(repo, thread)?;
+        let snapshot = crate::snapshot::snapshot_beside(lock, &rec, base)?;
         let tree = snapshot.tree;
         writing_cache = Some(snapshot);
-        let (top, base) = latest_and_base(repo, thread)?;
         let mut changed = base != Some(tree);
         // The turn of a prompt still pending never ended (interrupted, or
         // its end hook failed): capture it now, if anything changed since.
