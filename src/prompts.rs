@@ -191,10 +191,7 @@ pub fn write(
     let Some(update) = update(rec, thread, old, new)? else {
         return Ok(());
     };
-    if update.new.is_some() {
-        rec.sync()?;
-    }
-    repo::update_refs(lock, &[update], "t3: prompts")
+    repo::update_refs_with_objects(lock, rec, &[update], "t3: prompts")
 }
 
 /// The ref update [`write`] makes (`None`: nothing to change), its objects

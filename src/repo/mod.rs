@@ -37,7 +37,9 @@ pub use objects::{
     commit_tree, ensure_tree_object, entry_at, hash_blob, head_tree, head_tree_or_empty, is_t3_identity,
     is_t3code_commit, read_blob, tree_editor, write_commit,
 };
-pub use refs::{Expect, RefEntry, RefUpdate, find_direct_ref, find_ref, list_refs, update_refs};
+pub use refs::{
+    Expect, RefEntry, RefUpdate, find_direct_ref, find_ref, list_refs, update_refs, update_refs_with_objects,
+};
 
 /// Bytes of decoded objects kept per object-database handle.
 const OBJECT_CACHE_BYTES: usize = 8 << 20;

@@ -9,7 +9,7 @@ use crate::error::{Context as _, Error, Result};
 use crate::model::thread::NOTES_REF;
 use crate::repo::lock::Locked;
 use crate::repo::objects::{Recorder, commit_tree, ensure_tree_object, write_commit};
-use crate::repo::refs::{Expect, RefUpdate, find_ref, update_refs};
+use crate::repo::refs::{Expect, RefUpdate, find_ref, update_refs_with_objects};
 
 /// How often a notes commit is retried when another process moved the notes ref.
 const ATTEMPTS: u32 = 50;
@@ -131,7 +131,7 @@ fn commit_notes_with(
     let repo = lock.repo();
     // No notes commit: what the caller wrote is still flushed, and `also`
     // moved.
-    let without_notes = || rec.sync().and_then(|()| update_refs(lock, also, message));
+    let without_notes = || update_refs_with_objects(lock, rec, also, message);
     for attempt in 0..ATTEMPTS {
         let parent = find_ref(repo, NOTES_REF)?;
         let Some(NotesChange {
@@ -157,15 +157,13 @@ fn commit_notes_with(
             .chain(extra_parents)
             .collect();
         let commit = write_commit(rec, tree, parents, message)?;
-        rec.sync()?;
-        crate::fault::point("after-objects");
         let notes = RefUpdate {
             name: NOTES_REF.into(),
             new: Some(commit),
             expect: parent.map_or(Expect::Absent, Expect::Is),
         };
         let updates: Vec<RefUpdate> = std::iter::once(notes).chain(also.iter().cloned()).collect();
-        match update_refs(lock, &updates, message) {
+        match update_refs_with_objects(lock, rec, &updates, message) {
             Ok(()) => return Ok(()),
             Err(Error::Conflict { .. }) => {
                 // A conflict on another ref of the transaction is the
@@ -223,7 +221,7 @@ pub fn edit_notes_then(
     then: &[RefUpdate],
 ) -> Result<()> {
     if edits.is_empty() {
-        return rec.sync().and_then(|()| update_refs(lock, then, message));
+        return update_refs_with_objects(lock, rec, then, message);
     }
     commit_notes_with(lock, rec, message, then, |_| {
         Ok(Some(NotesChange {

@@ -149,6 +149,40 @@ pub struct RefUpdate {
 /// Apply `updates` as one transaction with compare-and-swap, then flush the
 /// loose ref files to disk. A lost race becomes [`Error::Conflict`].
 pub fn update_refs(lock: &Locked<'_>, updates: &[RefUpdate], log_message: &str) -> Result<()> {
+    transact(lock, updates, log_message, None)
+}
+
+/// [`update_refs`] for refs naming objects `rec` wrote: once the ref files
+/// are locked and written, one flush wave takes the objects and the new
+/// ref files to disk, then the refs move (git's `core.fsync = reference`:
+/// a ref is flushed before it is published, its rename is not waited
+/// for). A crash right after leaves the refs as they were, or moved, never
+/// naming what the disk lacks. A transaction that deletes a ref (which
+/// may rewrite `packed-refs`) flushes the objects first and the refs after,
+/// as [`update_refs`] does.
+pub fn update_refs_with_objects(
+    lock: &Locked<'_>,
+    rec: &crate::repo::objects::Recorder<'_>,
+    updates: &[RefUpdate],
+    log_message: &str,
+) -> Result<()> {
+    if updates.is_empty() || updates.iter().any(|u| u.new.is_none()) {
+        rec.sync()?;
+        crate::fault::point("after-objects");
+        return update_refs(lock, updates, log_message);
+    }
+    transact(lock, updates, log_message, Some(rec))
+}
+
+/// One transaction; with `flush_first`, the objects it wrote and the ref
+/// files are flushed between locking and publishing (see
+/// [`update_refs_with_objects`]), else the ref files after.
+fn transact(
+    lock: &Locked<'_>,
+    updates: &[RefUpdate],
+    log_message: &str,
+    flush_first: Option<&crate::repo::objects::Recorder<'_>>,
+) -> Result<()> {
     if updates.is_empty() {
         return Ok(());
     }
@@ -175,10 +209,28 @@ pub fn update_refs(lock: &Locked<'_>, updates: &[RefUpdate], log_message: &str) 
     }
     let mut tb = gix::date::parse::TimeBuf::default();
     let sig = signature(&mut tb);
-    let edited = repo.edit_references_as(edits, Some(sig));
+    let edited = match flush_first {
+        None => repo.edit_references_as(edits, Some(sig)).map(drop),
+        Some(rec) => {
+            let (files, packed) = lock_timeouts(repo);
+            match repo.refs.transaction().prepare(edits, files, packed) {
+                Ok(prepared) => {
+                    let ref_files = locks.get(..updates.len()).unwrap_or_default();
+                    if let Err(e) = rec.sync_with(ref_files, &changed_dirs) {
+                        // Dropped unpublished: the locks go, the refs stay.
+                        drop(prepared);
+                        return Err(e);
+                    }
+                    crate::fault::point("after-objects");
+                    prepared.commit(Some(sig)).map(drop)
+                }
+                Err(e) => Err(e),
+            }
+        }
+    };
     drop(in_flight);
     match edited {
-        Ok(_) => {}
+        Ok(()) => {}
         Err(e) if e.dominant_class() == Some(gix::error::Class::Conflict) => {
             return Err(Error::Conflict {
                 reference: updates
@@ -198,10 +250,34 @@ pub fn update_refs(lock: &Locked<'_>, updates: &[RefUpdate], log_message: &str) 
             });
         }
     }
+    if flush_first.is_some() {
+        return Ok(());
+    }
     durable::sync_refs(
         repo,
         updates.iter().map(|u| (u.name.as_str(), u.new.is_some())),
         changed_dirs,
+    )
+}
+
+/// How long to wait for a ref's lock and for `packed-refs.lock`, as git:
+/// `core.filesRefLockTimeout` (100 ms) and `core.packedRefsTimeout`
+/// (1000 ms), in milliseconds, negative for ever.
+fn lock_timeouts(repo: &gix::Repository) -> (gix::lock::acquire::Fail, gix::lock::acquire::Fail) {
+    let config = repo.config_snapshot();
+    let mode = |key: &str, default: i64| {
+        use gix::lock::acquire::Fail;
+        match config.integer(key).unwrap_or(default) {
+            0 => Fail::Immediately,
+            ms if ms < 0 => {
+                Fail::AfterDurationWithBackoff(std::time::Duration::from_secs(u64::from(u32::MAX)))
+            }
+            ms => Fail::AfterDurationWithBackoff(std::time::Duration::from_millis(ms.unsigned_abs())),
+        }
+    };
+    (
+        mode("core.filesRefLockTimeout", 100),
+        mode("core.packedRefsTimeout", 1000),
     )
 }
 

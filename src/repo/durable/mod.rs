@@ -204,6 +204,18 @@ fn ignore_unsupported(e: std::io::Error) -> std::io::Result<()> {
 /// each file and folder is flushed in full; `core.fsyncMethod = batch`
 /// asks for the batch anywhere, and there the folders are flushed too.
 pub fn sync_objects(repo: &gix::Repository, ids: &[ObjectId], packs: &[PathBuf]) -> Result<()> {
+    sync_objects_and(repo, ids, packs, &BTreeSet::new())
+}
+
+/// [`sync_objects`], `packs` standing for any files written by this
+/// process (a ref's lock file too), and `extra_dirs` flushed with their
+/// folders where folders are flushed at all.
+pub fn sync_objects_and(
+    repo: &gix::Repository,
+    ids: &[ObjectId],
+    packs: &[PathBuf],
+    extra_dirs: &BTreeSet<PathBuf>,
+) -> Result<()> {
     if ids.is_empty() && packs.is_empty() {
         return Ok(());
     }
@@ -226,6 +238,7 @@ pub fn sync_objects(repo: &gix::Repository, ids: &[ObjectId], packs: &[PathBuf])
         }
     }
     dirs.insert(objects.clone());
+    dirs.extend(extra_dirs.iter().cloned());
     let method = repo.config_snapshot().string("core.fsyncMethod");
     let ordered = one_flush_covers_all(&objects);
     let batch = match method.as_deref().map(|m| m.to_ascii_lowercase()) {

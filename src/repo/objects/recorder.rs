@@ -240,12 +240,24 @@ impl<'r> Recorder<'r> {
 
     /// Flush every object written so far to disk (writing the pack first).
     pub fn sync(&self) -> Result<()> {
+        self.sync_with(&[], &std::collections::BTreeSet::new())
+    }
+
+    /// [`sync`](Self::sync), and in the same wave the `files` written
+    /// meanwhile (ref lock files) and the folders `dirs` (see
+    /// [`durable::sync_objects_and`]).
+    pub fn sync_with(
+        &self,
+        files: &[std::path::PathBuf],
+        dirs: &std::collections::BTreeSet<std::path::PathBuf>,
+    ) -> Result<()> {
         self.seal()?;
         let ids: Vec<ObjectId> = std::mem::take(&mut *self.written.borrow_mut())
             .into_iter()
             .collect();
-        let packs = self.sink.pack.as_ref().map(|p| p.unflushed()).unwrap_or_default();
-        durable::sync_objects(self.repo, &ids, &packs)
+        let mut paths = self.sink.pack.as_ref().map(|p| p.unflushed()).unwrap_or_default();
+        paths.extend(files.iter().cloned());
+        durable::sync_objects_and(self.repo, &ids, &paths, dirs)
     }
 }
 
