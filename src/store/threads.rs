@@ -92,7 +92,11 @@ pub fn bound_worktree(
     thread: &ThreadId,
     refs: &[TurnRef],
 ) -> Option<String> {
-    [refs.first(), refs.last()]
+    // The lowest and the highest checkpoint, found from each end (refs at
+    // anything but a commit are passed over: `refs` may hold them).
+    let first = refs.iter().find(|t| super::is_commit(repo, t.commit));
+    let last = refs.iter().rev().find(|t| super::is_commit(repo, t.commit));
+    [first, last]
         .into_iter()
         .flatten()
         .filter_map(|t| load(repo, notes, thread, *t).ok())

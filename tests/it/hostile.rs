@@ -105,6 +105,47 @@ fn refs_that_are_not_checkpoints_are_skipped_and_reported() {
     }
 }
 
+/// The hooks pass over the same planted refs, from the bottom and the top
+/// of the thread: the prompt and the stop still record the next turn, with
+/// its summary against the real turn below, and the thread stays bound to
+/// its worktree.
+#[test]
+fn hooks_pass_over_refs_that_are_not_checkpoints() {
+    let r = turns_0_and_1();
+    let hook = |event: &str| {
+        let out = r.t3_input(
+            &["hook", "claude-code"],
+            format!(
+                r#"{{"hook_event_name":"{event}","session_id":"{THREAD}","cwd":"{}","prompt":"go"}}"#,
+                r.root.display()
+            )
+            .as_bytes(),
+        );
+        assert_eq!(out.code, 0, "{event}: {}", out.stderr);
+        out
+    };
+    let base = ref_for(THREAD, 0);
+    let prefix = &base[..base.len() - 1];
+    let blob_id = r.blob("not a commit\n");
+    let tree = r.git(&["rev-parse", "HEAD^{tree}"]);
+    r.git(&["update-ref", &format!("{prefix}2"), &blob_id]);
+    r.git(&["update-ref", &format!("{prefix}3"), &tree]);
+    hook("UserPromptSubmit");
+    r.write("b.txt", "2\n");
+    let stop = hook("Stop");
+    let turns = r.t3_json(&["list", "--thread", THREAD]);
+    let listed: Vec<u64> = turns["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["turn"].as_u64().unwrap())
+        .collect();
+    assert_eq!(listed, [0, 1, 4], "{}", stop.stderr);
+    let s = r.t3_json(&["show", "--thread", THREAD, "--turn", "4"]);
+    assert_eq!(s["from_turn"], 1, "{s}");
+    assert_eq!(s["title"], "go", "{s}");
+}
+
 #[test]
 fn thread_ids_that_could_fool_a_terminal_are_refused() {
     let r = TestRepo::seeded();

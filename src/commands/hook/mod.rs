@@ -350,8 +350,9 @@ fn require_here(repo: &gix::Repository, thread: &ThreadId, refs: &[store::TurnRe
 /// Write the baseline of `thread` unless it has a checkpoint: the latest
 /// turn and whether it was written now.
 fn baseline_if_new(lock: &Locked<'_>, agent: Agent, thread: &ThreadId) -> Result<(u64, bool)> {
-    let refs = store::thread_refs(lock.repo(), thread)?;
-    if let Some(latest) = refs.last() {
+    // Objects looked up from the ends only (see `store::numbered_refs`).
+    let refs = store::numbered_refs(thread, &store::thread_ref_entries(lock.repo(), thread)?);
+    if let Some(latest) = store::latest_of(lock.repo(), &refs) {
         require_here(lock.repo(), thread, &refs)?;
         return Ok((latest.turn, false));
     }

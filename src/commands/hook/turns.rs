@@ -124,14 +124,16 @@ pub(super) fn ended(
     end: TurnEnd,
 ) -> Result<(Did, u64, Vec<String>)> {
     let repo = lock.repo();
-    let refs = store::thread_refs(repo, thread)?;
-    if !refs.is_empty() {
+    // Objects looked up from the ends only (see `store::numbered_refs`).
+    let refs = store::numbered_refs(thread, &store::thread_ref_entries(repo, thread)?);
+    let top = store::latest_of(repo, &refs);
+    if top.is_some() {
         require_here(repo, thread, &refs)?;
     }
     let old = prompts::read(repo, thread)?;
     let mut new = old.clone();
     new.pending = None;
-    let latest = refs.last().map(|t| (t.turn, t.commit));
+    let latest = top.map(|t| (t.turn, t.commit));
     let state = Some(end.state.to_owned());
     let status = Some(Status::from_hook_state(end.state));
     let (opts, action) = match old.fresh(latest) {
@@ -143,7 +145,7 @@ pub(super) fn ended(
             },
             Did::Capture,
         ),
-        None => match again(repo, agent, thread, &refs, &end)? {
+        None => match again(repo, agent, thread, top, &end)? {
             Some(cp) => {
                 let note = cp.note;
                 (
@@ -197,14 +199,14 @@ pub(super) fn again(
     repo: &gix::Repository,
     agent: Agent,
     thread: &ThreadId,
-    refs: &[store::TurnRef],
+    latest: Option<store::TurnRef>,
     end: &TurnEnd,
 ) -> Result<Option<store::Checkpoint>> {
-    let Some(latest) = refs.last().filter(|t| t.turn > 0) else {
+    let Some(latest) = latest.filter(|t| t.turn > 0) else {
         return Ok(None);
     };
     let mut notes = NotesReader::open(repo)?;
-    let Ok(cp) = store::load(repo, &mut notes, thread, *latest) else {
+    let Ok(cp) = store::load(repo, &mut notes, thread, latest) else {
         return Ok(None);
     };
     let note = &cp.note;
