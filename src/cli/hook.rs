@@ -109,41 +109,47 @@ pub(super) const HOOK_STDIN_WAIT: Duration = Duration::from_secs(2);
 pub(super) const HOOK_PAYLOAD_MAX: u64 = 64 << 20;
 
 /// Read the hook's payload from stdin (at most [`HOOK_PAYLOAD_MAX`]
-/// bytes) on a thread: done at end of input, or as soon as what arrived is
-/// one whole JSON document, or when nothing more came for `wait`.
+/// bytes): done at end of input, or as soon as what arrived is one whole
+/// JSON document, or when nothing more came for `wait`.
 pub(super) fn read_stdin(wait: Duration) -> std::result::Result<Vec<u8>, String> {
-    let (tx, rx) = std::sync::mpsc::channel::<std::io::Result<Vec<u8>>>();
-    std::thread::spawn(move || {
-        use std::io::Read as _;
-        let mut stdin = std::io::stdin().take(HOOK_PAYLOAD_MAX + 1);
-        let mut chunk = vec![0u8; 64 * 1024];
-        loop {
-            match stdin.read(&mut chunk) {
-                Ok(0) => break,
-                Ok(n) => {
-                    if tx.send(Ok(chunk.get(..n).unwrap_or_default().to_vec())).is_err() {
-                        break;
-                    }
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    let _ = tx.send(Err(e));
-                    break;
-                }
-            }
-        }
-    });
+    use std::io::Read as _;
+    use std::os::fd::AsFd as _;
     // Parsed only when it could be whole (ends in `}` or `]`): a large
     // payload arrives in many chunks.
     let whole = |buf: &[u8]| {
         matches!(buf.trim_ascii_end().last(), Some(b'}' | b']'))
             && serde_json::from_slice::<serde::de::IgnoredAny>(buf).is_ok()
     };
+    // Waited for with poll(2) on this thread, each read taken only when
+    // poll says one would not block.
+    let stdin = std::io::stdin();
+    let mut deadline = std::time::Instant::now() + wait;
     let mut buf = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
     loop {
-        match rx.recv_timeout(wait) {
-            Ok(Ok(part)) => {
-                buf.extend_from_slice(&part);
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let timeout = rustix::event::Timespec {
+            tv_sec: i64::try_from(left.as_secs()).unwrap_or(i64::MAX),
+            tv_nsec: i64::from(left.subsec_nanos()),
+        };
+        let fd = stdin.as_fd();
+        let mut fds = [rustix::event::PollFd::new(&fd, rustix::event::PollFlags::IN)];
+        match rustix::event::poll(&mut fds, Some(&timeout)) {
+            Ok(0) if buf.is_empty() => {
+                return Err(format!("no payload on stdin within {}s", wait.as_secs()));
+            }
+            // Stalled part-way: what came is the payload (it will not parse).
+            Ok(0) => return Ok(buf),
+            Ok(_) => {}
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(format!("could not read it: {e}")),
+        }
+        match stdin.lock().read(&mut chunk) {
+            // End of input.
+            Ok(0) => return Ok(buf),
+            Ok(n) => {
+                deadline = std::time::Instant::now() + wait;
+                buf.extend_from_slice(chunk.get(..n).unwrap_or_default());
                 if buf.len() as u64 > HOOK_PAYLOAD_MAX {
                     return Err(format!("more than {} MiB: not read", HOOK_PAYLOAD_MAX >> 20));
                 }
@@ -151,14 +157,8 @@ pub(super) fn read_stdin(wait: Duration) -> std::result::Result<Vec<u8>, String>
                     return Ok(buf);
                 }
             }
-            Ok(Err(e)) => return Err(format!("could not read it: {e}")),
-            // End of input.
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return Ok(buf),
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) if buf.is_empty() => {
-                return Err(format!("no payload on stdin within {}s", wait.as_secs()));
-            }
-            // Stalled part-way: what came is the payload (it will not parse).
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => return Ok(buf),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(format!("could not read it: {e}")),
         }
     }
 }
