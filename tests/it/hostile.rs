@@ -83,13 +83,7 @@ fn refs_that_are_not_checkpoints_are_skipped_and_reported() {
     // Its summary is against turn 1, the real checkpoint below the planted
     // refs (each object is looked up only as the capture reaches it).
     assert_eq!(s["from_turn"], 1, "{s}");
-    let turns = r.t3_json(&["list", "--thread", THREAD]);
-    let listed: Vec<u64> = turns["turns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["turn"].as_u64().unwrap())
-        .collect();
+    let listed = r.listed_turns(THREAD);
     assert_eq!(listed, [0, 1, 6]);
     r.t3(&["diff", "--thread", THREAD, "--turn", "5"]).fails(1);
     r.t3(&["revert", "--thread", THREAD, "--to", "1", "--files-only"])
@@ -133,13 +127,7 @@ fn hooks_pass_over_refs_that_are_not_checkpoints() {
     hook("UserPromptSubmit");
     r.write("b.txt", "2\n");
     let stop = hook("Stop");
-    let turns = r.t3_json(&["list", "--thread", THREAD]);
-    let listed: Vec<u64> = turns["turns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["turn"].as_u64().unwrap())
-        .collect();
+    let listed = r.listed_turns(THREAD);
     assert_eq!(listed, [0, 1, 4], "{}", stop.stderr);
     let s = r.t3_json(&["show", "--thread", THREAD, "--turn", "4"]);
     assert_eq!(s["from_turn"], 1, "{s}");

@@ -310,13 +310,7 @@ fn log_lists_turns_newest_first() {
     add_note_fields(&r, 2, "title = \"fix the flaky test\"\nagent = \"codex\"");
     let doc = r.t3(&["--json", "log", "--thread", THREAD]).ok().json();
     assert_eq!(doc["thread"], THREAD);
-    let turns: Vec<u64> = doc["turns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["turn"].as_u64().unwrap())
-        .collect();
-    assert_eq!(turns, [2, 1, 0]);
+    assert_eq!(crate::util::turn_numbers(&doc), [2, 1, 0]);
     // Each turn is the checkpoint `list --thread` shows.
     let mut listed = r.t3(&["--json", "list", "--thread", THREAD]).ok().json()["turns"].clone();
     listed.as_array_mut().unwrap().reverse();

@@ -50,13 +50,7 @@ fn turns_are_numbered_and_notes_hold_the_schema() {
     assert_eq!(files[0]["path"].as_str(), Some("f3.txt"));
     assert_eq!(files[0]["kind"].as_str(), Some("added"));
     assert_eq!(files[0]["additions"].as_integer(), Some(3));
-    let listed = r.t3_json(&["list", "--thread", THREAD]);
-    let turns: Vec<u64> = listed["turns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["turn"].as_u64().unwrap())
-        .collect();
+    let turns = r.listed_turns(THREAD);
     assert_eq!(turns, vec![0, 1, 2, 3]);
     let all = r.t3_json(&["list"]);
     assert_eq!(all["threads"][0]["thread"], THREAD);
@@ -258,13 +252,7 @@ fn checkpoints_written_by_t3code_are_readable() {
     let list = r.t3(&["list", "--thread", thread]).ok();
     assert!(!list.out().contains("unreadable"), "{}", list.out());
     let turns = r.t3_json(&["list", "--thread", thread]);
-    let listed: Vec<u64> = turns["turns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["turn"].as_u64().unwrap())
-        .collect();
-    assert_eq!(listed, [0, 1, 2]);
+    assert_eq!(crate::util::turn_numbers(&turns), [0, 1, 2]);
     assert!(
         turns["turns"][2]["warnings"][0]
             .as_str()

@@ -567,6 +567,12 @@ impl TestRepo {
         self.t3(&all).ok().json()
     }
 
+    /// The turns `list --thread <thread>` shows, in its order.
+    #[track_caller]
+    pub fn listed_turns(&self, thread: &str) -> Vec<u64> {
+        turn_numbers(&self.t3_json(&["list", "--thread", thread]))
+    }
+
     #[track_caller]
     pub fn t3_json_in(&self, cwd: &Path, args: &[&str]) -> serde_json::Value {
         let mut all = vec!["--json"];
@@ -852,3 +858,14 @@ pub fn turn_diff_and_git(
 
 /// Names the peak reports of `peak_rss_and_code` apart.
 static NEXT_PEAK: AtomicU64 = AtomicU64::new(0);
+
+/// The `turn` of each entry of a JSON document's `turns`, in order.
+#[track_caller]
+pub fn turn_numbers(doc: &serde_json::Value) -> Vec<u64> {
+    doc["turns"]
+        .as_array()
+        .expect("a turns array")
+        .iter()
+        .map(|t| t["turn"].as_u64().expect("a turn number"))
+        .collect()
+}
