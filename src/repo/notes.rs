@@ -167,8 +167,14 @@ fn commit_notes_with(
             Ok(()) => return Ok(()),
             Err(Error::Conflict { .. }) => {
                 // A conflict on another ref of the transaction is the
-                // caller's: the notes ref did not move.
-                if !also.is_empty() && find_ref(repo, NOTES_REF)? == parent {
+                // caller's: one of them no longer holds what it expected.
+                // Otherwise it was the notes ref (moved, or read stale while
+                // `git pack-refs` packed it): try again on top.
+                let mut moved = false;
+                for u in also {
+                    moved |= !u.expect.holds(find_ref(repo, &u.name)?);
+                }
+                if moved {
                     let names: Vec<&str> = also.iter().map(|u| u.name.as_str()).collect();
                     return Err(Error::Conflict {
                         reference: names.join(", "),
@@ -210,9 +216,9 @@ pub fn edit_notes_with(
 ///
 /// gix renames the lock files in the order given, so a process killed
 /// half-way leaves at most the notes moved (a note on a commit no ref
-/// names, which is harmless); the files are flushed together afterwards,
-/// as every journaling file system (ext4, xfs) commits the renames in the
-/// order they were made.
+/// names, which is harmless); the ref files are flushed with the objects
+/// before the renames, and a power cut relies on the file system
+/// committing the renames in the order they were made (ext4, xfs).
 pub fn edit_notes_then(
     lock: &Locked<'_>,
     rec: &Recorder<'_>,

@@ -1,9 +1,11 @@
 //! The one publish protocol, for checkpoints and revert journals alike:
 //!
 //! 1. objects (the tree's blobs and trees, the commit, and the note's blob,
-//!    notes tree and notes commit), flushed to disk in one wave;
-//! 2. the notes ref, with compare-and-swap, flushed;
-//! 3. the ref, with compare-and-swap, flushed.
+//!    notes tree and notes commit);
+//! 2. the notes ref and the ref, with compare-and-swap, in one transaction:
+//!    their lock files written, then flushed to disk with the objects in
+//!    one wave, then renamed, the notes ref first
+//!    ([`update_refs_with_objects`](crate::repo::refs::update_refs_with_objects)).
 //!
 //! So a ref never exists without its note, and never points at an object a
 //! crash could lose. A process killed between the steps leaves at most a

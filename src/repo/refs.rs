@@ -1,5 +1,6 @@
 //! Refs: lookups, listings, and updates as one compare-and-swap transaction
-//! whose ref files are flushed to disk before the call returns.
+//! whose ref files are flushed to disk: before they are renamed into place
+//! when the objects they name are flushed with them, else after.
 
 use gix::ObjectId;
 use gix::refs::Target;
@@ -126,6 +127,15 @@ pub enum Expect {
 }
 
 impl Expect {
+    /// Whether a ref now at `now` (`None`: absent) is as expected.
+    pub fn holds(self, now: Option<ObjectId>) -> bool {
+        match self {
+            Expect::Absent => now.is_none(),
+            Expect::Is(id) => now == Some(id),
+            Expect::Any => true,
+        }
+    }
+
     fn previous(self) -> PreviousValue {
         match self {
             Expect::Absent => PreviousValue::MustNotExist,
@@ -209,24 +219,21 @@ fn transact(
     }
     let mut tb = gix::date::parse::TimeBuf::default();
     let sig = signature(&mut tb);
-    let edited = match flush_first {
-        None => repo.edit_references_as(edits, Some(sig)).map(drop),
-        Some(rec) => {
-            let (files, packed) = lock_timeouts(repo);
-            match repo.refs.transaction().prepare(edits, files, packed) {
-                Ok(prepared) => {
-                    let ref_files = locks.get(..updates.len()).unwrap_or_default();
-                    if let Err(e) = rec.sync_with(ref_files, &changed_dirs) {
-                        // Dropped unpublished: the locks go, the refs stay.
-                        drop(prepared);
-                        return Err(e);
-                    }
-                    crate::fault::point("after-objects");
-                    prepared.commit(Some(sig)).map(drop)
-                }
-                Err(e) => Err(e),
+    // Locked and written, then (with `flush_first`) flushed with the
+    // objects, then renamed into place.
+    let (files, packed) = lock_timeouts(repo);
+    let edited = match repo.refs.transaction().prepare(edits, files, packed) {
+        Ok(prepared) => {
+            if let Some(rec) = flush_first {
+                let ref_files = locks.get(..updates.len()).unwrap_or_default();
+                // On failure the prepared transaction is dropped: the locks
+                // go, the refs stay.
+                rec.sync_with(ref_files, &changed_dirs)?;
+                crate::fault::point("after-objects");
             }
+            prepared.commit(Some(sig)).map(drop)
         }
+        Err(e) => Err(e),
     };
     drop(in_flight);
     match edited {
