@@ -31,7 +31,8 @@ pub(super) struct Attributes {
 
 impl Attributes {
     /// The fingerprint over the folders read and those on the way to
-    /// `paths`: the same as [`read`] over all of them gives. Only the
+    /// `paths`, with its `auto_eol`: the same as [`sources`] over all of them
+    /// gives. Only the
     /// folders not read yet are looked at; when none of them holds a
     /// `.gitattributes` (an absent file counts for nothing), the
     /// fingerprint is this one, else everything is read again.
@@ -40,7 +41,7 @@ impl Attributes {
         repo: &gix::Repository,
         workdir: &Path,
         paths: impl Iterator<Item = &'a BStr>,
-    ) -> String {
+    ) -> Stamp {
         let mut new: HashSet<BString> = HashSet::new();
         for p in paths {
             let mut dir = parent(p);
@@ -54,12 +55,32 @@ impl Attributes {
             })
         });
         if unchanged {
-            return self.id;
+            return Stamp {
+                id: self.id,
+                auto_eol: self.auto_eol,
+            };
         }
         let mut folders = self.folders;
         folders.extend(new);
-        of_folders(repo, workdir, folders).id
+        let now = Sources::of_folders(repo, workdir, folders).read();
+        Stamp {
+            id: now.id,
+            auto_eol: now.auto_eol,
+        }
     }
+}
+
+/// What the capture cache keeps of the attributes: their fingerprint, and
+/// whether line endings may be converted automatically under them, which
+/// the next capture's walk needs before it has read the attributes again
+/// (it reads them beside the walk, and walks again in the rare case they
+/// changed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Stamp {
+    /// [`Attributes::id`].
+    pub(super) id: String,
+    /// [`Attributes::auto_eol`].
+    pub(super) auto_eol: bool,
 }
 
 /// Words in an attributes file that may make `git add` change a file.
@@ -67,13 +88,13 @@ const CONVERTING: &[&[u8]] = &[b"text", b"eol", b"crlf", b"filter", b"ident", b"
 
 /// The attribute sources and settings, with the `.gitattributes` of every
 /// folder on the way to `paths` (sorted, or nearly: it only costs more)
-/// read from the worktree — whether tracked, ignored or t3-ignored, as git
-/// reads them.
-pub(super) fn read<'a>(
+/// to be read from the worktree — whether tracked, ignored or t3-ignored,
+/// as git reads them — by [`Sources::read`], on any thread.
+pub(super) fn sources<'a>(
     repo: &gix::Repository,
     workdir: &Path,
     paths: impl Iterator<Item = &'a BStr>,
-) -> Attributes {
+) -> Sources {
     let mut folders: HashSet<BString> = HashSet::new();
     let mut last: Option<&BStr> = None;
     for p in paths {
@@ -90,47 +111,74 @@ pub(super) fn read<'a>(
             dir = parent(dir);
         }
     }
-    of_folders(repo, workdir, folders)
+    Sources::of_folders(repo, workdir, folders)
 }
 
-/// [`read`], given the folders whose `.gitattributes` count.
-fn of_folders(repo: &gix::Repository, workdir: &Path, folders: HashSet<BString>) -> Attributes {
-    let _t = crate::trace::span("attributes");
-    let keys = [
-        "core.autocrlf",
-        "core.eol",
-        "core.safecrlf",
-        "core.attributesFile",
-        "core.checkRoundtripEncoding",
-    ];
-    let mut files: Vec<PathBuf> = [
-        Some(repo.common_dir().join("info").join("attributes")),
-        super::fingerprint::global_file(repo, "core.attributesFile", "attributes"),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    let mut sorted: Vec<&BString> = folders.iter().collect();
-    sorted.sort();
-    for dir in sorted {
-        let Ok(rel) = gix::path::from_bstr(dir.as_bstr()) else {
-            continue;
-        };
-        files.push(workdir.join(rel).join(".gitattributes"));
+/// The attribute settings, read, and the files to read: every one but
+/// the config's is read by [`Sources::read`], which needs no repository.
+pub(super) struct Sources {
+    settings: super::fingerprint::Pending,
+    files: Vec<PathBuf>,
+    autocrlf: bool,
+    folders: HashSet<BString>,
+}
+
+impl Sources {
+    /// The sources, given the folders whose `.gitattributes` count.
+    fn of_folders(repo: &gix::Repository, workdir: &Path, folders: HashSet<BString>) -> Sources {
+        let keys = [
+            "core.autocrlf",
+            "core.eol",
+            "core.safecrlf",
+            "core.attributesFile",
+            "core.checkRoundtripEncoding",
+        ];
+        let mut files: Vec<PathBuf> = [
+            Some(repo.common_dir().join("info").join("attributes")),
+            super::fingerprint::global_file(repo, "core.attributesFile", "attributes"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let mut sorted: Vec<&BString> = folders.iter().collect();
+        sorted.sort();
+        for dir in sorted {
+            let Ok(rel) = gix::path::from_bstr(dir.as_bstr()) else {
+                continue;
+            };
+            files.push(workdir.join(rel).join(".gitattributes"));
+        }
+        let autocrlf = repo
+            .config_snapshot()
+            .string("core.autocrlf")
+            .is_some_and(|v| !v.eq_ignore_ascii_case(b"false"));
+        Sources {
+            settings: super::fingerprint::Pending::of(repo, &keys),
+            files,
+            autocrlf,
+            folders,
+        }
     }
-    let config = repo.config_snapshot();
-    let autocrlf = config
-        .string("core.autocrlf")
-        .is_some_and(|v| !v.eq_ignore_ascii_case(b"false"));
-    let (mut auto_eol, mut converts) = (autocrlf, autocrlf);
-    let id = super::fingerprint::of_inspecting(repo, &keys, &files, true, &mut |data| {
-        auto_eol |= data.find(b"auto").is_some();
-        converts |= CONVERTING.iter().any(|w| data.find(w).is_some());
-    });
-    Attributes {
-        id,
-        auto_eol,
-        converts,
-        folders,
+
+    /// Read the files: the attributes.
+    pub(super) fn read(self) -> Attributes {
+        let _t = crate::trace::span("attributes");
+        let Sources {
+            settings,
+            files,
+            autocrlf,
+            folders,
+        } = self;
+        let (mut auto_eol, mut converts) = (autocrlf, autocrlf);
+        let id = settings.finish(&files, true, &mut |data| {
+            auto_eol |= data.find(b"auto").is_some();
+            converts |= CONVERTING.iter().any(|w| data.find(w).is_some());
+        });
+        Attributes {
+            id,
+            auto_eol,
+            converts,
+            folders,
+        }
     }
 }

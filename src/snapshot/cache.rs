@@ -1,14 +1,14 @@
 //! The private capture cache in `<git dir>/t3/` (its files are described in
-//! the docs of [`super`]): loading it, rebuilding `index.tracked` from HEAD,
-//! and writing it back in the background, stamped for racy git and bound
-//! together by the meta file `cache`.
+//! the docs of [`super`]): loading it, and writing it back in the
+//! background, stamped for racy git and bound together by the meta file
+//! `cache` (`index.tracked` rebuilt from HEAD: [`super::rebuild`]).
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
-use gix::index::entry::{Flags, Stat};
+use gix::index::entry::Flags;
 
 use super::captured::Untracked;
 use crate::error::{Context as _, Result};
@@ -42,6 +42,9 @@ pub(super) struct Cache {
     /// The fingerprint of the attributes the ids were hashed under
     /// (see [`super::attrs`]).
     pub(super) attrs: Option<String>,
+    /// Whether those attributes convert line endings automatically
+    /// (a cache written before this was kept: unknown).
+    pub(super) auto_eol: Option<bool>,
 }
 
 /// A watcher's token, stored with the cache it was taken for.
@@ -92,7 +95,7 @@ impl Cache {
         };
         // Optional lines after those: the index.dirs they go with, and the
         // watcher's token.
-        let (mut dirs, mut key, mut token, mut attrs) = (None, None, None, None);
+        let (mut dirs, mut key, mut token, mut attrs, mut auto_eol) = (None, None, None, None, None);
         for line in lines {
             let (name, value) = line.split_once(' ').unwrap_or((line, ""));
             let slot = match name {
@@ -100,6 +103,7 @@ impl Cache {
                 "watcher" => &mut key,
                 "token" => &mut token,
                 "attrs" => &mut attrs,
+                "auto-eol" => &mut auto_eol,
                 _ => continue,
             };
             *slot = Some(value.to_owned());
@@ -114,6 +118,11 @@ impl Cache {
             dirs,
             watch,
             attrs,
+            auto_eol: auto_eol.and_then(|v| match v.as_str() {
+                "0" => Some(false),
+                "1" => Some(true),
+                _ => None,
+            }),
         })
     }
 }
@@ -136,92 +145,6 @@ impl Cache {
     }
 }
 
-/// A fresh `index.tracked`: an index of the HEAD tree with stat data copied
-/// from the old cache and the user's index where it describes the same
-/// content, and skip-worktree bits from the user's index. Its timestamp is
-/// the oldest of the indexes stat data came from, so racy entries stay racy.
-///
-/// The cache's ids were hashed under the attributes its fingerprint names
-/// (see [`super::attrs`]). The user's index may hold ids hashed under
-/// settings or attributes since changed (say `core.autocrlf` was true when
-/// git last looked at the file), which `git status` keeps trusting but `git
-/// add -A` into a fresh index does not: its stat data is copied only when
-/// `trust_user`, asked about the fresh index, says nothing can convert a
-/// file now, and only where the size it recorded is the blob's own (a file
-/// written through a conversion — line endings, `ident`, a filter, an
-/// encoding — is almost never the size of its blob).
-///
-/// With `copy_stat` false (the attributes changed) no stat data is copied:
-/// every file is hashed again.
-pub(super) fn rebuild_tracked(
-    repo: &gix::Repository,
-    head: ObjectId,
-    cache: Option<&Cache>,
-    copy_stat: bool,
-    trust_user: impl FnOnce(&gix::index::State) -> bool,
-) -> Result<gix::index::File> {
-    let mut fresh = repo
-        .index_from_tree(&head)
-        .context(|| format!("could not read the HEAD tree {head}"))?;
-    let trust_user = copy_stat && trust_user(&fresh);
-    let user = match repo.index_path() {
-        p if p.is_file() => Some(
-            repo.open_index()
-                .context(|| format!("could not read the index {}", p.display()))?,
-        ),
-        _ => None,
-    };
-    let sources: Vec<&gix::index::File> = cache
-        .map(|c| [&c.tracked, &c.untracked])
-        .into_iter()
-        .flatten()
-        .chain(user.as_ref())
-        .collect();
-    let mut oldest = None;
-    let user_ptr = user.as_ref().map(|u| u as *const gix::index::File);
-    let (entries, backing) = fresh.entries_mut_and_pathbacking();
-    for entry in entries.iter_mut() {
-        let path = entry.path_in(backing);
-        let mut got_stat = false;
-        for src in &sources {
-            let Some(e) = src.entry_by_path(path) else {
-                continue;
-            };
-            if e.stage_raw() != 0 {
-                continue;
-            }
-            let is_user = user_ptr == Some(*src as *const gix::index::File);
-            if is_user && e.flags.contains(Flags::SKIP_WORKTREE) {
-                entry.flags.insert(Flags::SKIP_WORKTREE | Flags::EXTENDED);
-            }
-            if copy_stat
-                && !got_stat
-                && e.id == entry.id
-                && e.mode == entry.mode
-                && e.stat != Stat::default()
-                && (!is_user || (trust_user && blob_size(repo, e.id) == Some(u64::from(e.stat.size))))
-            {
-                entry.stat = e.stat;
-                got_stat = true;
-                let ts = src.timestamp();
-                oldest = Some(match oldest {
-                    Some(o) if o < ts => o,
-                    _ => ts,
-                });
-            }
-        }
-    }
-    if let Some(ts) = oldest {
-        fresh.set_timestamp(ts);
-    }
-    Ok(fresh)
-}
-
-/// The size of the object `id`, when it can be read.
-fn blob_size(repo: &gix::Repository, id: ObjectId) -> Option<u64> {
-    repo.find_header(id).ok().map(|h| h.size())
-}
-
 /// What the meta file names besides the indexes.
 pub(super) struct Names {
     /// The HEAD tree `index.tracked` was built from.
@@ -229,7 +152,7 @@ pub(super) struct Names {
     /// The tree of the capture.
     pub(super) tree: ObjectId,
     /// The attributes fingerprint (see [`super::attrs`]).
-    pub(super) attrs: String,
+    pub(super) attrs: super::attrs::Stamp,
 }
 
 /// A background write of the capture cache, finished when dropped.
@@ -355,7 +278,9 @@ fn save(
         head, tree, attrs, ..
     } = bound;
     let mut meta = format!(
-        "{CACHE_VERSION}\nhead {head}\ntree {tree}\ntracked {slot} {tracked_id}\nuntracked {untracked_id}\nattrs {attrs}\n"
+        "{CACHE_VERSION}\nhead {head}\ntree {tree}\ntracked {slot} {tracked_id}\nuntracked {untracked_id}\nattrs {}\nauto-eol {}\n",
+        attrs.id,
+        u8::from(attrs.auto_eol),
     );
     if let Some(dirs) = &bound.dirs {
         meta.push_str(&format!("dirs {dirs}\n"));
@@ -372,7 +297,7 @@ struct Bound {
     head: ObjectId,
     tree: ObjectId,
     /// The attributes fingerprint (see [`super::attrs`]).
-    attrs: String,
+    attrs: super::attrs::Stamp,
     /// The identity of the `index.dirs` just written.
     dirs: Option<String>,
     /// The watcher's token taken before this walk.

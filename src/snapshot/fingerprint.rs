@@ -19,36 +19,64 @@ pub(super) fn of_inspecting(
     skip_absent: bool,
     inspect: &mut dyn FnMut(&[u8]),
 ) -> String {
-    let mut buf = Vec::new();
-    let config = repo.config_snapshot();
-    for key in keys {
-        buf.extend_from_slice(key.as_bytes());
-        buf.push(b'=');
-        if let Some(v) = config.string(*key) {
-            buf.extend_from_slice(&v);
-        }
-        buf.push(0);
-    }
-    for f in files {
-        let read = crate::fsread::read_regular(f, true);
-        if skip_absent && read.is_err() {
-            continue;
-        }
-        buf.extend_from_slice(f.as_os_str().as_encoded_bytes());
-        buf.push(0);
-        match read {
-            Ok(data) => {
-                inspect(&data);
-                buf.extend_from_slice(&(data.len() as u64).to_le_bytes());
-                buf.extend_from_slice(&data);
+    Pending::of(repo, keys).finish(files, skip_absent, inspect)
+}
+
+/// A fingerprint with its settings read from the repository, its files
+/// still to read: what another thread can finish.
+pub(super) struct Pending {
+    buf: Vec<u8>,
+    kind: gix::hash::Kind,
+}
+
+impl Pending {
+    /// The values of `keys` in `repo`'s config.
+    pub(super) fn of(repo: &gix::Repository, keys: &[&str]) -> Pending {
+        let mut buf = Vec::new();
+        let config = repo.config_snapshot();
+        for key in keys {
+            buf.extend_from_slice(key.as_bytes());
+            buf.push(b'=');
+            if let Some(v) = config.string(*key) {
+                buf.extend_from_slice(&v);
             }
-            Err(_) => buf.push(b'-'),
+            buf.push(0);
         }
-        buf.push(0);
+        Pending {
+            buf,
+            kind: repo.object_hash(),
+        }
     }
-    gix::objs::compute_hash(repo.object_hash(), gix::objs::Kind::Blob, &buf)
-        .map(|id| id.to_string())
-        .unwrap_or_default()
+
+    /// The fingerprint, with the contents of `files` (see [`of_inspecting`]).
+    pub(super) fn finish(
+        self,
+        files: &[PathBuf],
+        skip_absent: bool,
+        inspect: &mut dyn FnMut(&[u8]),
+    ) -> String {
+        let Pending { mut buf, kind } = self;
+        for f in files {
+            let read = crate::fsread::read_regular(f, true);
+            if skip_absent && read.is_err() {
+                continue;
+            }
+            buf.extend_from_slice(f.as_os_str().as_encoded_bytes());
+            buf.push(0);
+            match read {
+                Ok(data) => {
+                    inspect(&data);
+                    buf.extend_from_slice(&(data.len() as u64).to_le_bytes());
+                    buf.extend_from_slice(&data);
+                }
+                Err(_) => buf.push(b'-'),
+            }
+            buf.push(0);
+        }
+        gix::objs::compute_hash(kind, gix::objs::Kind::Blob, &buf)
+            .map(|id| id.to_string())
+            .unwrap_or_default()
+    }
 }
 
 /// The file `key` (a path setting, like `core.excludesFile`) names, else

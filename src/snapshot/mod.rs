@@ -38,8 +38,8 @@
 //!
 //! This file loads the cache, chooses an incremental run or a rebuild, and
 //! calls the phases of a run in turn (`Ctx::run`):
-//! - `cache.rs`: the private cache: loading it, rebuilding `index.tracked`
-//!   from HEAD, and, last, writing it back in the background;
+//! - `cache.rs`: the private cache: loading it and, last, writing it back
+//!   in the background; `rebuild.rs`: a fresh `index.tracked` from HEAD;
 //! - `walk.rs`: the status walk, and folding what it found for tracked files
 //!   into `index.tracked` and tree edits;
 //! - `hash.rs`: what a capture hashes, and what it reuses from the last one;
@@ -78,6 +78,7 @@ mod gitlinks;
 mod hash;
 mod run;
 pub use clean::Clean;
+mod rebuild;
 pub mod scope;
 pub mod secrets;
 mod skip_worktree;

@@ -14,21 +14,24 @@ impl Ctx<'_, '_> {
         cached: Option<gix::index::File>,
     ) -> Result<Snapshot> {
         let incremental = cached.is_some();
-        let (mut tracked, base_tree, now) = self.base(head, cache, cached)?;
-        // Ids and stat data hashed under other attributes (a changed
-        // `.gitattributes`, or one HEAD brought) are not trusted.
-        if let Some(c) = cache
-            && !self.renormalize.get()
-            && c.attrs.as_deref() != Some(now.id.as_str())
-        {
-            crate::trace::note(|| "the attributes changed: every file is hashed again".into());
-            self.renormalize.set(true);
-            return self.run(head, None, None);
-        }
-        self.auto_eol.set(incremental && now.auto_eol);
+        let (mut tracked, base_tree, attributes) = self.base(head, cache, cached)?;
+        let beside = match attributes {
+            Attrs::Read(now) => {
+                if self.attributes_changed(cache, &now) {
+                    return self.run(head, None, None);
+                }
+                self.auto_eol.set(incremental && now.auto_eol);
+                Ok(now)
+            }
+            Attrs::Beside { sources, auto_eol } => {
+                self.auto_eol.set(auto_eol);
+                Err(sources)
+            }
+        };
 
         // 1. The status walk: modified tracked files (hashed and written in
-        //    the walk's threads) and the untracked, not ignored files.
+        //    the walk's threads) and the untracked, not ignored files; the
+        //    attributes read beside it when the cache says how to walk.
         let dirs = self.dirs_input(head, cache.filter(|_| !incremental), &tracked);
         // The cached index is what the watcher's token goes with: what it
         // did not list is as the index says, without an lstat.
@@ -37,10 +40,24 @@ impl Ctx<'_, '_> {
             mark_unlisted(&mut tracked, f, true);
         }
         sparse::mark_walkable(&mut tracked, true);
-        let found = walk::status(self, &tracked, dirs);
+        let (found, now) = std::thread::scope(|s| {
+            let reading = beside.map_err(|sources| s.spawn(move || sources.read()));
+            let found = walk::status(self, &tracked, dirs);
+            let now = reading.or_else(|h| {
+                h.join()
+                    .map_err(|_| Error::Internal("the attributes thread panicked".into()))
+            });
+            (found, now)
+        });
         sparse::mark_walkable(&mut tracked, false);
         if let Some(f) = focus {
             mark_unlisted(&mut tracked, f, false);
+        }
+        let now = now?;
+        // Read beside the walk: the walk went by the cache's `auto_eol`,
+        // which holds when the fingerprint does.
+        if self.attributes_changed(cache, &now) {
+            return self.run(head, None, None);
         }
         let found = found?;
         let mut hashed = found.written.len();
@@ -237,45 +254,74 @@ impl Ctx<'_, '_> {
         Ok(kept)
     }
 
+    /// Whether the attributes changed since `cache` was written: then ids
+    /// and stat data hashed under the old ones (a changed `.gitattributes`,
+    /// or one HEAD brought) are not trusted, and the run starts again with
+    /// every file hashed.
+    fn attributes_changed(&self, cache: Option<&Cache>, now: &attrs::Attributes) -> bool {
+        let changed =
+            cache.is_some_and(|c| !self.renormalize.get() && c.attrs.as_deref() != Some(now.id.as_str()));
+        if changed {
+            crate::trace::note(|| "the attributes changed: every file is hashed again".into());
+            self.renormalize.set(true);
+        }
+        changed
+    }
+
     /// The next `index.tracked`, to compare the worktree with, the tree to
     /// edit, and the attributes over its paths and the cache's untracked
     /// ones: the cached index and tree in an incremental run, else a fresh
-    /// index of `head` and HEAD's tree.
+    /// index of `head` and HEAD's tree. An incremental run whose cache
+    /// says how it walks reads the attributes beside the walk.
     pub(super) fn base(
         &self,
         head: ObjectId,
         cache: Option<&Cache>,
         cached: Option<gix::index::File>,
-    ) -> Result<(gix::index::File, ObjectId, attrs::Attributes)> {
-        let read = |tracked: &gix::index::State| {
+    ) -> Result<(gix::index::File, ObjectId, Attrs)> {
+        let sources = |tracked: &gix::index::State| {
             let untracked = cache
                 .into_iter()
                 .flat_map(|c| c.untracked.entries().iter().map(|e| e.path(&c.untracked)));
             let paths = tracked.entries().iter().map(|e| e.path(tracked));
-            attrs::read(self.repo, self.workdir, paths.chain(untracked))
+            attrs::sources(self.repo, self.workdir, paths.chain(untracked))
         };
         let (mut tracked, base_tree, attributes) = match (cached, cache) {
             (Some(tracked), Some(c)) => {
-                let a = read(&tracked);
+                let sources = sources(&tracked);
+                let a = match c.auto_eol {
+                    Some(auto_eol) if c.attrs.is_some() && !self.renormalize.get() => {
+                        Attrs::Beside { sources, auto_eol }
+                    }
+                    _ => Attrs::Read(sources.read()),
+                };
                 (tracked, c.tree, a)
             }
             _ => {
                 let mut a = None;
-                let fresh =
-                    cache::rebuild_tracked(self.repo, head, cache, !self.renormalize.get(), |fresh| {
-                        let now = read(fresh);
-                        let quiet = !now.converts;
-                        a = Some(now);
-                        quiet
-                    })?;
+                let fresh = rebuild::tracked(self.repo, head, cache, !self.renormalize.get(), |fresh| {
+                    let now = sources(fresh).read();
+                    let quiet = !now.converts;
+                    a = Some(now);
+                    quiet
+                })?;
                 let a = match a {
                     Some(a) => a,
-                    None => read(&fresh),
+                    None => sources(&fresh).read(),
                 };
-                (fresh, head, a)
+                (fresh, head, Attrs::Read(a))
             }
         };
         tracked.set_path(cache::next_tracked_path(self.dir, cache));
         Ok((tracked, base_tree, attributes))
     }
+}
+
+/// The attributes a run walks under.
+pub(super) enum Attrs {
+    /// Read before the walk.
+    Read(attrs::Attributes),
+    /// To be read beside the walk, which goes by the cache's `auto_eol`
+    /// meanwhile (see [`attrs::Stamp`]).
+    Beside { sources: attrs::Sources, auto_eol: bool },
 }

@@ -474,6 +474,28 @@ fn automatic_line_endings_check_heads_blob_not_the_last_captures() {
 }
 
 #[test]
+fn a_rule_converting_line_endings_added_in_a_turn_counts_for_that_turn() {
+    // The capture reads the attributes beside its walk, which goes by what
+    // the cache says of them meanwhile: here that nothing converts.
+    let r = TestRepo::seeded();
+    r.write_bytes("dos.txt", b"a\r\n");
+    r.commit_all("crlf in HEAD, no attributes");
+    r.t3(&["baseline", "--thread", THREAD]).ok();
+    // The last capture's blob has no CRLF, HEAD's has.
+    r.write("dos.txt", "b\n");
+    assert_eq!(captured_tree(&r), r.oracle_tree());
+    // One turn brings `text=auto` and CRLF: git's "safe autocrlf" reads
+    // HEAD's blob and keeps CRLF; a walk by the cache alone would read the
+    // last capture's and convert.
+    r.write(".gitattributes", "* text=auto\n");
+    r.write_bytes("dos.txt", b"c\r\n");
+    let tree = captured_tree(&r);
+    assert_eq!(tree, r.oracle_tree());
+    let kept = r.hash_object(&["--no-filters"], b"c\r\n");
+    assert_eq!(r.git(&["rev-parse", &format!("{tree}:dos.txt")]), kept);
+}
+
+#[test]
 fn an_ignored_or_t3_ignored_attributes_file_still_applies() {
     let r = TestRepo::seeded();
     r.write_bytes("dos.txt", b"a\r\nb\r\n");
