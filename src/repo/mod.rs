@@ -22,6 +22,7 @@ pub mod notes;
 pub mod objects;
 pub mod pack;
 pub mod publish;
+pub mod ref_children;
 pub mod refs;
 
 use std::path::{Path, PathBuf};
@@ -37,6 +38,7 @@ pub use objects::{
     commit_tree, ensure_tree_object, entry_at, hash_blob, head_tree, head_tree_or_empty, is_t3_identity,
     is_t3code_commit, read_blob, tree_editor, write_commit,
 };
+pub use ref_children::list_ref_children;
 pub use refs::{
     Expect, RefEntry, RefUpdate, find_direct_ref, find_ref, list_refs, update_refs, update_refs_with_objects,
 };

@@ -15,7 +15,7 @@ use crate::repo::objects::signature;
 /// file, `packed-refs`, and when `log`, its reflog) that is not a regular
 /// file: git and gix open those with a blocking read, which a FIFO would
 /// never answer.
-fn check_special(repo: &gix::Repository, name: &str, log: bool) -> Result<()> {
+pub(super) fn check_special(repo: &gix::Repository, name: &str, log: bool) -> Result<()> {
     let mut paths = vec![
         repo.git_dir().join(name),
         repo.common_dir().join(name),

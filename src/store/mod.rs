@@ -73,10 +73,11 @@ pub fn thread_refs(repo: &gix::Repository, thread: &ThreadId) -> Result<Vec<Turn
     Ok(turn_refs_of(repo, thread, &thread_ref_entries(repo, thread)?))
 }
 
-/// Every ref under the checkpoints prefix of `thread`, whatever it holds
-/// (read once, for [`turn_refs_of`] and [`next_turn_of`]).
+/// Every ref directly under the checkpoints prefix of `thread`, whatever it
+/// holds (read once, for [`turn_refs_of`] and [`next_turn_of`]); names
+/// further down are no turn's.
 pub fn thread_ref_entries(repo: &gix::Repository, thread: &ThreadId) -> Result<Vec<repo::RefEntry>> {
-    repo::list_refs(repo, &thread.checkpoints_prefix())
+    repo::list_ref_children(repo, &thread.checkpoints_prefix())
 }
 
 /// [`thread_refs`] of the refs `entries` of `thread`.

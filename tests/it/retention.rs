@@ -868,3 +868,75 @@ fn a_damaged_operation_log_is_a_finding_and_fix_removes_no_note() {
     r.t3(&["prune", "--keep-last", "0"]).fails(1);
     assert_eq!(noted(&r), before, "notes went while the log could not be read");
 }
+
+#[test]
+fn turns_are_read_from_packed_and_loose_refs_as_git_reads_them() {
+    let r = TestRepo::seeded();
+    let thread = "mixed";
+    for i in 1..=5 {
+        r.write("f.txt", &format!("{i}\n"));
+        r.t3(&["capture", "--thread", thread]).ok();
+    }
+    // Packed, with a tag among them so `packed-refs` holds peeled lines.
+    r.git(&["tag", "-a", "-m", "t", "v1"]);
+    r.git(&["pack-refs", "--all"]);
+    let packed_two = r.git(&["rev-parse", &ref_for(thread, 2)]);
+    // Loose over packed: turn 2 written again; turn 4 deleted (gone from
+    // packed-refs); turn 7 loose only; a symbolic turn 9, a ref below a
+    // turn's folder and one of another thread whose name begins the same,
+    // none of them a turn of this thread.
+    r.write("f.txt", "two again\n");
+    r.t3(&["capture", "--thread", thread, "--turn", "2", "--replace"])
+        .ok();
+    r.git(&["update-ref", "-d", &ref_for(thread, 4)]);
+    r.write("f.txt", "7\n");
+    r.t3(&["capture", "--thread", thread, "--turn", "7"]).ok();
+    r.git(&["symbolic-ref", &ref_for(thread, 9), &ref_for(thread, 7)]);
+    let five = r.git(&["rev-parse", &ref_for(thread, 5)]);
+    r.git(&["update-ref", &format!("{}/x", ref_for(thread, 12)), &five]);
+    r.git(&["update-ref", &ref_for(&format!("{thread}x"), 20), &five]);
+    // The turns and commits git lists.
+    let prefix = ref_for(thread, 0);
+    let prefix = prefix.trim_end_matches('0');
+    let mut from_git: Vec<(u64, String)> = r
+        .git(&[
+            "for-each-ref",
+            "--format=%(refname) %(objectname) %(symref)",
+            prefix,
+        ])
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.split(' ');
+            let turn = words.next()?.strip_prefix(prefix)?.parse().ok()?;
+            let commit = words.next()?.to_owned();
+            words.next().is_none_or(str::is_empty).then_some((turn, commit))
+        })
+        .collect();
+    from_git.sort();
+    let turns: Vec<u64> = from_git.iter().map(|(t, _)| *t).collect();
+    assert_eq!(turns, [1, 2, 3, 5, 7]);
+    let listed = r.t3_json(&["list", "--thread", thread]);
+    let from_t3: Vec<(u64, String)> = listed["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["turn"].as_u64().unwrap(),
+                t["commit"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(from_t3, from_git);
+    assert_ne!(
+        from_t3[1].1, packed_two,
+        "the loose turn 2 wins over the packed one"
+    );
+    // The next turn is above the highest checkpoint, past numbers other
+    // refs hold: 8; then 10, past the symbolic 9.
+    for next in [8, 10] {
+        r.write("f.txt", &format!("next {next}\n"));
+        let out = r.t3_json(&["capture", "--thread", thread]);
+        assert_eq!(out["turn"].as_u64(), Some(next));
+    }
+}
