@@ -47,17 +47,73 @@ pub fn put(
     ignore_whitespace: bool,
     files: &[FileChange],
 ) {
-    let target = path(repo, from, to, ignore_whitespace);
-    let Some(dir) = target.parent() else { return };
-    let Ok(data) = serde_json::to_vec(files) else {
-        return;
-    };
-    if crate::atomic::write(&target, &data, None, crate::atomic::Durability::Cache).is_err() {
-        return;
+    if let Some(entry) = entry(repo, from, to, ignore_whitespace, files) {
+        entry.write();
     }
-    // Prune now and then (about one write in 64), oldest first.
-    if to.as_bytes().first().is_some_and(|b| b % 64 == 0) {
-        prune(dir);
+}
+
+/// [`put`] of summaries of `from` → `to` (each with whether it ignores
+/// whitespace) on another thread, so that a capture writes its pack
+/// meanwhile: they are written when the returned handle is dropped.
+pub fn put_behind(
+    repo: &gix::Repository,
+    from: ObjectId,
+    to: ObjectId,
+    summaries: &[(bool, &[FileChange])],
+) -> Behind {
+    let entries: Vec<Entry> = summaries
+        .iter()
+        .filter_map(|(ignore_whitespace, files)| entry(repo, from, to, *ignore_whitespace, files))
+        .collect();
+    let thread = std::thread::Builder::new()
+        .name("t3-summary-cache".into())
+        .spawn(move || entries.into_iter().for_each(Entry::write))
+        .ok();
+    Behind(thread)
+}
+
+/// Summaries being written by [`put_behind`]; dropping it waits for them.
+#[derive(Debug, Default)]
+pub struct Behind(Option<std::thread::JoinHandle<()>>);
+
+impl Drop for Behind {
+    fn drop(&mut self) {
+        if let Some(thread) = self.0.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// One summary, serialized, and where it goes.
+struct Entry {
+    target: PathBuf,
+    data: Vec<u8>,
+    /// Prune the cache after writing it (about one write in 64).
+    prune: bool,
+}
+
+fn entry(
+    repo: &gix::Repository,
+    from: ObjectId,
+    to: ObjectId,
+    ignore_whitespace: bool,
+    files: &[FileChange],
+) -> Option<Entry> {
+    Some(Entry {
+        target: path(repo, from, to, ignore_whitespace),
+        data: serde_json::to_vec(files).ok()?,
+        prune: to.as_bytes().first().is_some_and(|b| b % 64 == 0),
+    })
+}
+
+impl Entry {
+    fn write(self) {
+        let Entry { target, data, prune } = self;
+        let Some(dir) = target.parent() else { return };
+        if crate::atomic::write(&target, &data, None, crate::atomic::Durability::Cache).is_ok() && prune {
+            // Oldest first.
+            self::prune(dir);
+        }
     }
 }
 

@@ -161,13 +161,15 @@ pub fn capture_then(
     let snapshot = capture::snapshot_beside(lock, &rec, base.as_ref().map(|b| b.tree))?;
     drop(t);
     let mut notices = Vec::new();
+    // The summaries' cache files, written while the checkpoint is.
+    let mut summaries_cached = cache::Behind::default();
     let (files, from_turn, mut warnings) = summarize(
         lock,
         &rec,
         base.as_ref(),
         snapshot.tree,
         (&thread, turn),
-        &mut notices,
+        (&mut notices, &mut summaries_cached),
     )?;
     let mut scope_notices = Vec::new();
     what_was_left_out(&snapshot, &mut notices, &mut scope_notices);
@@ -210,6 +212,7 @@ pub fn capture_then(
     drop(t);
     // Published, so flushed: the cache may name its objects now.
     snapshot.keep_cache(&rec)?;
+    drop(summaries_cached);
     rec.published();
     store::captured_here(repo, &thread);
     // The daily prune and git's packing, in the background when due (a
@@ -289,14 +292,15 @@ fn turn_and_expect(
 
 /// The summary of the turn against the real checkpoint below it (`base`),
 /// the turn that is, and the note's warnings; none for a turn 0, and an
-/// empty one, said, for a thread without a checkpoint before.
+/// empty one, said, for a thread without a checkpoint before. The cache
+/// files of both summaries are written `behind`.
 fn summarize(
     lock: &Locked<'_>,
     rec: &Recorder<'_>,
     base: Option<&Checkpoint>,
     tree: gix::ObjectId,
     (thread, turn): (&ThreadId, u64),
-    notices: &mut Vec<String>,
+    (notices, behind): (&mut Vec<String>, &mut cache::Behind),
 ) -> Result<(Vec<note::FileChange>, Option<u64>, Vec<String>)> {
     let repo = lock.repo();
     let _t = crate::trace::span("summary");
@@ -309,10 +313,10 @@ fn summarize(
                 summary::summarize_both(reader.as_ref().unwrap_or(repo), base.tree, tree, lock.interrupt())?;
             // Both are git's default counts, which the cache holds (unless
             // renames were paired within another limit).
+            // Written while the pack is.
             let limit = crate::diff::changes::rename_limit(repo);
             if limit == crate::diff::changes::DEFAULT_RENAME_LIMIT {
-                cache::put(repo, base.tree, tree, true, &squeezed);
-                cache::put(repo, base.tree, tree, false, &exact);
+                *behind = cache::put_behind(repo, base.tree, tree, &[(true, &squeezed), (false, &exact)]);
             }
             (exact, Some(base.note.turn), Vec::new())
         }
