@@ -13,9 +13,12 @@
 //!   data and the untracked entries found in it (see `untracked.rs`);
 //! - `cache`: the HEAD tree and the tree of the last capture, the
 //!   identities of the index files (and of `index.dirs`), so a torn update
-//!   is detected, and the file-system watcher's token taken before that
-//!   walk. It is written last, and only once the objects the indexes name
-//!   are on disk ([`Snapshot::keep_cache`]).
+//!   is detected, the file-system watcher's token taken before that walk,
+//!   and the attributes' fingerprint with whether they convert line
+//!   endings automatically (so the next walk need not wait for them: they
+//!   are read beside it, see `attrs.rs`). It is written last, and only
+//!   once the objects the indexes name are on disk
+//!   ([`Snapshot::keep_cache`]).
 //!
 //! A capture runs gix's status (a parallel `lstat` walk plus the untracked
 //! walk) against `index.tracked`, hashes only what changed, reuses
