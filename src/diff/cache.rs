@@ -23,9 +23,12 @@ const KEEP_BYTES: u64 = 64 << 20;
 /// The entry of one summary.
 fn path(repo: &gix::Repository, from: ObjectId, to: ObjectId, ignore_whitespace: bool) -> PathBuf {
     let mode = if ignore_whitespace { "w" } else { "exact" };
-    crate::repo::t3_common_dir(repo)
-        .join(VERSION)
-        .join(format!("{from}-{to}.{mode}.json"))
+    dir_of(repo).join(format!("{from}-{to}.{mode}.json"))
+}
+
+/// The directory of the entries.
+fn dir_of(repo: &gix::Repository) -> PathBuf {
+    crate::repo::t3_common_dir(repo).join(VERSION)
 }
 
 /// The cached summary, if any (an unreadable entry is a miss).
@@ -47,8 +50,10 @@ pub fn put(
     ignore_whitespace: bool,
     files: &[FileChange],
 ) {
-    if let Some(entry) = entry(repo, from, to, ignore_whitespace, files) {
-        entry.write();
+    if let Some(entry) = entry(repo, from, to, ignore_whitespace, files)
+        && entry.write()
+    {
+        prune_now_and_then(&dir_of(repo), to);
     }
 }
 
@@ -65,9 +70,16 @@ pub fn put_behind(
         .iter()
         .filter_map(|(ignore_whitespace, files)| entry(repo, from, to, *ignore_whitespace, files))
         .collect();
+    let dir = dir_of(repo);
     let thread = std::thread::Builder::new()
         .name("t3-summary-cache".into())
-        .spawn(move || entries.into_iter().for_each(Entry::write))
+        .spawn(move || {
+            // Pruned once for all of them.
+            let written = entries.into_iter().map(Entry::write).filter(|ok| *ok).count();
+            if written > 0 {
+                prune_now_and_then(&dir, to);
+            }
+        })
         .ok();
     Behind(thread)
 }
@@ -88,8 +100,6 @@ impl Drop for Behind {
 struct Entry {
     target: PathBuf,
     data: Vec<u8>,
-    /// Prune the cache after writing it (about one write in 64).
-    prune: bool,
 }
 
 fn entry(
@@ -102,18 +112,21 @@ fn entry(
     Some(Entry {
         target: path(repo, from, to, ignore_whitespace),
         data: serde_json::to_vec(files).ok()?,
-        prune: to.as_bytes().first().is_some_and(|b| b % 64 == 0),
     })
 }
 
 impl Entry {
-    fn write(self) {
-        let Entry { target, data, prune } = self;
-        let Some(dir) = target.parent() else { return };
-        if crate::atomic::write(&target, &data, None, crate::atomic::Durability::Cache).is_ok() && prune {
-            // Oldest first.
-            self::prune(dir);
-        }
+    /// Write it; whether that worked.
+    fn write(self) -> bool {
+        crate::atomic::write(&self.target, &self.data, None, crate::atomic::Durability::Cache).is_ok()
+    }
+}
+
+/// Prune `dir` now and then (after about one write of summaries to `to`
+/// in 64), oldest first.
+fn prune_now_and_then(dir: &std::path::Path, to: ObjectId) {
+    if to.as_bytes().first().is_some_and(|b| b % 64 == 0) {
+        prune(dir);
     }
 }
 

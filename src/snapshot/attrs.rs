@@ -31,11 +31,11 @@ pub(super) struct Attributes {
 
 impl Attributes {
     /// The fingerprint over the folders read and those on the way to
-    /// `paths`, with its `auto_eol`: the same as [`sources`] over all of them
-    /// gives. Only the
-    /// folders not read yet are looked at; when none of them holds a
-    /// `.gitattributes` (an absent file counts for nothing), the
-    /// fingerprint is this one, else everything is read again.
+    /// `paths`, with its `auto_eol`: the same as [`sources`] over all of
+    /// them gives. Only the folders not read yet are looked at; when none
+    /// of them holds a `.gitattributes` (an absent file counts for
+    /// nothing), the fingerprint is this one, else everything is read
+    /// again.
     pub(super) fn extended<'a>(
         self,
         repo: &gix::Repository,
@@ -55,17 +55,17 @@ impl Attributes {
             })
         });
         if unchanged {
-            return Stamp {
-                id: self.id,
-                auto_eol: self.auto_eol,
-            };
+            return self.stamp();
         }
         let mut folders = self.folders;
         folders.extend(new);
-        let now = Sources::of_folders(repo, workdir, folders).read();
+        Sources::of_folders(repo, workdir, folders).read().stamp()
+    }
+
+    fn stamp(self) -> Stamp {
         Stamp {
-            id: now.id,
-            auto_eol: now.auto_eol,
+            id: self.id,
+            auto_eol: self.auto_eol,
         }
     }
 }

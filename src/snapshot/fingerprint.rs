@@ -6,20 +6,7 @@ use std::path::PathBuf;
 /// The hash of the values of `keys` in `repo`'s config and of the contents
 /// of `files` (a missing or non-regular file counts as absent).
 pub(super) fn of(repo: &gix::Repository, keys: &[&str], files: &[PathBuf]) -> String {
-    of_inspecting(repo, keys, files, false, &mut |_| {})
-}
-
-/// [`of`], showing each file's contents to `inspect` on the way; with
-/// `skip_absent`, a missing file counts for nothing, so a longer list of
-/// files that are mostly absent gives the same fingerprint.
-pub(super) fn of_inspecting(
-    repo: &gix::Repository,
-    keys: &[&str],
-    files: &[PathBuf],
-    skip_absent: bool,
-    inspect: &mut dyn FnMut(&[u8]),
-) -> String {
-    Pending::of(repo, keys).finish(files, skip_absent, inspect)
+    Pending::of(repo, keys).finish(files, false, &mut |_| {})
 }
 
 /// A fingerprint with its settings read from the repository, its files
@@ -48,7 +35,10 @@ impl Pending {
         }
     }
 
-    /// The fingerprint, with the contents of `files` (see [`of_inspecting`]).
+    /// The fingerprint, with the contents of `files`, each shown to
+    /// `inspect` on the way; with `skip_absent`, a missing file counts for
+    /// nothing, so a longer list of files that are mostly absent gives the
+    /// same fingerprint.
     pub(super) fn finish(
         self,
         files: &[PathBuf],

@@ -15,17 +15,17 @@ impl Ctx<'_, '_> {
     ) -> Result<Snapshot> {
         let incremental = cached.is_some();
         let (mut tracked, base_tree, attributes) = self.base(head, cache, cached)?;
-        let beside = match attributes {
+        let read_beside = match &attributes {
             Attrs::Read(now) => {
-                if self.attributes_changed(cache, &now) {
+                if self.attributes_changed(cache, now) {
                     return self.run(head, None, None);
                 }
                 self.auto_eol.set(incremental && now.auto_eol);
-                Ok(now)
+                false
             }
-            Attrs::Beside { sources, auto_eol } => {
-                self.auto_eol.set(auto_eol);
-                Err(sources)
+            Attrs::Beside { auto_eol, .. } => {
+                self.auto_eol.set(*auto_eol);
+                true
             }
         };
 
@@ -40,15 +40,7 @@ impl Ctx<'_, '_> {
             mark_unlisted(&mut tracked, f, true);
         }
         sparse::mark_walkable(&mut tracked, true);
-        let (found, now) = std::thread::scope(|s| {
-            let reading = beside.map_err(|sources| s.spawn(move || sources.read()));
-            let found = walk::status(self, &tracked, dirs);
-            let now = reading.or_else(|h| {
-                h.join()
-                    .map_err(|_| Error::Internal("the attributes thread panicked".into()))
-            });
-            (found, now)
-        });
+        let (found, now) = attributes.beside(|| walk::status(self, &tracked, dirs));
         sparse::mark_walkable(&mut tracked, false);
         if let Some(f) = focus {
             mark_unlisted(&mut tracked, f, false);
@@ -56,7 +48,7 @@ impl Ctx<'_, '_> {
         let now = now?;
         // Read beside the walk: the walk went by the cache's `auto_eol`,
         // which holds when the fingerprint does.
-        if self.attributes_changed(cache, &now) {
+        if read_beside && self.attributes_changed(cache, &now) {
             return self.run(head, None, None);
         }
         let found = found?;
@@ -324,4 +316,22 @@ pub(super) enum Attrs {
     /// To be read beside the walk, which goes by the cache's `auto_eol`
     /// meanwhile (see [`attrs::Stamp`]).
     Beside { sources: attrs::Sources, auto_eol: bool },
+}
+
+impl Attrs {
+    /// What `walk` gives, and the attributes: read already, or read on
+    /// another thread meanwhile.
+    fn beside<T>(self, walk: impl FnOnce() -> T) -> (T, Result<attrs::Attributes>) {
+        match self {
+            Attrs::Read(now) => (walk(), Ok(now)),
+            Attrs::Beside { sources, .. } => std::thread::scope(|s| {
+                let reading = s.spawn(move || sources.read());
+                let walked = walk();
+                let now = reading
+                    .join()
+                    .map_err(|_| Error::Internal("the attributes thread panicked".into()));
+                (walked, now)
+            }),
+        }
+    }
 }
