@@ -222,7 +222,7 @@ fn transact(
     // Locked and written, then (with `flush_first`) flushed with the
     // objects, then renamed into place.
     let (files, packed) = lock_timeouts(repo);
-    let edited = match repo.refs.transaction().prepare(edits, files, packed) {
+    let edited = match prepare_raceproof(repo, edits, files, packed) {
         Ok(prepared) => {
             if let Some(rec) = flush_first {
                 let ref_files = locks.get(..updates.len()).unwrap_or_default();
@@ -265,6 +265,36 @@ fn transact(
         updates.iter().map(|u| (u.name.as_str(), u.new.is_some())),
         changed_dirs,
     )
+}
+
+/// gix's `prepare`, again when a lock file could not be created because
+/// its folder was gone: `git pack-refs` deletes the folders it empties (a
+/// thread's `turn/`, once its refs are packed) and may do so between gix
+/// creating the folder and the lock file in it. git retries the same way
+/// (`raceproof_create_file`); nothing was changed by the failed attempt.
+fn prepare_raceproof(
+    repo: &gix::Repository,
+    edits: Vec<RefEdit>,
+    files: gix::lock::acquire::Fail,
+    packed: gix::lock::acquire::Fail,
+) -> std::result::Result<gix::refs::file::Transaction<'_, '_>, gix::Error> {
+    let mut attempts = 0;
+    loop {
+        match repo.refs.transaction().prepare(edits.clone(), files, packed) {
+            Err(e) if attempts < 3 && folder_vanished(&e) => attempts += 1,
+            done => return done,
+        }
+    }
+}
+
+/// Whether `e` comes from a file that could not be created or found.
+fn folder_vanished(e: &gix::Error) -> bool {
+    e.iter_errors().any(|cause| {
+        std::iter::successors(Some(cause), |c| c.source()).any(|c| {
+            c.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound)
+        })
+    })
 }
 
 /// How long to wait for a ref's lock and for `packed-refs.lock`, as git:
